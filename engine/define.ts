@@ -1,0 +1,172 @@
+/**
+ * The resource definition API: a resource is a name plus typed fields. Every type
+ * the engine uses for records and bodies is derived from the definition here.
+ */
+
+export const FIELD_KINDS = ['integer', 'string', 'date', 'timestamp', 'boolean'] as const;
+export type FieldKind = (typeof FIELD_KINDS)[number];
+
+export interface KindValue {
+  integer: number;
+  string: string;
+  date: string; // YYYY-MM-DD
+  timestamp: string; // RFC 3339, UTC
+  boolean: boolean;
+}
+
+export interface FieldOptions<K extends FieldKind = FieldKind> {
+  /** Must be sent on create and on PUT. */
+  required?: boolean;
+  /** `null` is a valid value. A nullable field with no default defaults to null. */
+  nullable?: boolean;
+  /** Used when create or PUT leaves the field out. */
+  default?: KindValue[K] | null;
+  /** May be used in list filters (and gets an index). */
+  filterable?: boolean;
+  /** Set by the server only: sent in PUT/PATCH only with its current value. */
+  readOnly?: boolean;
+  /** Strings only: maximum length in characters. */
+  maxLength?: number;
+  /** Makes this field the link to a parent record of the named resource. */
+  parent?: string;
+}
+
+export interface FieldDef<K extends FieldKind = FieldKind> extends FieldOptions<K> {
+  kind: K;
+}
+
+const field =
+  <K extends FieldKind>(kind: K) =>
+  <const O extends FieldOptions<K>>(options?: O): FieldDef<K> & O =>
+    ({ ...(options ?? ({} as O)), kind });
+
+export const integer = field('integer');
+export const string = field('string');
+export const date = field('date');
+export const timestamp = field('timestamp');
+export const boolean = field('boolean');
+
+export type Fields = Record<string, FieldDef>;
+
+export interface ResourceInput<N extends string = string, F extends Fields = Fields> {
+  /** Plural collection name: `[a-z][a-z0-9_]*`, also the table name. */
+  name: N;
+  fields: F;
+  description?: string;
+}
+
+/**
+ * A checked, frozen definition. Child collections are not declared here: a resource
+ * whose field has `parent: 'x'` is a child collection of `x` (one file adds a child).
+ */
+export type ResourceDefinition<N extends string = string, F extends Fields = Fields> = Readonly<ResourceInput<N, F>>;
+
+/** Fields the server owns on every record. */
+export const SYSTEM_FIELDS = {
+  id: { kind: 'integer', filterable: true, readOnly: true },
+  created: { kind: 'date', filterable: true, readOnly: true },
+  updated: { kind: 'timestamp', readOnly: true },
+  deleted: { kind: 'boolean', readOnly: true },
+} as const satisfies Fields;
+export type SystemFieldName = keyof typeof SYSTEM_FIELDS;
+
+type ValueOf<D extends FieldDef> = D extends FieldDef<infer K> ? KindValue[K] : never;
+type IsNullable<D> = D extends { nullable: true } ? true : false;
+type FieldValue<D extends FieldDef> = IsNullable<D> extends true ? ValueOf<D> | null : ValueOf<D>;
+type Writable<F extends Fields> = { [K in keyof F as F[K] extends { readOnly: true } ? never : K]: F[K] };
+type RequiredKeys<F extends Fields> = { [K in keyof F]: F[K] extends { required: true } ? K : never }[keyof F];
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** A record as the API returns it. */
+export type RecordOf<R extends ResourceDefinition> = Simplify<
+  { id: number; created: string; updated: string; deleted: boolean } & {
+    [K in keyof R['fields']]: FieldValue<R['fields'][K]> | (R['fields'][K] extends { required: true } ? never : null);
+  }
+>;
+
+/** The body of POST: required fields present, the rest optional. */
+export type CreateBodyOf<R extends ResourceDefinition> = Simplify<
+  { [K in RequiredKeys<Writable<R['fields']>>]: FieldValue<Writable<R['fields']>[K]> } & {
+    [K in Exclude<keyof Writable<R['fields']>, RequiredKeys<Writable<R['fields']>>>]?: FieldValue<
+      Writable<R['fields']>[K]
+    >;
+  }
+>;
+
+/** The body of PUT: like create; missing optional fields are reset to their defaults. */
+export type ReplaceBodyOf<R extends ResourceDefinition> = CreateBodyOf<R>;
+
+/** The body of PATCH: any subset of the writable fields. */
+export type PatchBodyOf<R extends ResourceDefinition> = Partial<CreateBodyOf<R>>;
+
+/** Declares a collection. Checked once more, with the other resources, by the registry. */
+export function defineResource<const N extends string, const F extends Fields>(
+  input: ResourceInput<N, F>,
+): ResourceDefinition<N, F> {
+  const problems = checkResource(input);
+  if (problems.length > 0) throw new Error(`resource ${input.name}: ${problems[0]}`);
+  const fields = Object.freeze(
+    Object.fromEntries(Object.entries(input.fields).map(([k, f]) => [k, Object.freeze({ ...f })])),
+  ) as F;
+  return Object.freeze({ ...input, fields });
+}
+
+const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+
+/** Problems with one definition on its own, each naming the field. */
+export function checkResource(input: ResourceInput): string[] {
+  const problems: string[] = [];
+  if (typeof input.name !== 'string' || !NAME.test(input.name)) problems.push(`name must match ${NAME}`);
+  else if (input.name.startsWith('mrs_')) problems.push('names starting with mrs_ are reserved for the engine');
+  if (typeof input.fields !== 'object' || input.fields === null) return [...problems, 'fields must be an object'];
+  for (const [name, f] of Object.entries(input.fields)) {
+    const at = `field ${name}`;
+    if (!NAME.test(name)) problems.push(`${at}: name must match ${NAME}`);
+    if (name in SYSTEM_FIELDS) problems.push(`${at}: is a system field, present on every record`);
+    if (!FIELD_KINDS.includes(f?.kind)) {
+      problems.push(`${at}: kind must be one of ${FIELD_KINDS.join(', ')}`);
+      continue;
+    }
+    if (f.required && f.default !== undefined) problems.push(`${at}: a required field cannot have a default`);
+    if (f.default === null && !f.nullable) problems.push(`${at}: default null needs nullable: true`);
+    if (!f.required && !f.nullable && f.default === undefined && !f.readOnly)
+      problems.push(`${at}: an optional field needs a default or nullable: true`);
+    if (f.maxLength !== undefined && (f.kind !== 'string' || !Number.isInteger(f.maxLength) || f.maxLength < 1))
+      problems.push(`${at}: maxLength is a positive integer on string fields only`);
+    if (f.parent !== undefined && f.kind !== 'integer') problems.push(`${at}: a parent link must be an integer field`);
+    if (f.default !== undefined && f.default !== null && !defaultFits(f)) problems.push(`${at}: default does not fit kind ${f.kind}`);
+  }
+  return problems;
+}
+
+function defaultFits(f: FieldDef): boolean {
+  const v = f.default;
+  switch (f.kind) {
+    case 'integer':
+      return Number.isSafeInteger(v);
+    case 'string':
+      return typeof v === 'string' && (f.maxLength === undefined || [...v].length <= f.maxLength);
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'date':
+      return typeof v === 'string' && isDate(v);
+    case 'timestamp':
+      return typeof v === 'string' && isTimestamp(v);
+  }
+}
+
+/** A real calendar date in the form YYYY-MM-DD. */
+export function isDate(s: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  const d = new Date(`${s}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+}
+
+/** An RFC 3339 date-time with a zone. */
+export function isTimestamp(s: string): boolean {
+  return (
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(s) &&
+    isDate(s.slice(0, 10)) &&
+    !Number.isNaN(Date.parse(s))
+  );
+}

@@ -1,0 +1,40 @@
+import { sql, type ColumnDataType, type Expression, type RawBuilder } from 'kysely';
+import type { FieldKind } from '../define.ts';
+import type { Dialect, TenantDb } from './types.ts';
+import { dateString, integerNumber, timestampString } from './values.ts';
+
+// Strings use the C collation: code point order, as SQLite's default BINARY.
+const TYPES: Record<FieldKind, ColumnDataType | RawBuilder<unknown>> = {
+  integer: 'bigint',
+  string: sql`text collate "C"`,
+  date: 'date',
+  timestamp: 'timestamptz',
+  boolean: 'boolean',
+};
+
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  columnType: (kind) => TYPES[kind],
+  idColumn: { type: 'bigint', identity: true, autoIncrement: false },
+  async columns(t: TenantDb, table: string) {
+    const schema = t.schema === undefined ? sql`current_schema()` : sql`${t.schema}`;
+    const rows = await sql<{ column_name: string }>`select column_name from information_schema.columns
+      where table_schema = ${schema} and table_name = ${table}`.execute(t.db);
+    return new Set(rows.rows.map((r) => r.column_name));
+  },
+  encode: (_kind, value) => value,
+  decode(kind, value) {
+    if (value === null || value === undefined) return null;
+    if (kind === 'integer') return integerNumber(value);
+    if (kind === 'date') return dateString(value);
+    if (kind === 'timestamp') return timestampString(value);
+    return value;
+  },
+  like: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} like ${pattern} escape '\\'`,
+  // With the C collation only ASCII letters fold, as with SQLite's LIKE.
+  ilike: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} ilike ${pattern} escape '\\'`,
+  async lockForMigration(trx, key) {
+    await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
+  },
+  isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
+};

@@ -1,0 +1,51 @@
+import { sql, type Expression } from 'kysely';
+import type { FieldKind } from '../define.ts';
+import type { Dialect, TenantDb } from './types.ts';
+import { integerNumber } from './values.ts';
+
+const TYPES: Record<FieldKind, 'integer' | 'text'> = {
+  integer: 'integer',
+  string: 'text',
+  date: 'text',
+  timestamp: 'text',
+  boolean: 'integer',
+};
+
+/** SQLite LIKE ignores ASCII case; GLOB does not, so case-sensitive patterns become GLOB patterns. */
+export function likeToGlob(pattern: string): string {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const ch = pattern[i]!;
+    if (ch === '\\') out += globLiteral(pattern[++i] ?? '');
+    else if (ch === '%') out += '*';
+    else if (ch === '_') out += '?';
+    else out += globLiteral(ch);
+  }
+  return out;
+}
+const globLiteral = (ch: string) => (ch === '*' || ch === '?' || ch === '[' ? `[${ch}]` : ch);
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  columnType: (kind) => TYPES[kind],
+  idColumn: { type: 'integer', identity: false, autoIncrement: true },
+  async columns(t: TenantDb, table: string) {
+    const rows = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(t.db);
+    return new Set(rows.rows.map((r) => r.name));
+  },
+  encode(kind, value) {
+    if (kind === 'boolean' && typeof value === 'boolean') return value ? 1 : 0;
+    return value;
+  },
+  decode(kind, value) {
+    if (value === null || value === undefined) return null;
+    if (kind === 'boolean') return value === 1 || value === true || value === 1n;
+    if (kind === 'integer') return integerNumber(value);
+    return value;
+  },
+  like: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} glob ${likeToGlob(pattern)}`,
+  ilike: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} like ${pattern} escape '\\'`,
+  // A SQLite write transaction already excludes every other writer of the file.
+  lockForMigration: async () => {},
+  isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT'),
+};

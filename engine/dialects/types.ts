@@ -1,0 +1,34 @@
+import type { ColumnDataType, Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { FieldKind } from '../define.ts';
+
+/** A tenant's database: a Kysely instance, and on PostgreSQL the schema it is bound to. */
+export interface TenantDb {
+  readonly key: string;
+  readonly db: Kysely<any>;
+  readonly dialect: Dialect;
+  /** PostgreSQL schema the instance is bound to (undefined: the connection's current schema). */
+  readonly schema?: string | undefined;
+}
+
+/** Everything that differs between the databases; the rest of the engine never asks which one it is on. */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** Column type of a field kind; strings must compare by code point. */
+  columnType(kind: FieldKind): ColumnDataType | RawBuilder<unknown>;
+  /** Type of the auto-assigned id column, and whether it is an identity column. */
+  readonly idColumn: { type: ColumnDataType; identity: boolean; autoIncrement: boolean };
+  /** Names of the table's columns; empty when the table does not exist. */
+  columns(t: TenantDb, table: string): Promise<Set<string>>;
+  /** A value from the API into its column. */
+  encode(kind: FieldKind, value: unknown): unknown;
+  /** A column value into the API value. */
+  decode(kind: FieldKind, value: unknown): unknown;
+  /** Case-sensitive LIKE with `\` as the escape character. */
+  like(column: Expression<unknown>, pattern: string): Expression<SqlBool>;
+  /** ASCII-case-insensitive LIKE with `\` as the escape character. */
+  ilike(column: Expression<unknown>, pattern: string): Expression<SqlBool>;
+  /** Serializes schema changes of one tenant across processes, inside the given transaction. */
+  lockForMigration(trx: Kysely<any>, key: string): Promise<void>;
+  /** Whether an error is a unique-constraint violation. */
+  isUniqueViolation(e: unknown): boolean;
+}

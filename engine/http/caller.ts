@@ -1,0 +1,16 @@
+import type { TenantDb } from '../dialects/types.ts';
+import type { Action } from './route-table.ts';
+
+/** Who is calling, as the host's authentication resolved it. */
+export interface Caller {
+  readonly tenant: TenantDb;
+  /** Username, when authentication is on; cursors are bound to it. */
+  readonly user?: string | undefined;
+  /** Whether the caller may perform an action on a collection. */
+  can(collection: string, action: Action): boolean;
+}
+
+/** Resolves the caller of a request, or throws an EngineError (401, 429, ...). */
+export type ResolveCaller = (req: Request) => Promise<Caller>;
+
+export const allowAll = (): Caller['can'] => () => true;

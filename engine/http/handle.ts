@@ -1,0 +1,131 @@
+import { EngineError } from '../errors.ts';
+import { create } from '../operations/create.ts';
+import type { OperationContext, ParentScope } from '../operations/context.ts';
+import { list } from '../operations/list.ts';
+import { read, requireParent } from '../operations/read.ts';
+import { softDelete } from '../operations/soft-delete.ts';
+import { patch, replace } from '../operations/update.ts';
+import { parseQuery } from '../query/parse.ts';
+import { resolveQuery } from '../query/resolve.ts';
+import type { Registry, Resource } from '../registry.ts';
+import { readJsonBody } from './body.ts';
+import type { ResolveCaller } from './caller.ts';
+import { listHeaders } from './list-headers.ts';
+import { allowHeader, matchPath, ROUTES, type OperationName } from './route-table.ts';
+
+export interface HandlerDeps {
+  readonly registry: Registry;
+  readonly basePath: string;
+  readonly resolveCaller: ResolveCaller;
+}
+
+interface Call {
+  readonly req: Request;
+  readonly url: URL;
+  readonly ctx: OperationContext;
+  readonly resource: Resource;
+  readonly id: number;
+  readonly parent: ParentScope | undefined;
+  readonly deps: HandlerDeps;
+}
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+/**
+ * Problems found before the record was looked up are answered only once the record (or parent)
+ * is known to exist, keeping SPEC's order: 404 for the record before 415, 413 and 400.
+ */
+async function failAfterExists(call: Call, error: EngineError | undefined, target: 'record' | 'parent'): Promise<void> {
+  if (!error) return;
+  if (target === 'parent' && call.parent) await requireParent(call.ctx, call.parent.resource, call.parent.id);
+  if (target === 'record') await read(call.ctx, call.resource, call.id);
+  throw error;
+}
+
+function queryError(url: URL, allowed: readonly string[] = []): EngineError | undefined {
+  const bad = [...url.searchParams.keys()].filter((k) => !allowed.includes(k));
+  if (!bad.length) return undefined;
+  return new EngineError(
+    'invalid-query',
+    'This path takes no such query parameter.',
+    bad.map((parameter) => ({ parameter, message: allowed.length ? `only ${allowed.join(', ')} is allowed here` : 'no query parameters are allowed here' })),
+  );
+}
+
+async function body(call: Call, target: 'record' | 'parent' | 'none'): Promise<unknown> {
+  const b = await readJsonBody(call.req);
+  const error = 'error' in b ? b.error : queryError(call.url);
+  if (target !== 'none') await failAfterExists(call, error, target);
+  if (error) throw error;
+  return (b as { value: unknown }).value;
+}
+
+const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
+  list: (call) => listResponse(call),
+  childList: (call) => listResponse(call),
+  read: async (call) => {
+    const deleted = call.url.searchParams.get('$deleted');
+    const error =
+      queryError(call.url, ['$deleted']) ??
+      (deleted !== null && deleted !== 'true' && deleted !== 'false'
+        ? new EngineError('invalid-query', 'The query is not valid.', [{ parameter: '$deleted', message: '$deleted must be true or false' }])
+        : undefined);
+    if (error) throw error;
+    return json(await read(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' }));
+  },
+  create: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'none'))),
+  childCreate: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'parent'), call.parent)),
+  replace: async (call) => json(await replace(call.ctx, call.resource, call.id, await body(call, 'record'))),
+  patch: async (call) => json(await patch(call.ctx, call.resource, call.id, await body(call, 'record'))),
+  softDelete: async (call) => {
+    await failAfterExists(call, queryError(call.url), 'record');
+    await softDelete(call.ctx, call.resource, call.id);
+    return new Response(null, { status: 204 });
+  },
+};
+
+function created(call: Call, record: Record<string, unknown>): Response {
+  const location = `${call.deps.basePath}/maintenance/${call.resource.name}/${record.id}`;
+  return json(record, 201, { location });
+}
+
+async function listResponse(call: Call): Promise<Response> {
+  let query;
+  try {
+    query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
+  } catch (e) {
+    await failAfterExists(call, e as EngineError, 'parent');
+    throw e;
+  }
+  const page = await list(call.ctx, call.resource, query, call.parent);
+  return json(page.records, 200, listHeaders(call.deps.basePath, call.url, page));
+}
+
+/** Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation. */
+export function createMaintenanceHandler(deps: HandlerDeps) {
+  const prefix = `${deps.basePath}/maintenance`;
+  return async (req: Request): Promise<Response> => {
+    const caller = await deps.resolveCaller(req);
+    const url = new URL(req.url);
+    const rest = url.pathname.slice(prefix.length);
+    const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
+    const match = matchPath(deps.registry, segments.map(safeDecode));
+    if (!match.found) throw new EngineError('not-found', `No collection or record at ${url.pathname}.`);
+    const route = ROUTES[match.kind][req.method];
+    if (!route)
+      throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: allowHeader(match.kind) });
+    if (!caller.can(match.resource.name, route.action))
+      throw new EngineError('forbidden', `Your roles do not grant ${route.action} on ${match.resource.name}.`);
+    const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user };
+    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps });
+  };
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

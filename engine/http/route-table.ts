@@ -1,0 +1,49 @@
+import type { Registry, Resource } from '../registry.ts';
+
+export type Action = 'read' | 'create' | 'update' | 'delete';
+export type OperationName = 'list' | 'create' | 'read' | 'replace' | 'patch' | 'softDelete' | 'childList' | 'childCreate';
+type PathKind = 'collection' | 'record' | 'child';
+
+/** Every path shape, its methods, the operation each runs and the permission it needs. */
+export const ROUTES: Record<PathKind, Readonly<Record<string, { op: OperationName; action: Action }>>> = {
+  collection: { GET: { op: 'list', action: 'read' }, POST: { op: 'create', action: 'create' } },
+  record: {
+    GET: { op: 'read', action: 'read' },
+    PUT: { op: 'replace', action: 'update' },
+    PATCH: { op: 'patch', action: 'update' },
+    DELETE: { op: 'softDelete', action: 'delete' },
+  },
+  child: { GET: { op: 'childList', action: 'read' }, POST: { op: 'childCreate', action: 'create' } },
+};
+
+export type Match =
+  | { found: false }
+  | {
+      found: true;
+      kind: PathKind;
+      /** The collection the operation acts on (the child collection on child paths). */
+      resource: Resource;
+      id: number | undefined;
+      parent: { resource: Resource; id: number; field: string } | undefined;
+    };
+
+const ID = /^[1-9]\d{0,15}$/;
+const parseId = (s: string | undefined) => (s !== undefined && ID.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : undefined);
+
+/** Resolves the segments after `/maintenance/` to a route, or not found. */
+export function matchPath(registry: Registry, segments: readonly string[]): Match {
+  const notFound = { found: false } as const;
+  const [collection, idText, childName, ...rest] = segments;
+  const resource = collection === undefined ? undefined : registry.get(collection);
+  if (!resource || rest.length > 0) return notFound;
+  if (idText === undefined) return { found: true, kind: 'collection', resource, id: undefined, parent: undefined };
+  const id = parseId(idText);
+  if (id === undefined) return notFound;
+  if (childName === undefined) return { found: true, kind: 'record', resource, id, parent: undefined };
+  const field = resource.children.get(childName);
+  const child = field === undefined ? undefined : registry.get(childName);
+  if (!child || field === undefined) return notFound;
+  return { found: true, kind: 'child', resource: child, id: undefined, parent: { resource, id, field } };
+}
+
+export const allowHeader = (kind: PathKind) => Object.keys(ROUTES[kind]).join(', ');

@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import { EngineError, type ProblemItem } from '../errors.ts';
+import type { Resource } from '../registry.ts';
+import type { ApiRecord } from '../records.ts';
+import { loadRecord, type OperationContext } from './context.ts';
+
+/** Read-only fields may be sent in PUT and PATCH only with their current value. */
+export function readOnlyProblems(resource: Resource, body: ApiRecord, current: ApiRecord): ProblemItem[] {
+  const problems: ProblemItem[] = [];
+  for (const name of resource.fieldNames) {
+    if (!resource.fields[name]!.readOnly || body[name] === undefined) continue;
+    if (body[name] !== current[name])
+      problems.push({ field: name, message: `is set by the server; send it only with its current value ${JSON.stringify(current[name])}` });
+  }
+  return problems;
+}
+
+/** Every parent link in the values must name a live parent record. */
+export async function parentLinkProblems(
+  db: Kysely<any>,
+  ctx: OperationContext,
+  resource: Resource,
+  values: ApiRecord,
+): Promise<ProblemItem[]> {
+  const problems: ProblemItem[] = [];
+  for (const [parentName, field] of resource.parents) {
+    const id = values[field];
+    if (id === null || id === undefined) continue;
+    const parent = ctx.registry.get(parentName)!;
+    if (!(await loadRecord(db, ctx, parent, id as number)))
+      problems.push({ field, message: `names no live ${parentName} record` });
+  }
+  return problems;
+}
+
+export function throwIfAny(problems: ProblemItem[]): void {
+  if (problems.length) throw new EngineError('invalid-body', 'The body is not a valid record: see errors.', problems);
+}
+
+/** Only the writable fields of a parsed body (read-only ones were only there to be compared). */
+export function writableValues(resource: Resource, body: ApiRecord): ApiRecord {
+  return Object.fromEntries(resource.writable.filter((n) => body[n] !== undefined).map((n) => [n, body[n]]));
+}

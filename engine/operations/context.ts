@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import type { TenantDb } from '../dialects/types.ts';
+import { EngineError } from '../errors.ts';
+import type { Registry, Resource } from '../registry.ts';
+import { toRecord, type ApiRecord } from '../records.ts';
+
+/** What an operation runs with: the tenant's database and the caller. Never HTTP. */
+export interface OperationContext {
+  readonly tenant: TenantDb;
+  readonly registry: Registry;
+  /** The authenticated user, when authentication is on. */
+  readonly user?: string | undefined;
+}
+
+/** A child list or create: the parent record named by the path. */
+export interface ParentScope {
+  readonly resource: Resource;
+  readonly id: number;
+  /** The child's field that links to the parent. */
+  readonly field: string;
+}
+
+export const notFound = (resource: string, id: number) =>
+  new EngineError('not-found', `${resource} ${id} does not exist or was deleted.`);
+
+/** Loads one row, live only unless asked otherwise. */
+export async function loadRecord(
+  db: Kysely<any>,
+  ctx: OperationContext,
+  resource: Resource,
+  id: number,
+  includeDeleted = false,
+): Promise<ApiRecord | undefined> {
+  const row = await db.selectFrom(resource.name).selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return undefined;
+  const record = toRecord(resource, ctx.tenant.dialect, row);
+  return record.deleted && !includeDeleted ? undefined : record;
+}

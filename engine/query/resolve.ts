@@ -1,0 +1,79 @@
+import type { FieldKind } from '../define.ts';
+import { EngineError } from '../errors.ts';
+import type { Resource } from '../registry.ts';
+import { isOperator, OPERATOR_RULES, operatorsFor, type Operator } from './operators.ts';
+import type { RawFilter, RawQuery } from './parse.ts';
+import { resolveReserved, type Reserved } from './reserved.ts';
+import { likePatternProblem, VALUE_PARSERS } from './values.ts';
+
+/** One typed condition: a property, an operator, and its typed values (all repeats merged). */
+export interface Filter {
+  readonly field: string;
+  readonly kind: FieldKind;
+  readonly op: Operator;
+  /** For `null`: one boolean, true for "is empty". */
+  readonly values: readonly unknown[];
+}
+
+export interface ResolvedQuery extends Reserved {
+  readonly filters: readonly Filter[];
+}
+
+type Problem = { parameter: string; message: string };
+
+/** Checks a parsed query against a resource: properties, operators, value types, repeat rules. */
+export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
+  const errors: Problem[] = [...raw.errors];
+  const groups = new Map<string, { field: string; kind: FieldKind; op: Operator; values: unknown[]; params: string[] }>();
+  for (const f of raw.filters) {
+    const typed = resolveFilter(f, resource, errors);
+    if (!typed) continue;
+    const key = `${typed.field}:${typed.op}`;
+    const group = groups.get(key);
+    if (!group) {
+      groups.set(key, { ...typed, values: [typed.value], params: [f.param] });
+      continue;
+    }
+    if (OPERATOR_RULES[typed.op].repeat === 'once') {
+      errors.push({
+        parameter: f.param,
+        message:
+          typed.op === 'null'
+            ? `${typed.field}:null may be given once`
+            : `${typed.field}:${typed.op} may be given once; write two bounds with two different operators`,
+      });
+      continue;
+    }
+    if (!group.values.some((v) => v === typed.value)) group.values.push(typed.value);
+  }
+  const reserved = resolveReserved(raw.reserved, resource, errors);
+  if (errors.length) throw new EngineError('invalid-query', 'The query is not valid: see errors.', errors);
+  const filters = [...groups.values()].map(({ field, kind, op, values }) => ({ field, kind, op, values }));
+  return { ...reserved, filters };
+}
+
+function resolveFilter(f: RawFilter, resource: Resource, errors: Problem[]) {
+  const fail = (message: string) => void errors.push({ parameter: f.param, message });
+  if (!resource.filterable.includes(f.property)) {
+    const known = f.property in resource.fields ? `${f.property} is not filterable` : `unknown property ${f.property}`;
+    return fail(`${known}; filterable properties: ${resource.filterable.join(', ')}`);
+  }
+  const kind = resource.fields[f.property]!.kind;
+  const op = f.operator ?? 'eq';
+  if (!isOperator(op)) return fail(`unknown operator ${op}; operators for ${f.property}: ${operatorsFor(kind).join(', ')}`);
+  if (!OPERATOR_RULES[op].kinds.includes(kind))
+    return fail(`${op} does not apply to ${kind} fields; operators for ${f.property}: ${operatorsFor(kind).join(', ')}`);
+  if (op === 'null') {
+    if (f.value === '' || f.value === 'true') return { field: f.property, kind, op, value: true };
+    if (f.value === 'false') return { field: f.property, kind, op, value: false };
+    return fail('null takes an empty value or true (empty) or false (not empty)');
+  }
+  if (f.value === '') return fail(`empty value; use ${f.property}:null= to find records with no ${f.property}`);
+  if (op === 'like' || op === 'ilike') {
+    const problem = likePatternProblem(f.value);
+    return problem ? fail(problem) : { field: f.property, kind, op, value: f.value };
+  }
+  const parsed = VALUE_PARSERS[kind](f.value);
+  if (!parsed.ok) return fail(`${f.property} ${parsed.message}`);
+  return { field: f.property, kind, op, value: parsed.value };
+}

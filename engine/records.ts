@@ -1,0 +1,27 @@
+import type { Dialect } from './dialects/types.ts';
+import type { Resource } from './registry.ts';
+
+export type ApiRecord = Record<string, unknown>;
+
+/** A row as the API shows it: every field present, `null` when empty. */
+export function toRecord(resource: Resource, dialect: Dialect, row: Record<string, unknown>): ApiRecord {
+  const out: ApiRecord = {};
+  for (const name of resource.fieldNames) out[name] = dialect.decode(resource.fields[name]!.kind, row[name]);
+  return out;
+}
+
+/** API values into column values. */
+export function toRow(resource: Resource, dialect: Dialect, values: ApiRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values)) {
+    const f = resource.fields[name];
+    if (f) out[name] = value === null ? null : dialect.encode(f.kind, value);
+  }
+  return out;
+}
+
+/** Today's UTC date and the current instant, as the system fields hold them. */
+export function now(): { date: string; timestamp: string } {
+  const timestamp = new Date().toISOString();
+  return { date: timestamp.slice(0, 10), timestamp };
+}

@@ -1,0 +1,66 @@
+import { checkResource, SYSTEM_FIELDS, type FieldDef, type ResourceDefinition } from './define.ts';
+
+/** A definition placed among the others: all its fields, its parent link and its children. */
+export interface Resource {
+  readonly name: string;
+  readonly definition: ResourceDefinition;
+  /** Every field, system fields first, in column order. */
+  readonly fields: Readonly<Record<string, FieldDef>>;
+  readonly fieldNames: readonly string[];
+  /** Fields a client may write. */
+  readonly writable: readonly string[];
+  readonly filterable: readonly string[];
+  /** Child collection name -> the child's field that links to this resource. */
+  readonly children: ReadonlyMap<string, string>;
+  /** Parent link fields of this resource, by parent resource name. */
+  readonly parents: ReadonlyMap<string, string>;
+}
+
+export interface Registry {
+  readonly resources: ReadonlyMap<string, Resource>;
+  get(name: string): Resource | undefined;
+}
+
+/** Checks the definitions together and freezes them; a bad set stops the start with one line. */
+export function createRegistry(definitions: readonly ResourceDefinition[]): Registry {
+  const byName = new Map<string, ResourceDefinition>();
+  for (const d of definitions) {
+    const problems = checkResource(d);
+    if (problems.length) throw new Error(`resource ${d.name}: ${problems[0]}`);
+    if (byName.has(d.name)) throw new Error(`resource ${d.name}: defined twice`);
+    byName.set(d.name, d);
+  }
+  const children = new Map<string, Map<string, string>>([...byName.keys()].map((n) => [n, new Map()]));
+  for (const d of byName.values()) {
+    for (const [fieldName, f] of Object.entries(d.fields)) {
+      if (f.parent === undefined) continue;
+      const siblings = children.get(f.parent);
+      if (!siblings) throw new Error(`resource ${d.name}: field ${fieldName}: parent ${f.parent} is not a resource`);
+      if (siblings.has(d.name))
+        throw new Error(`resource ${d.name}: field ${fieldName}: a second parent link to ${f.parent}`);
+      siblings.set(d.name, fieldName);
+    }
+  }
+  const resources = new Map<string, Resource>();
+  for (const d of byName.values()) {
+    const fields = Object.freeze({ ...SYSTEM_FIELDS, ...d.fields }) as Record<string, FieldDef>;
+    const names = Object.keys(fields);
+    const parents = new Map(
+      Object.entries(d.fields).flatMap(([n, f]) => (f.parent === undefined ? [] : [[f.parent, n] as const])),
+    );
+    resources.set(
+      d.name,
+      Object.freeze({
+        name: d.name,
+        definition: d,
+        fields,
+        fieldNames: Object.freeze(names),
+        writable: Object.freeze(names.filter((n) => !fields[n]!.readOnly)),
+        filterable: Object.freeze(names.filter((n) => fields[n]!.filterable)),
+        children: children.get(d.name)!,
+        parents,
+      }),
+    );
+  }
+  return { resources, get: (name) => resources.get(name) };
+}

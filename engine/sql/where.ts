@@ -1,0 +1,40 @@
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { Dialect } from '../dialects/types.ts';
+import type { Operator } from '../query/operators.ts';
+import type { Filter } from '../query/resolve.ts';
+
+type EB = ExpressionBuilder<any, any>;
+type Compile = (eb: EB, f: Filter, values: unknown[], d: Dialect) => Expression<SqlBool>;
+
+const single = (values: unknown[]) => values.length === 1;
+
+/** One compile function per operator; column names come from the resolved definition only. */
+const COMPILE: Record<Operator, Compile> = {
+  eq: (eb, f, vs) => (single(vs) ? eb(f.field, '=', vs[0]) : eb(f.field, 'in', vs)),
+  // `ne` matches empty values too: null is "not equal to 2".
+  ne: (eb, f, vs) => eb.or([single(vs) ? eb(f.field, '<>', vs[0]) : eb(f.field, 'not in', vs), eb(f.field, 'is', null)]),
+  gt: (eb, f, vs) => eb(f.field, '>', vs[0]),
+  gte: (eb, f, vs) => eb(f.field, '>=', vs[0]),
+  lt: (eb, f, vs) => eb(f.field, '<', vs[0]),
+  lte: (eb, f, vs) => eb(f.field, '<=', vs[0]),
+  like: (eb, f, vs, d) => eb.or(vs.map((p) => d.like(eb.ref(f.field), String(p)))),
+  ilike: (eb, f, vs, d) => eb.or(vs.map((p) => d.ilike(eb.ref(f.field), String(p)))),
+  null: (eb, f, vs) => (vs[0] === true ? eb(f.field, 'is', null) : eb(f.field, 'is not', null)),
+};
+
+/** The conjunction of the filters, plus the soft-delete rule, as one Kysely expression. */
+export function compileWhere(
+  eb: EB,
+  filters: readonly Filter[],
+  dialect: Dialect,
+  opts: { includeDeleted: boolean; scope?: { field: string; id: number } | undefined },
+): Expression<SqlBool> {
+  const parts: Expression<SqlBool>[] = [];
+  if (opts.scope) parts.push(eb(opts.scope.field, '=', opts.scope.id));
+  if (!opts.includeDeleted) parts.push(eb('deleted', '=', dialect.encode('boolean', false)));
+  for (const f of filters) {
+    const values = f.op === 'null' || f.op === 'like' || f.op === 'ilike' ? [...f.values] : f.values.map((v) => dialect.encode(f.kind, v));
+    parts.push(COMPILE[f.op](eb, f, values, dialect));
+  }
+  return eb.and(parts);
+}

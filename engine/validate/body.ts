@@ -1,0 +1,54 @@
+import * as v from 'valibot';
+import type { CreateBodyOf, PatchBodyOf, ReplaceBodyOf, ResourceDefinition } from '../define.ts';
+import { EngineError, type ProblemItem } from '../errors.ts';
+import type { Resource } from '../registry.ts';
+import { defaultOf, fieldSchema } from './field.ts';
+
+export type BodyMode = 'create' | 'replace' | 'patch';
+
+/** Body schemas of one resource, derived once from its definition. */
+export interface BodySchemas<R extends ResourceDefinition = ResourceDefinition> {
+  create: v.GenericSchema<unknown, CreateBodyOf<R>>;
+  replace: v.GenericSchema<unknown, ReplaceBodyOf<R> & Record<string, unknown>>;
+  patch: v.GenericSchema<unknown, PatchBodyOf<R> & Record<string, unknown>>;
+}
+
+const objectMessage = (issue: v.BaseIssue<unknown>) =>
+  issue.expected === 'never' ? 'is not a field of this resource' : issue.expected === 'Object' ? 'the body must be a JSON object' : 'is required';
+
+/**
+ * POST: writable fields, required ones present, defaults filled; read-only fields refused.
+ * PUT: the same, read-only fields allowed through so the operation can compare them with the record.
+ * PATCH: any subset of the writable fields, read-only fields as for PUT.
+ */
+export function bodySchemas<R extends ResourceDefinition>(resource: Resource): BodySchemas<R> {
+  const entries = (mode: BodyMode) =>
+    Object.fromEntries(
+      resource.fieldNames.map((name) => {
+        const f = resource.fields[name]!;
+        if (f.readOnly)
+          return [name, mode === 'create' ? v.optional(v.never('is set by the server')) : v.optional(v.unknown())];
+        const schema = fieldSchema(f);
+        if (mode === 'patch') return [name, v.optional(schema)];
+        return [name, f.required ? schema : v.optional(schema, () => defaultOf(f))];
+      }),
+    );
+  const build = (mode: BodyMode) => v.strictObject(entries(mode), objectMessage) as v.GenericSchema<unknown, any>;
+  return { create: build('create'), replace: build('replace'), patch: build('patch') };
+}
+
+/** Parses a body against a schema, reporting every offending field at once. */
+export function parseBody<T>(schema: v.GenericSchema<unknown, T>, body: unknown): T {
+  const result = v.safeParse(schema, body, { abortEarly: false });
+  if (result.success) return result.output;
+  const errors: ProblemItem[] = [];
+  const seen = new Set<string>();
+  for (const issue of result.issues) {
+    const field = issue.path?.map((p) => String(p.key)).join('.') ?? '';
+    if (field === '') throw new EngineError('invalid-body', `The body is not a valid record: ${issue.message}.`);
+    if (seen.has(field)) continue; // one message per field: the first is the most basic
+    seen.add(field);
+    errors.push({ field, message: issue.message });
+  }
+  throw new EngineError('invalid-body', 'The body is not a valid record: see errors.', errors);
+}

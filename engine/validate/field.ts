@@ -1,0 +1,44 @@
+import * as v from 'valibot';
+import { isDate, isTimestamp, type FieldDef, type FieldKind } from '../define.ts';
+
+type Schema = v.GenericSchema<unknown, unknown>;
+
+const TYPE_MESSAGES: Record<FieldKind, string> = {
+  integer: 'must be an integer',
+  string: 'must be a string',
+  date: 'must be a date in the form YYYY-MM-DD',
+  timestamp: 'must be an RFC 3339 date-time with a zone, e.g. 2024-01-31T08:00:00Z',
+  boolean: 'must be true or false',
+};
+
+const message = (kind: FieldKind) => (issue: v.BaseIssue<unknown>) =>
+  issue.input === null ? 'must not be null' : TYPE_MESSAGES[kind];
+
+const KIND_SCHEMAS: Record<FieldKind, (f: FieldDef) => Schema> = {
+  integer: () =>
+    v.pipe(v.number(message('integer')), v.safeInteger(TYPE_MESSAGES.integer)) as Schema,
+  string: (f) =>
+    f.maxLength === undefined
+      ? v.string(message('string'))
+      : (v.pipe(
+          v.string(message('string')),
+          v.check((s) => [...s].length <= f.maxLength!, `must be at most ${f.maxLength} characters`),
+        ) as Schema),
+  date: () => v.pipe(v.string(message('date')), v.check(isDate, TYPE_MESSAGES.date)) as Schema,
+  timestamp: () =>
+    v.pipe(
+      v.string(message('timestamp')),
+      v.check(isTimestamp, TYPE_MESSAGES.timestamp),
+      v.transform((s) => new Date(s).toISOString()),
+    ) as Schema,
+  boolean: () => v.boolean(message('boolean')),
+};
+
+/** The schema of one field's value, `null` included when the field is nullable. */
+export function fieldSchema(f: FieldDef): Schema {
+  const base = KIND_SCHEMAS[f.kind](f);
+  return f.nullable ? (v.nullable(base) as Schema) : base;
+}
+
+/** The default a create or PUT gives a field that was left out. */
+export const defaultOf = (f: FieldDef): unknown => (f.default !== undefined ? f.default : null);

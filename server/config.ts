@@ -1,0 +1,75 @@
+/** Configuration from the environment (SPEC section 8). A bad value stops the start with one line naming it. */
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Unset: SQLite files under dataDir. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  jwtSecret: string | undefined;
+  tokenTtlS: number;
+  cursorTtlS: number;
+  rateLimitMax: number;
+  rateLimitWindowS: number;
+  authRateLimitMax: number;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  requireHttps: boolean;
+  trustProxy: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const int = (name: string, min: number, max: number) => (v: string) => {
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${v}"`);
+  return Number(v);
+};
+const bool = (name: string) => (v: string) => {
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${v}"`);
+};
+const oneOf =
+  <T extends string>(name: string, values: readonly T[]) =>
+  (v: string) => {
+    if (!values.includes(v as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${v}"`);
+    return v as T;
+  };
+const text = (v: string) => v;
+
+function read<T>(env: Env, name: string, parse: (v: string) => T, fallback: T): T {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? fallback : parse(raw);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const databaseUrl = read(env, 'DATABASE_URL', text, undefined as string | undefined);
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ConfigError(`DATABASE_URL must be a postgres:// URL (leave it unset for SQLite), got "${databaseUrl}"`);
+  const jwtSecret = read(env, 'JWT_SECRET', text, undefined as string | undefined);
+  if (jwtSecret !== undefined && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
+  const config: Config = {
+    port: read(env, 'PORT', int('PORT', 0, 65535), 8080),
+    host: read(env, 'HOST', text, '127.0.0.1'),
+    databaseUrl,
+    dataDir: read(env, 'DATA_DIR', text, './data'),
+    jwtSecret,
+    tokenTtlS: read(env, 'TOKEN_TTL_S', int('TOKEN_TTL_S', 1, 31 * 86400), 3600),
+    cursorTtlS: read(env, 'CURSOR_TTL_S', int('CURSOR_TTL_S', 1, 7 * 86400), 900),
+    rateLimitMax: read(env, 'RATE_LIMIT_MAX', int('RATE_LIMIT_MAX', 1, 1e9), 1000),
+    rateLimitWindowS: read(env, 'RATE_LIMIT_WINDOW_S', int('RATE_LIMIT_WINDOW_S', 1, 31 * 86400), 3600),
+    authRateLimitMax: read(env, 'AUTH_RATE_LIMIT_MAX', int('AUTH_RATE_LIMIT_MAX', 1, 1e9), 20),
+    tlsCertFile: read(env, 'TLS_CERT_FILE', text, undefined as string | undefined),
+    tlsKeyFile: read(env, 'TLS_KEY_FILE', text, undefined as string | undefined),
+    requireHttps: read(env, 'REQUIRE_HTTPS', bool('REQUIRE_HTTPS'), false),
+    trustProxy: read(env, 'TRUST_PROXY', bool('TRUST_PROXY'), false),
+    logLevel: read(env, 'LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
+  };
+  if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined))
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  return config;
+}

@@ -1,0 +1,13 @@
+import type { TenantDb } from '../../engine/dialects/types.ts';
+import type { Config } from '../config.ts';
+import { postgresTenants } from './postgres.ts';
+import { sqliteTenants } from './sqlite.ts';
+import type { TenantStore } from './types.ts';
+
+export { checkClientDb, CLIENT_DB } from './client-db.ts';
+export { TenantExistsError, type TenantStore } from './types.ts';
+
+/** SQLite files under DATA_DIR, or PostgreSQL schemas when DATABASE_URL is set. */
+export function openTenants(config: Pick<Config, 'databaseUrl' | 'dataDir'>, migrate: (t: TenantDb) => Promise<void>): TenantStore {
+  return config.databaseUrl ? postgresTenants(config.databaseUrl, migrate) : sqliteTenants(config.dataDir, migrate);
+}

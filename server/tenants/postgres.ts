@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { postgresDialect } from '../../engine/dialects/postgres.ts';
+import type { TenantDb } from '../../engine/dialects/types.ts';
+import { TenantExistsError, type TenantStore } from './types.ts';
+
+const INT8 = 20;
+const DATE = 1082;
+const TIMESTAMPTZ = 1184;
+
+/** API-shaped values straight from the driver: int8 as numbers, dates as YYYY-MM-DD strings. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8) return (v: string) => Number(v);
+    if (oid === DATE) return (v: string) => v;
+    if (oid === TIMESTAMPTZ) return (v: string) => new Date(pg.types.getTypeParser(TIMESTAMPTZ)(v) as Date).toISOString();
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+export function openPostgres(url: string, max = 10): { pool: pg.Pool; db: Kysely<any> } {
+  const pool = new pg.Pool({ connectionString: url, max, types: types as pg.CustomTypesConfig });
+  pool.on('error', () => {}); // idle client errors surface on the next query instead of crashing
+  return { pool, db: new Kysely<any>({ dialect: new PostgresDialect({ pool }) }) };
+}
+
+/** The schema that holds a tenant: the name itself when it fits PostgreSQL's 63 bytes. */
+export function schemaOf(clientDb: string): string {
+  return clientDb.length <= 63 ? clientDb : 'mrs_' + createHash('sha256').update(clientDb).digest('hex').slice(0, 40);
+}
+
+/** One schema per tenant in one database; every tenant shares the process's pool. */
+export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>): TenantStore {
+  const { db } = openPostgres(url);
+  const open = new Map<string, Promise<TenantDb>>();
+  const exists = async (schema: string) =>
+    (await sql`select 1 from information_schema.schemata where schema_name = ${schema}`.execute(db)).rows.length > 0;
+  const load = (clientDb: string) => {
+    let p = open.get(clientDb);
+    if (!p) {
+      p = (async () => {
+        const schema = schemaOf(clientDb);
+        await db.schema.createSchema(schema).ifNotExists().execute();
+        const t: TenantDb = { key: clientDb, db: db.withSchema(schema), dialect: postgresDialect, schema };
+        await migrate(t);
+        return t;
+      })();
+      p.catch(() => open.delete(clientDb));
+      open.set(clientDb, p);
+    }
+    return p;
+  };
+  return {
+    kind: 'postgres',
+    get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),
+    async create(clientDb) {
+      if (open.has(clientDb) || (await exists(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);
+      return load(clientDb);
+    },
+    async list() {
+      const rows = await sql<{ schema_name: string }>`select table_schema as schema_name from information_schema.tables
+        where table_name = 'mrs_meta' order by 1`.execute(db);
+      return rows.rows.map((r) => r.schema_name);
+    },
+    ping: async () => void (await sql`select 1`.execute(db)),
+    async close() {
+      open.clear();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
+import type { TenantDb } from '../../engine/dialects/types.ts';
+import { TenantExistsError, type TenantStore } from './types.ts';
+
+const SUFFIX = '.sqlite';
+
+export function openSqlite(file: string): Kysely<any> {
+  const database = new Database(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  return new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+}
+
+/** One SQLite file per tenant under the data directory. */
+export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise<void>): TenantStore {
+  mkdirSync(dataDir, { recursive: true });
+  const open = new Map<string, Promise<TenantDb>>();
+  const fileOf = (clientDb: string) => join(dataDir, clientDb + SUFFIX);
+  const load = (clientDb: string) => {
+    let p = open.get(clientDb);
+    if (!p) {
+      p = (async () => {
+        const t: TenantDb = { key: clientDb, db: openSqlite(fileOf(clientDb)), dialect: sqliteDialect };
+        await migrate(t);
+        return t;
+      })();
+      p.catch(() => open.delete(clientDb));
+      open.set(clientDb, p);
+    }
+    return p;
+  };
+  return {
+    kind: 'sqlite',
+    get: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? load(clientDb) : undefined),
+    async create(clientDb) {
+      if (open.has(clientDb) || existsSync(fileOf(clientDb))) throw new TenantExistsError(clientDb);
+      return load(clientDb);
+    },
+    list: async () =>
+      readdirSync(dataDir)
+        .filter((f) => f.endsWith(SUFFIX))
+        .map((f) => f.slice(0, -SUFFIX.length)),
+    ping: async () => {},
+    async close() {
+      const all = await Promise.allSettled(open.values());
+      open.clear();
+      for (const r of all) if (r.status === 'fulfilled') await r.value.db.destroy();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { ResourceDefinition } from '../../engine/define.ts';
+import { loadConfig, type Config } from '../../server/config.ts';
+import { createService, ensureDemoTenant, type Service } from '../../server/service.ts';
+import { freshPostgresDatabase, TEST_DATABASE_URL } from './pg.ts';
+
+export const BASE = '/v4_server/external/v1';
+export const M = `${BASE}/maintenance`;
+
+export type DatabaseName = 'sqlite' | 'postgres';
+export const DATABASES: DatabaseName[] = TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export interface Harness {
+  readonly db: DatabaseName;
+  readonly service: Service;
+  request(method: string, path: string, init?: { body?: unknown; raw?: string | Uint8Array; headers?: Record<string, string> }): Promise<Reply>;
+  get(path: string, headers?: Record<string, string>): Promise<Reply>;
+  post(path: string, body: unknown): Promise<Reply>;
+  patch(path: string, body: unknown): Promise<Reply>;
+  put(path: string, body: unknown): Promise<Reply>;
+  del(path: string): Promise<Reply>;
+}
+
+export interface StartOptions {
+  resources?: readonly ResourceDefinition[];
+  env?: Record<string, string>;
+  /** Reuse a data directory or database (to restart the service on the same data). */
+  reuse?: { dataDir?: string; databaseUrl?: string };
+}
+
+/** A service on a fresh SQLite directory or PostgreSQL database, spoken to through app.request(). */
+export async function startHarness(db: DatabaseName, options: StartOptions = {}) {
+  let dataDir = options.reuse?.dataDir;
+  let databaseUrl = options.reuse?.databaseUrl;
+  let cleanup = async () => {};
+  if (db === 'sqlite' && !dataDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'mrs-test-'));
+    dataDir = dir;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  }
+  if (db === 'postgres' && !databaseUrl) {
+    const fresh = await freshPostgresDatabase();
+    databaseUrl = fresh.url;
+    cleanup = fresh.drop;
+  }
+  const config: Config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...options.env });
+  const service = await createService(config, { resources: options.resources, onUnexpectedError: () => {} });
+  await ensureDemoTenant(service.tenants);
+  const harness = makeHarness(db, service);
+  return {
+    harness,
+    dataDir,
+    databaseUrl,
+    async stop(keepData = false) {
+      await service.close();
+      if (!keepData) await cleanup();
+    },
+    cleanup,
+  };
+}
+
+export function makeHarness(db: DatabaseName, service: Service): Harness {
+  const request: Harness['request'] = async (method, path, init = {}) => {
+    const headers: Record<string, string> = { ...init.headers };
+    let body: string | Uint8Array | undefined = init.raw;
+    if (init.body !== undefined) {
+      body = JSON.stringify(init.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await service.app.request(path, { method, headers, body: body as BodyInit | undefined });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+  return {
+    db,
+    service,
+    request,
+    get: (path, headers) => request('GET', path, { headers }),
+    post: (path, body) => request('POST', path, { body }),
+    patch: (path, body) => request('PATCH', path, { body }),
+    put: (path, body) => request('PUT', path, { body }),
+    del: (path) => request('DELETE', path),
+  };
+}
+
+/** Runs a block of behaviour tests once per database, each on its own fresh data. */
+export function describeEachDatabase(title: string, body: (h: () => Harness) => void, options: StartOptions = {}): void {
+  for (const db of DATABASES) {
+    describe(`${title} [${db}]`, () => {
+      let started: Awaited<ReturnType<typeof startHarness>>;
+      beforeAll(async () => {
+        started = await startHarness(db, options);
+      });
+      afterAll(async () => started?.stop());
+      body(() => started.harness);
+    });
+  }
+  if (!TEST_DATABASE_URL)
+    describe(`${title} [postgres]`, () => {
+      it.skip('skipped: TEST_DATABASE_URL is not set', () => {});
+    });
+}
