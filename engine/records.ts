@@ -25,3 +25,13 @@ export function now(): { date: string; timestamp: string } {
   const timestamp = new Date().toISOString();
   return { date: timestamp.slice(0, 10), timestamp };
 }
+
+/**
+ * The `updated` stamp of a write to a record last stamped `previous`: now, or one millisecond
+ * after `previous` when the clock has not moved past it, so every write changes `updated`.
+ */
+export function nextTimestamp(previous: unknown): string {
+  const current = Date.now();
+  const last = typeof previous === 'string' ? Date.parse(previous) : NaN;
+  return new Date(Number.isNaN(last) || current > last ? current : last + 1).toISOString();
+}

@@ -1,15 +1,19 @@
 import type { Resource } from '../registry.ts';
-import { now } from '../records.ts';
-import { notFound, type OperationContext } from './context.ts';
+import { nextTimestamp } from '../records.ts';
+import { loadRecord, notFound, type OperationContext } from './context.ts';
 
-/** Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. */
+/** Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One transaction. */
 export async function softDelete(ctx: OperationContext, resource: Resource, id: number): Promise<void> {
-  const { db, dialect } = ctx.tenant;
-  const result = await db
-    .updateTable(resource.name)
-    .set({ deleted: dialect.encode('boolean', true), updated: now().timestamp })
-    .where('id', '=', id)
-    .where('deleted', '=', dialect.encode('boolean', false))
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) throw notFound(resource.name, id);
+  const { dialect } = ctx.tenant;
+  await ctx.tenant.db.transaction().execute(async (trx) => {
+    const current = await loadRecord(trx, ctx, resource, id);
+    if (!current) throw notFound(resource.name, id);
+    const result = await trx
+      .updateTable(resource.name)
+      .set({ deleted: dialect.encode('boolean', true), updated: nextTimestamp(current.updated) })
+      .where('id', '=', id)
+      .where('deleted', '=', dialect.encode('boolean', false))
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw notFound(resource.name, id);
+  });
 }

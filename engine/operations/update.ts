@@ -1,6 +1,6 @@
 import { EngineError } from '../errors.ts';
 import type { Resource } from '../registry.ts';
-import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
+import { nextTimestamp, toRecord, toRow, type ApiRecord } from '../records.ts';
 import { parseBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, throwIfAny, writableValues } from './checks.ts';
@@ -23,7 +23,7 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
       [...resource.parents.values()].filter((f) => f in values && values[f] !== current[f]).map((f) => [f, values[f]]),
     );
     throwIfAny(await parentLinkProblems(trx, ctx, resource, changedLinks));
-    const row = toRow(resource, ctx.tenant.dialect, { ...values, updated: now().timestamp });
+    const row = toRow(resource, ctx.tenant.dialect, { ...values, updated: nextTimestamp(current.updated) });
     const updated = await trx.updateTable(resource.name).set(row).where('id', '=', id).returningAll().executeTakeFirst();
     if (!updated) throw new EngineError('internal', 'The record vanished during the update.');
     return toRecord(resource, ctx.tenant.dialect, updated);
