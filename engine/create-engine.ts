@@ -16,6 +16,10 @@ export interface EngineOptions {
   readonly basePath?: string;
   /** Resolves each request's caller (tenant database, user, permissions); throw an EngineError to refuse. */
   readonly resolveCaller: ResolveCaller;
+  /** Cursor lifetime without use, in seconds (default 900). */
+  readonly cursorTtlS?: number;
+  /** The clock, in epoch milliseconds (tests move it). */
+  readonly now?: () => number;
   /** Extra Kysely migrations run in every tenant database after the engine's own. */
   readonly migrations?: Record<string, Migration>;
   /** Called with errors that are not EngineErrors (answered as a bare 500). */
@@ -35,7 +39,8 @@ export interface Engine {
 export function createEngine(options: EngineOptions): Engine {
   const registry = createRegistry(options.resources);
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
-  const handle = createMaintenanceHandler({ registry, basePath, resolveCaller: options.resolveCaller });
+  const cursors = { ttlMs: (options.cursorTtlS ?? 900) * 1000, now: options.now ?? Date.now };
+  const handle = createMaintenanceHandler({ registry, basePath, resolveCaller: options.resolveCaller, cursors });
   const app = new Hono();
   const serve = async (req: Request) => {
     try {

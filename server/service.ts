@@ -18,6 +18,8 @@ export interface Service {
 export interface ServiceOptions {
   /** Definitions to serve; default: every file in resources/. */
   resources?: readonly ResourceDefinition[];
+  /** The clock in epoch milliseconds (tests move it to expire cursors). */
+  now?: () => number;
   /** Where unexpected errors go (default: stderr). */
   onUnexpectedError?: (e: unknown) => void;
 }
@@ -31,6 +33,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     resources,
     resolveCaller: (req) => fixedTenantCaller(tenants!)(req),
     onUnexpectedError,
+    cursorTtlS: config.cursorTtlS,
+    ...(options.now ? { now: options.now } : {}),
   });
   tenants = openTenants(config, (t) => engine.migrate(t));
   const app = createApp({ engine, tenants, onUnexpectedError });

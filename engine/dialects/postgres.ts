@@ -36,5 +36,8 @@ export const postgresDialect: Dialect = {
   async lockForMigration(trx, key) {
     await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
   },
+  paddedHex: (value, width) => sql<string>`lpad(to_hex(${value}), ${width}::int, '0')`,
+  concatOrdered: (value, orderBy) => sql<string>`string_agg(${value}, '' order by ${orderBy})`,
+  unloggedTables: true,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
 };

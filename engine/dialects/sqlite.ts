@@ -47,5 +47,9 @@ export const sqliteDialect: Dialect = {
   ilike: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} like ${pattern} escape '\\'`,
   // A SQLite write transaction already excludes every other writer of the file.
   lockForMigration: async () => {},
+  paddedHex: (value, width) => sql<string>`printf('%0*x', ${width}, ${value})`,
+  // Aggregate ORDER BY needs SQLite 3.44 or later.
+  concatOrdered: (value, orderBy) => sql<string>`group_concat(${value}, '' order by ${orderBy})`,
+  unloggedTables: false,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT'),
 };

@@ -31,4 +31,10 @@ export interface Dialect {
   lockForMigration(trx: Kysely<any>, key: string): Promise<void>;
   /** Whether an error is a unique-constraint violation. */
   isUniqueViolation(e: unknown): boolean;
+  /** An integer as lower-case hex, zero-padded to `width` characters (cursor id packing). */
+  paddedHex(value: Expression<unknown>, width: Expression<unknown>): RawBuilder<string>;
+  /** String concatenation of `value` over a group, in the order of `orderBy`. */
+  concatOrdered(value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<string>;
+  /** Whether tables of throwaway data (cursors) may skip the write-ahead log. */
+  readonly unloggedTables: boolean;
 }

@@ -1,3 +1,4 @@
+import type { CursorSettings } from '../cursor/index.ts';
 import { EngineError } from '../errors.ts';
 import { create } from '../operations/create.ts';
 import type { OperationContext, ParentScope } from '../operations/context.ts';
@@ -17,6 +18,7 @@ export interface HandlerDeps {
   readonly registry: Registry;
   readonly basePath: string;
   readonly resolveCaller: ResolveCaller;
+  readonly cursors: CursorSettings;
 }
 
 interface Call {
@@ -99,7 +101,7 @@ async function listResponse(call: Call): Promise<Response> {
     throw e;
   }
   const page = await list(call.ctx, call.resource, query, call.parent);
-  return json(page.records, 200, listHeaders(call.deps.basePath, call.url, page));
+  return json(page.records, 200, listHeaders(call.url.pathname, page));
 }
 
 /** Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation. */
@@ -117,7 +119,7 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: allowHeader(match.kind) });
     if (!caller.can(match.resource.name, route.action))
       throw new EngineError('forbidden', `Your roles do not grant ${route.action} on ${match.resource.name}.`);
-    const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user };
+    const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, cursors: deps.cursors };
     return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps });
   };
 }

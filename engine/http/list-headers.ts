@@ -1,6 +1,18 @@
 import type { ListPage } from '../operations/list.ts';
 
-/** Headers of a list answer. Cursor pagination adds X-Cursor and Link here. */
-export function listHeaders(_basePath: string, _url: URL, page: ListPage): Record<string, string> {
-  return { 'x-total': String(page.total) };
+/**
+ * `X-Cursor`, `X-Total` and `Link` of a list answer. Link paths are absolute (base path
+ * included), carry only `$cursor` and `$page`, with a literal `$`, on one line.
+ */
+export function listHeaders(path: string, page: ListPage): Record<string, string> {
+  const headers: Record<string, string> = { 'x-cursor': page.cursor, 'x-total': String(page.total) };
+  if (page.total === 0) return headers;
+  const last = Math.ceil(page.total / page.limit);
+  const link = (n: number, rel: string) => `<${path}?$cursor=${page.cursor}&$page=${n}>; rel="${rel}"`;
+  const items = [link(1, 'first')];
+  if (page.page > 1) items.push(link(Math.min(page.page - 1, last), 'prev'));
+  if (page.page < last) items.push(link(page.page + 1, 'next'));
+  items.push(link(last, 'last'));
+  headers.link = items.join(', ');
+  return headers;
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { CursorSettings } from '../cursor/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import type { Registry, Resource } from '../registry.ts';
@@ -10,6 +11,7 @@ export interface OperationContext {
   readonly registry: Registry;
   /** The authenticated user, when authentication is on. */
   readonly user?: string | undefined;
+  readonly cursors: CursorSettings;
 }
 
 /** A child list or create: the parent record named by the path. */

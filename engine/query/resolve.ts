@@ -13,6 +13,8 @@ export interface Filter {
   readonly op: Operator;
   /** For `null`: one boolean, true for "is empty". */
   readonly values: readonly unknown[];
+  /** The parameters as sent that make up this filter, for error messages. */
+  readonly params: readonly string[];
 }
 
 export interface ResolvedQuery extends Reserved {
@@ -44,11 +46,12 @@ export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
       });
       continue;
     }
+    if (!group.params.includes(f.param)) group.params.push(f.param);
     if (!group.values.some((v) => v === typed.value)) group.values.push(typed.value);
   }
   const reserved = resolveReserved(raw.reserved, resource, errors);
   if (errors.length) throw new EngineError('invalid-query', 'The query is not valid: see errors.', errors);
-  const filters = [...groups.values()].map(({ field, kind, op, values }) => ({ field, kind, op, values }));
+  const filters = [...groups.values()].map(({ field, kind, op, values, params }) => ({ field, kind, op, values, params }));
   return { ...reserved, filters };
 }
 

@@ -9,6 +9,7 @@ export async function migrateEngineTables(t: TenantDb, extra: Record<string, Mig
     provider: { getMigrations: async () => ({ ...ENGINE_MIGRATIONS, ...extra }) },
     migrationTableName: 'mrs_migration',
     migrationLockTableName: 'mrs_migration_lock',
+    allowUnorderedMigrations: true,
     ...(t.schema !== undefined ? { migrationTableSchema: t.schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();

@@ -34,6 +34,8 @@ export interface Harness {
 export interface StartOptions {
   resources?: readonly ResourceDefinition[];
   env?: Record<string, string>;
+  /** The service's clock, in epoch milliseconds. */
+  now?: () => number;
   /** Reuse a data directory or database (to restart the service on the same data). */
   reuse?: { dataDir?: string; databaseUrl?: string };
 }
@@ -54,7 +56,7 @@ export async function startHarness(db: DatabaseName, options: StartOptions = {})
     cleanup = fresh.drop;
   }
   const config: Config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...options.env });
-  const service = await createService(config, { resources: options.resources, onUnexpectedError: () => {} });
+  const service = await createService(config, { resources: options.resources, now: options.now, onUnexpectedError: () => {} });
   await ensureDemoTenant(service.tenants);
   const harness = makeHarness(db, service);
   return {

@@ -1,0 +1,259 @@
+import { beforeAll, expect, it } from 'vitest';
+import { describeEachDatabase, M, type Harness } from './support/harness.ts';
+import { insertRecords, workOrder } from './support/rows.ts';
+
+const cursorOf = (link: string | null) => /\$cursor=([^&>]+)/.exec(link ?? '')?.[1];
+const ids = (body: any[]) => body.map((r) => r.id);
+
+describeEachDatabase('pagination: cursors, $limit, $page and Link', (h) => {
+  let dept7: number[];
+  beforeAll(async () => {
+    // 25 work orders of department 7 among others, in id order.
+    dept7 = [];
+    for (let i = 0; i < 5; i++) {
+      dept7.push(...(await insertRecords(h(), 'work_orders', Array.from({ length: 5 }, (_, k) => workOrder({ department_id: 7, priority: k })))));
+      await insertRecords(h(), 'work_orders', [workOrder({ department_id: 8 })]);
+    }
+  });
+
+  it('creates a cursor on every search: X-Cursor, X-Total and Link on one line with a literal $', async () => {
+    const r = await h().get(`${M}/work_orders?department_id=7`);
+    expect(r.status).toBe(200);
+    const cursor = r.headers.get('x-cursor')!;
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]{22,}$/); // 128 random bits, URL-safe
+    expect(r.headers.get('x-total')).toBe('25');
+    expect(ids(r.body)).toEqual(dept7.slice(0, 10));
+    const p = `${M}/work_orders`;
+    expect(r.headers.get('link')).toBe(
+      `<${p}?$cursor=${cursor}&$page=1>; rel="first", <${p}?$cursor=${cursor}&$page=2>; rel="next", <${p}?$cursor=${cursor}&$page=3>; rel="last"`,
+    );
+    const again = await h().get(`${M}/work_orders?department_id=7`);
+    expect(again.headers.get('x-cursor')).not.toBe(cursor);
+  });
+
+  it('serves later pages from the cursor with prev and next by the rules', async () => {
+    const first = await h().get(`${M}/work_orders?department_id=7`);
+    const c = first.headers.get('x-cursor')!;
+    const p2 = await h().get(`${M}/work_orders?$cursor=${c}&$page=2`);
+    expect(ids(p2.body)).toEqual(dept7.slice(10, 20));
+    expect(p2.headers.get('x-cursor')).toBe(c);
+    expect(p2.headers.get('link')).toContain(`$page=1>; rel="prev"`);
+    expect(p2.headers.get('link')).toContain(`$page=3>; rel="next"`);
+    const p3 = await h().get(`${M}/work_orders?$cursor=${c}&$page=3`);
+    expect(ids(p3.body)).toEqual(dept7.slice(20, 25));
+    expect(p3.headers.get('link')).not.toContain('rel="next"');
+    const past = await h().get(`${M}/work_orders?$cursor=${c}&$page=9`);
+    expect(past.status).toBe(200);
+    expect(past.body).toEqual([]);
+    const link = past.headers.get('link')!;
+    expect(link).toContain(`$page=3>; rel="prev"`); // prev points at the last page when past it
+    expect(link).not.toContain('rel="next"');
+    expect(link).toContain('rel="first"');
+    expect(link).toContain('rel="last"');
+  });
+
+  it('has no Link when nothing matches, but still a cursor', async () => {
+    const r = await h().get(`${M}/work_orders?department_id=999`);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual([]);
+    expect(r.headers.get('x-total')).toBe('0');
+    expect(r.headers.get('x-cursor')).toBeTruthy();
+    expect(r.headers.get('link')).toBeNull();
+    const later = await h().get(`${M}/work_orders?$cursor=${r.headers.get('x-cursor')}&$page=1`);
+    expect(later.status).toBe(200);
+    expect(later.body).toEqual([]);
+  });
+
+  it('takes $page on the first request too', async () => {
+    const r = await h().get(`${M}/work_orders?department_id=7&$page=2&$limit=4`);
+    expect(ids(r.body)).toEqual(dept7.slice(4, 8));
+    expect(r.headers.get('link')).toContain('$page=1>; rel="prev"');
+    expect(r.headers.get('link')).toContain('$page=7>; rel="last"');
+  });
+
+  it('$limit: default 10, over 50 served as 50, bad values 400, fixed at creation', async () => {
+    await insertRecords(h(), 'work_orders', Array.from({ length: 60 }, () => workOrder({ department_id: 50 })));
+    expect((await h().get(`${M}/work_orders?department_id=50`)).body).toHaveLength(10);
+    const big = await h().get(`${M}/work_orders?department_id=50&$limit=80`);
+    expect(big.body).toHaveLength(50);
+    const c = big.headers.get('x-cursor');
+    // Existing clients resend $limit: 80 equals the served 50.
+    const p2 = await h().get(`${M}/work_orders?department_id=50&$limit=80&$cursor=${c}&$page=2`);
+    expect(p2.status).toBe(200);
+    expect(p2.body).toHaveLength(10);
+    expect((await h().get(`${M}/work_orders?$limit=50&$cursor=${c}&$page=2`)).status).toBe(200);
+    const changed = await h().get(`${M}/work_orders?$limit=20&$cursor=${c}&$page=2`);
+    expect(changed.status).toBe(400);
+    expect(changed.body.errors[0].parameter).toBe('$limit');
+    for (const bad of ['0', '-1', '1.5', 'abc', ''])
+      expect((await h().get(`${M}/work_orders?$limit=${bad}`)).status, bad).toBe(400);
+  });
+
+  it('bad $page is 400', async () => {
+    for (const bad of ['0', '-2', 'x', '1.5']) {
+      const r = await h().get(`${M}/work_orders?$page=${bad}`);
+      expect(r.status, bad).toBe(400);
+      expect(r.headers.get('content-type')).toContain('application/problem+json');
+      expect(r.body.errors[0].parameter).toBe('$page');
+    }
+  });
+
+  it('later requests may repeat the filters, $orderBy and $deleted with their own values only', async () => {
+    const first = await h().get(`${M}/work_orders?department_id=7&department_id=8&priority:gte=1&$orderBy=priority:desc&$limit=5`);
+    const c = first.headers.get('x-cursor');
+    const ok = [
+      `department_id=7&department_id=8&priority:gte=1&$orderBy=priority:desc&$limit=5`,
+      `department_id:eq=8&department_id=7`, // same set, other order, plain and :eq mixed
+      `priority:gte=1`, // filters may be left out
+      `$orderBy=priority desc&$deleted=false`,
+      ``,
+    ];
+    for (const q of ok) expect((await h().get(`${M}/work_orders?${q}&$cursor=${c}&$page=2`)).status, q).toBe(200);
+    const bad: [string, string][] = [
+      ['department_id=7', 'department_id'],
+      ['priority:gte=2', 'priority:gte'],
+      ['status=open', 'status'],
+      ['$orderBy=priority', '$orderBy'],
+      ['$deleted=true', '$deleted'],
+    ];
+    for (const [q, parameter] of bad) {
+      const r = await h().get(`${M}/work_orders?${q}&$cursor=${c}&$page=2`);
+      expect(r.status, q).toBe(400);
+      expect(r.body.errors.map((e: any) => e.parameter), q).toContain(parameter);
+    }
+  });
+
+  it('an unknown cursor is 410; a bad query is 400 first', async () => {
+    const r = await h().get(`${M}/work_orders?$cursor=AAAAAAAAAAAAAAAAAAAAAA&$page=2`);
+    expect(r.status).toBe(410);
+    expect(r.headers.get('content-type')).toContain('application/problem+json');
+    expect((await h().get(`${M}/work_orders?$cursor=x'%20or%201=1--`)).status).toBe(410);
+    expect((await h().get(`${M}/work_orders?nope=1&$cursor=AAAAAAAAAAAAAAAAAAAAAA`)).status).toBe(400);
+  });
+
+  it('a cursor belongs to its collection and parent', async () => {
+    const c = (await h().get(`${M}/work_orders?department_id=7`)).headers.get('x-cursor');
+    expect((await h().get(`${M}/service_requests?$cursor=${c}`)).status).toBe(410);
+    const wo = (await h().post(`${M}/work_orders`, workOrder())).body.id;
+    const other = (await h().post(`${M}/work_orders`, workOrder())).body.id;
+    const notes = await h().get(`${M}/work_orders/${wo}/notes`);
+    const nc = notes.headers.get('x-cursor');
+    expect((await h().get(`${M}/work_orders/${wo}/notes?$cursor=${nc}`)).status).toBe(200);
+    expect((await h().get(`${M}/work_orders/${other}/notes?$cursor=${nc}`)).status).toBe(410);
+    expect((await h().get(`${M}/notes?$cursor=${nc}`)).status).toBe(410);
+  });
+
+  it('accepts percent-encoded reserved names as existing clients send them', async () => {
+    const first = await h().get(`${M}/work_orders?department_id=7`);
+    const c = first.headers.get('x-cursor');
+    const r = await h().get(`${M}/work_orders?%24cursor=${c}&%24page=2&%24limit=10&department_id=7`);
+    expect(r.status).toBe(200);
+    expect(ids(r.body)).toEqual(dept7.slice(10, 20));
+  });
+});
+
+describeEachDatabase('pagination: the snapshot', (h) => {
+  it('pages show current values in snapshot order with exact page sizes, whatever changed since', async () => {
+    const made = await insertRecords(h(), 'work_orders', Array.from({ length: 30 }, (_, i) => workOrder({ department_id: 3, priority: i % 4 })));
+    const first = await h().get(`${M}/work_orders?department_id=3&$orderBy=priority&$limit=7`);
+    const c = first.headers.get('x-cursor');
+    const order = [...made].sort((a, b) => ((a - made[0]!) % 4) - ((b - made[0]!) % 4) || a - b);
+    expect(ids(first.body)).toEqual(order.slice(0, 7));
+    // Changes after the snapshot: a new match, an edit that stops matching, a soft delete.
+    await h().post(`${M}/work_orders`, workOrder({ department_id: 3, priority: 0 }));
+    const edited = order[8]!;
+    const removed = order[9]!;
+    expect((await h().patch(`${M}/work_orders/${edited}`, { department_id: 4, priority: 3 })).status).toBe(200);
+    expect((await h().del(`${M}/work_orders/${removed}`)).status).toBe(204);
+    const p2 = await h().get(`${M}/work_orders?$cursor=${c}&$page=2`);
+    expect(ids(p2.body)).toEqual(order.slice(7, 14));
+    const e = p2.body.find((r: any) => r.id === edited);
+    expect(e.department_id).toBe(4);
+    expect(e.priority).toBe(3);
+    expect(p2.body.find((r: any) => r.id === removed).deleted).toBe(true);
+    const all: number[] = [];
+    for (let page = 1; page <= 5; page++) {
+      const r = await h().get(`${M}/work_orders?$cursor=${c}&$page=${page}`);
+      expect(r.headers.get('x-total')).toBe('30');
+      if (page < 5) expect(r.body).toHaveLength(7);
+      all.push(...ids(r.body));
+    }
+    expect(all).toEqual(order);
+  });
+
+  it('child lists paginate with the child path in Link', async () => {
+    const wo = (await h().post(`${M}/work_orders`, workOrder())).body.id;
+    for (let i = 0; i < 12; i++) expect((await h().post(`${M}/work_orders/${wo}/notes`, { note: `n${i}` })).status).toBe(201);
+    const r = await h().get(`${M}/work_orders/${wo}/notes?$limit=5&note:like=n%25`);
+    expect(r.headers.get('x-total')).toBe('12');
+    const c = r.headers.get('x-cursor');
+    expect(r.headers.get('link')).toContain(`<${M}/work_orders/${wo}/notes?$cursor=${c}&$page=2>; rel="next"`);
+    const p3 = await h().get(`${M}/work_orders/${wo}/notes?$cursor=${c}&$page=3`);
+    expect(p3.body.map((n: any) => n.note)).toEqual(['n10', 'n11']);
+  });
+
+  it('a client pages through 1,234 records the way existing clients do', async () => {
+    await insertRecords(h(), 'work_orders', Array.from({ length: 1234 }, (_, i) => workOrder({ department_id: 12, priority: i % 7 })));
+    await insertRecords(h(), 'work_orders', Array.from({ length: 100 }, () => workOrder({ department_id: 13 })));
+    const filters = 'department_id=12&priority:ne=99';
+    const first = await h().get(`${M}/work_orders?${filters}&$limit=50`);
+    const total = Number(first.headers.get('x-total'));
+    expect(total).toBe(1234);
+    const cursor = cursorOf(first.headers.get('link'));
+    expect(cursor).toBe(first.headers.get('x-cursor'));
+    const seen = new Map<number, number>();
+    for (const r of first.body) seen.set(r.id, (seen.get(r.id) ?? 0) + 1);
+    for (let page = 2; seen.size < total && page < 100; page++) {
+      const r = await h().get(`${M}/work_orders?${filters}&$limit=50&$cursor=${cursor}&$page=${page}`);
+      expect(r.status).toBe(200);
+      for (const rec of r.body) seen.set(rec.id, (seen.get(rec.id) ?? 0) + 1);
+    }
+    expect(seen.size).toBe(1234);
+    expect([...seen.values()].every((n) => n === 1)).toBe(true);
+  });
+});
+
+describeEachDatabase('pagination: expiry', (h) => {
+  it('expires cursors after CURSOR_TTL_S without use, refreshes on use, and removes expired ones', async () => {
+    const ttl = 60_000;
+    const start = Date.now();
+    clock.t = start;
+    await insertRecords(h(), 'work_orders', Array.from({ length: 3 }, () => workOrder()));
+    const c = (await h().get(`${M}/work_orders?$limit=1`)).headers.get('x-cursor');
+    clock.t = start + ttl - 1_000;
+    expect((await h().get(`${M}/work_orders?$cursor=${c}&$page=2`)).status).toBe(200); // used: lives on
+    clock.t = start + 2 * ttl - 2_000;
+    expect((await h().get(`${M}/work_orders?$cursor=${c}&$page=3`)).status).toBe(200);
+    clock.t = start + 4 * ttl;
+    expect((await h().get(`${M}/work_orders?$cursor=${c}&$page=1`)).status).toBe(410);
+    // Storage stays bounded: a new search sweeps expired cursors away.
+    const stale = (await h().get(`${M}/work_orders`)).headers.get('x-cursor');
+    clock.t += 2 * ttl;
+    await h().get(`${M}/work_orders`);
+    const tenant = (await h().service.tenants.get('demo.main'))!;
+    const left = await tenant.db.selectFrom('mrs_cursors').select('id').distinct().execute();
+    expect(left.map((r) => r.id)).not.toContain(stale);
+    expect(left).toHaveLength(1);
+  });
+}, { env: { CURSOR_TTL_S: '60' }, now: () => clock.t });
+
+const clock = { t: Date.now() };
+
+describeEachDatabase('pagination: shared by processes on one database', (h) => {
+  let other: Harness | undefined;
+  it('a cursor made by one server process is served by another', async () => {
+    const { startHarness } = await import('./support/harness.ts');
+    const s = h().service.config;
+    const second = await startHarness(h().db, { reuse: { dataDir: s.dataDir, databaseUrl: s.databaseUrl } });
+    other = second.harness;
+    try {
+      await insertRecords(h(), 'work_orders', Array.from({ length: 15 }, () => workOrder({ department_id: 21 })));
+      const c = (await h().get(`${M}/work_orders?department_id=21`)).headers.get('x-cursor');
+      const r = await other.get(`${M}/work_orders?$cursor=${c}&$page=2`);
+      expect(r.status).toBe(200);
+      expect(r.body).toHaveLength(5);
+    } finally {
+      await second.stop(true);
+    }
+  });
+});
