@@ -33,6 +33,13 @@ export async function parentLinkProblems(
   return problems;
 }
 
+/** The parent links a body names with an integer, checked even when other fields are invalid. */
+export function sentLinks(resource: Resource, body: ApiRecord): ApiRecord {
+  return Object.fromEntries(
+    [...resource.parents.values()].filter((f) => Number.isSafeInteger(body[f])).map((f) => [f, body[f]]),
+  );
+}
+
 export function throwIfAny(problems: ProblemItem[]): void {
   if (problems.length) throw new EngineError('invalid-body', 'The body is not a valid record: see errors.', problems);
 }

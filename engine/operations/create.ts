@@ -1,12 +1,10 @@
 import { EngineError, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
-import { parseBody } from '../validate/body.ts';
+import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
-import { parentLinkProblems, throwIfAny } from './checks.ts';
+import { parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
 import { notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
-
-const isPlainObject = (x: unknown): x is ApiRecord => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** Under a parent path the link comes from the path; a different link in the body is a problem. */
 function withPathLink(body: unknown, parent: ParentScope | undefined): { body: unknown; problems: ProblemItem[] } {
@@ -20,16 +18,10 @@ function withPathLink(body: unknown, parent: ParentScope | undefined): { body: u
   };
 }
 
-function parseCollecting(resource: Resource, body: unknown, problems: ProblemItem[]): ApiRecord {
-  try {
-    return parseBody(schemasOf(resource).create, body) as ApiRecord;
-  } catch (e) {
-    if (!(e instanceof EngineError) || e.errors.length === 0) throw e;
-    throw new EngineError(e.code, e.detail, [...problems, ...e.errors]);
-  }
-}
-
-/** Creates a record; under a parent path the parent link comes from the path. One transaction. */
+/**
+ * Creates a record; under a parent path the parent link comes from the path. One transaction.
+ * Body problems and parent links naming no live record are reported together.
+ */
 export async function create(
   ctx: OperationContext,
   resource: Resource,
@@ -39,11 +31,12 @@ export async function create(
   return ctx.tenant.db.transaction().execute(async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
     const linked = withPathLink(body, parent);
-    const values = parseCollecting(resource, linked.body, linked.problems);
-    throwIfAny(linked.problems);
-    throwIfAny(await parentLinkProblems(trx, ctx, resource, values));
+    const checked = checkBody(schemasOf(resource).create, linked.body);
+    const links = await parentLinkProblems(trx, ctx, resource, sentLinks(resource, linked.body as ApiRecord));
+    throwIfAny([...linked.problems, ...checked.problems, ...links]);
+    if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
     const t = now();
-    const row = toRow(resource, ctx.tenant.dialect, { ...values, created: t.date, updated: t.timestamp, deleted: false });
+    const row = toRow(resource, ctx.tenant.dialect, { ...(checked.value as ApiRecord), created: t.date, updated: t.timestamp, deleted: false });
     const inserted = await trx.insertInto(resource.name).values(row).returningAll().executeTakeFirstOrThrow();
     return toRecord(resource, ctx.tenant.dialect, inserted);
   });

@@ -1,9 +1,9 @@
 import { EngineError } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, toRecord, toRow, type ApiRecord } from '../records.ts';
-import { parseBody } from '../validate/body.ts';
+import { checkBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
-import { parentLinkProblems, readOnlyProblems, throwIfAny, writableValues } from './checks.ts';
+import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
 import { loadRecord, notFound, type OperationContext } from './context.ts';
 
 type Mode = 'replace' | 'patch';
@@ -16,13 +16,12 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
   return ctx.tenant.db.transaction().execute(async (trx) => {
     const current = await loadRecord(trx, ctx, resource, id);
     if (!current) throw notFound(resource.name, id);
-    const parsed = parseBody(schemasOf(resource)[mode], body) as ApiRecord;
-    throwIfAny(readOnlyProblems(resource, parsed, current));
-    const values = writableValues(resource, parsed);
-    const changedLinks = Object.fromEntries(
-      [...resource.parents.values()].filter((f) => f in values && values[f] !== current[f]).map((f) => [f, values[f]]),
-    );
-    throwIfAny(await parentLinkProblems(trx, ctx, resource, changedLinks));
+    const checked = checkBody(schemasOf(resource)[mode], body);
+    const sent = body as ApiRecord; // checkBody refuses anything but an object
+    const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
+    throwIfAny([...checked.problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);
+    if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
+    const values = writableValues(resource, checked.value as ApiRecord);
     const row = toRow(resource, ctx.tenant.dialect, { ...values, updated: nextTimestamp(current.updated) });
     const updated = await trx.updateTable(resource.name).set(row).where('id', '=', id).returningAll().executeTakeFirst();
     if (!updated) throw new EngineError('internal', 'The record vanished during the update.');

@@ -37,18 +37,35 @@ export function bodySchemas<R extends ResourceDefinition>(resource: Resource): B
   return { create: build('create'), replace: build('replace'), patch: build('patch') };
 }
 
-/** Parses a body against a schema, reporting every offending field at once. */
-export function parseBody<T>(schema: v.GenericSchema<unknown, T>, body: unknown): T {
+export type Checked<T> = { ok: true; value: T; problems: [] } | { ok: false; problems: ProblemItem[] };
+
+export const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * Checks a body against a schema and returns every offending field (one message each), so the
+ * caller can add its own problems and report them all at once. A body that is not a JSON object
+ * has no fields to name: it is refused outright.
+ */
+export function checkBody<T>(schema: v.GenericSchema<unknown, T>, body: unknown): Checked<T> {
+  if (!isPlainObject(body)) throw new EngineError('invalid-body', 'The body is not a valid record: the body must be a JSON object.');
   const result = v.safeParse(schema, body, { abortEarly: false });
-  if (result.success) return result.output;
-  const errors: ProblemItem[] = [];
+  if (result.success) return { ok: true, value: result.output, problems: [] };
+  const problems: ProblemItem[] = [];
   const seen = new Set<string>();
   for (const issue of result.issues) {
-    const field = issue.path?.map((p) => String(p.key)).join('.') ?? '';
-    if (field === '') throw new EngineError('invalid-body', `The body is not a valid record: ${issue.message}.`);
+    if (!issue.path?.length) throw new EngineError('invalid-body', `The body is not a valid record: ${issue.message}.`);
+    const field = issue.path.map((p) => String(p.key)).join('.');
     if (seen.has(field)) continue; // one message per field: the first is the most basic
     seen.add(field);
-    errors.push({ field, message: issue.message });
+    problems.push({ field, message: issue.message });
   }
-  throw new EngineError('invalid-body', 'The body is not a valid record: see errors.', errors);
+  return { ok: false, problems };
+}
+
+/** Parses a body against a schema, reporting every offending field at once. */
+export function parseBody<T>(schema: v.GenericSchema<unknown, T>, body: unknown): T {
+  const checked = checkBody(schema, body);
+  if (!checked.ok) throw new EngineError('invalid-body', 'The body is not a valid record: see errors.', checked.problems);
+  return checked.value;
 }

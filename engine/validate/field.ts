@@ -14,16 +14,20 @@ const TYPE_MESSAGES: Record<FieldKind, string> = {
 const message = (kind: FieldKind) => (issue: v.BaseIssue<unknown>) =>
   issue.input === null ? 'must not be null' : TYPE_MESSAGES[kind];
 
+/** NUL and unpaired surrogates: PostgreSQL refuses the one, and UTF-8 cannot carry the other. */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const isStorableText = (s: string) => !UNSTORABLE.test(s);
+const TEXT_MESSAGE = 'must not contain NUL characters or unpaired surrogates';
+
 const KIND_SCHEMAS: Record<FieldKind, (f: FieldDef) => Schema> = {
   integer: () =>
     v.pipe(v.number(message('integer')), v.safeInteger(TYPE_MESSAGES.integer)) as Schema,
   string: (f) =>
-    f.maxLength === undefined
-      ? v.string(message('string'))
-      : (v.pipe(
-          v.string(message('string')),
-          v.check((s) => [...s].length <= f.maxLength!, `must be at most ${f.maxLength} characters`),
-        ) as Schema),
+    v.pipe(
+      v.string(message('string')),
+      v.check(isStorableText, TEXT_MESSAGE),
+      v.check((s) => f.maxLength === undefined || [...s].length <= f.maxLength, `must be at most ${f.maxLength} characters`),
+    ) as Schema,
   date: () => v.pipe(v.string(message('date')), v.check(isDate, TYPE_MESSAGES.date)) as Schema,
   timestamp: () =>
     v.pipe(
