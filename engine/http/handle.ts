@@ -73,7 +73,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
       (deleted !== null && deleted !== 'true' && deleted !== 'false'
         ? new EngineError('invalid-query', 'The query is not valid.', [{ parameter: '$deleted', message: '$deleted must be true or false' }])
         : undefined);
-    if (error) throw error;
+    await failAfterExists(call, error, 'record');
     return json(await read(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' }));
   },
   create: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'none'))),
