@@ -12,6 +12,7 @@ export interface TableSpec {
 /**
  * System columns are NOT NULL; field columns are nullable at the database level because the
  * engine validates every write, and a column added to a table with rows must accept them.
+ * Fields with a default give it to their column, so rows that predate the column hold it.
  */
 export function tableSpec(resource: Resource): TableSpec {
   const columns = resource.fieldNames
@@ -23,7 +24,7 @@ export function tableSpec(resource: Resource): TableSpec {
         name,
         kind: f.kind,
         notNull: system,
-        ...(name === 'deleted' ? { default: false } : {}),
+        ...(name === 'deleted' ? { default: false } : f.default !== undefined && f.default !== null ? { default: f.default } : {}),
       };
     });
   const indexes = resource.filterable
