@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
@@ -45,7 +45,11 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
       readdirSync(dataDir)
         .filter((f) => f.endsWith(SUFFIX))
         .map((f) => f.slice(0, -SUFFIX.length)),
-    ping: async () => {},
+    /** Ready while the data directory can be used and every open tenant file answers a query. */
+    async ping() {
+      accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);
+      for (const p of open.values()) await sql`select 1`.execute((await p).db);
+    },
     async close() {
       const all = await Promise.allSettled(open.values());
       open.clear();
