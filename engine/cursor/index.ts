@@ -1,5 +1,5 @@
-import type { Expression, Kysely, SqlBool } from 'kysely';
-import type { Dialect } from '../dialects/types.ts';
+import type { Expression, SqlBool } from 'kysely';
+import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import { canonicalize, followUpProblems } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
@@ -27,7 +27,8 @@ const gone = () => new EngineError('cursor-gone', 'The cursor is unknown or expi
  * Cursors of one tenant database. Use refreshes the expiry at most every `slack` ms, so a page
  * read is usually a pure read; a cursor lives at least its TTL after its last use.
  */
-export function cursorsFor(db: Kysely<any>, dialect: Dialect, settings: CursorSettings) {
+export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
+  const { db } = tenant;
   const slack = Math.min(settings.ttlMs / 10, 60_000);
   let lastSweep = 0;
   const expiry = () => settings.now() + settings.ttlMs + slack;
@@ -50,7 +51,7 @@ export function cursorsFor(db: Kysely<any>, dialect: Dialect, settings: CursorSe
       await sweep();
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
-      const snap = await insertSnapshot(db, dialect, {
+      const snap = await insertSnapshot(tenant, {
         id,
         table: args.table,
         where: args.where,

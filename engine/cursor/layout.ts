@@ -1,11 +1,16 @@
-/** How a cursor's ordered ids are packed: fixed-width hex, CHUNK ids per row. Pure. */
+/**
+ * How a cursor's ordered ids are packed: each id plus 10^(width-1), in decimal, so every id
+ * takes exactly `width` digits (integer-to-text is the cheapest conversion both databases
+ * have); CHUNK ids per row. Pure.
+ */
 
 export const CHUNK = 2048;
 
-/** Hex width of the packed ids: 8 while every id fits 32 bits, else 14 (any safe integer). */
-export const NARROW_WIDTH = 8;
-export const WIDE_WIDTH = 14;
-export const NARROW_LIMIT = 2 ** 32;
+/** 10 digits while every id is below 9e9, else 16 (any id below 9e15). */
+export const NARROW_WIDTH = 10;
+export const WIDE_WIDTH = 16;
+export const NARROW_LIMIT = 9e9;
+export const offsetOf = (width: number) => 10 ** (width - 1);
 
 /** Positions [start, end) of a page in the snapshot, and the chunks that hold them. */
 export function pageSpan(page: number, limit: number, total?: number) {
@@ -22,7 +27,7 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
     if (text === undefined) break;
     const at = (pos % CHUNK) * width;
     if (at >= text.length) break;
-    ids.push(parseInt(text.slice(at, at + width), 16));
+    ids.push(Number(text.slice(at, at + width)) - offsetOf(width));
   }
   return ids;
 }

@@ -1,10 +1,13 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { Dialect } from '../dialects/types.ts';
+import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import type { Reserved } from '../query/reserved.ts';
-import { CHUNK, NARROW_LIMIT, NARROW_WIDTH, WIDE_WIDTH } from './layout.ts';
+import { CHUNK, NARROW_LIMIT, NARROW_WIDTH, offsetOf, WIDE_WIDTH } from './layout.ts';
 
 const TABLE = 'mrs_cursors';
+
+/** Table names in raw statements: Kysely's schema plugin only rewrites builder queries. */
+const qualified = (t: TenantDb, name: string) => (t.schema === undefined ? sql.table(name) : sql.id(t.schema, name));
 
 /** What binds a cursor: only the same collection, parent and user may use it. */
 export interface CursorBinding {
@@ -37,12 +40,12 @@ const orderSql = (order: Reserved['order']) => {
 };
 
 /**
- * Snapshots the ordered ids of the matching rows into chunk rows with one INSERT ... SELECT:
- * the ids never travel to the application. Returns the total and the chunks in [first, last].
+ * Snapshots the ordered ids of the matching rows with one statement: the ids are packed in one
+ * ordered pass (see layout.ts), then cut into CHUNK-id rows; they never travel to the
+ * application. Returns the total and the chunks in [first, last], for the first answer.
  */
 export async function insertSnapshot(
-  db: Kysely<any>,
-  dialect: Dialect,
+  t: TenantDb,
   args: {
     id: string;
     table: string;
@@ -55,57 +58,33 @@ export async function insertSnapshot(
     lastChunk: number;
   },
 ): Promise<{ total: number; width: number; chunks: Map<number, string> }> {
-  const width = sql<number>`case when (select max(${sql.ref('id')}) from ${sql.table(args.table)}) >= ${sql.lit(NARROW_LIMIT)} then ${sql.lit(WIDE_WIDTH)} else ${sql.lit(NARROW_WIDTH)} end`;
-  const ranked = db
-    .selectFrom(args.table)
-    .where(args.where)
-    .select([
-      dialect.paddedHex(sql.ref('id'), width).as('hex'),
-      sql<number>`row_number() over (order by ${orderSql(args.order)}) - 1`.as('rn'),
-      sql<number>`(row_number() over (order by ${orderSql(args.order)}) - 1) / ${sql.lit(CHUNK)}`.as('chunk'),
-      sql<number>`count(*) over ()`.as('total'),
-      width.as('width'),
-    ]);
+  const { db, dialect } = t;
+  const maxId = db.selectFrom(args.table).select((eb) => eb.fn.max('id').as('m'));
+  const narrow = sql`coalesce((${maxId}), 0) < ${sql.lit(NARROW_LIMIT)}`;
+  const source = db.selectFrom(args.table).where(args.where);
+  const packed = dialect.concatInOrder(source, sql`${sql.ref('id')} + (select w.base from w)`, orderSql(args.order));
+  const chunkBytes = sql`(w.width * ${sql.lit(CHUNK)})`;
   const b = args.binding;
-  const rows = await db
-    .insertInto(TABLE)
-    .columns(['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', 'ids'])
-    .expression(
-      db
-        .selectFrom(ranked.as('m'))
-        .select((eb) => [
-          sql.val(args.id).as('id'),
-          'chunk',
-          eb.fn.max('total').as('total'),
-          eb.fn.max('width').as('width'),
-          sql.val(b.collection).as('collection'),
-          sql.val(b.scope).as('scope'),
-          sql.val(b.owner).as('owner'),
-          sql.val(JSON.stringify(args.query)).as('query'),
-          // Parameters in a select list are text to PostgreSQL unless cast.
-          sql<number>`cast(${args.query.limit} as integer)`.as('page_size'),
-          sql<number>`cast(${args.expiresAt} as bigint)`.as('expires_at'),
-          dialect.concatOrdered(sql.ref('hex'), sql.ref('rn')).as('ids'),
-        ])
-        .groupBy('chunk'),
-    )
-    .returning([
-      'chunk',
-      'total',
-      'width',
-      sql<string | null>`case when chunk between ${args.firstChunk} and ${args.lastChunk} then ids end`.as('ids'),
-    ])
-    .execute();
-  if (rows.length === 0) {
-    await db
-      .insertInto(TABLE)
-      .values({ id: args.id, chunk: 0, total: 0, width: NARROW_WIDTH, ...b, query: JSON.stringify(args.query), page_size: args.query.limit, expires_at: args.expiresAt, ids: '' })
-      .execute();
-    return { total: 0, width: NARROW_WIDTH, chunks: new Map() };
-  }
+  const result = await sql<{ chunk: number; total: number; width: number; ids: string | null }>`with recursive
+    w (width, base) as (select
+      case when ${narrow} then ${sql.lit(NARROW_WIDTH)} else ${sql.lit(WIDE_WIDTH)} end,
+      case when ${narrow} then ${sql.lit(offsetOf(NARROW_WIDTH))} else ${sql.lit(offsetOf(WIDE_WIDTH))} end),
+    m (b) as materialized (select ${dialect.toBytes(packed)}),
+    parts (chunk, b) as (
+      select 0, ${dialect.sliceBytes(sql`m.b`, sql`1`, chunkBytes)} from m, w
+      union all
+      select parts.chunk + 1, ${dialect.sliceBytes(sql`m.b`, sql`(parts.chunk + 1) * ${chunkBytes} + 1`, chunkBytes)}
+      from parts, m, w where (parts.chunk + 1) * ${chunkBytes} < length(m.b))
+    insert into ${qualified(t, TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids)
+    select ${args.id}, parts.chunk, length(m.b) / w.width, w.width, ${b.collection}, ${b.scope}, ${b.owner},
+      ${JSON.stringify(args.query)}, cast(${args.query.limit} as integer), cast(${args.expiresAt} as bigint),
+      coalesce(${dialect.bytesToText(sql`parts.b`)}, '')
+    from parts, m, w
+    returning chunk, total, width, case when chunk between ${args.firstChunk} and ${args.lastChunk} then ids end as ids`.execute(db);
+  const rows = result.rows;
   const chunks = new Map<number, string>();
   for (const r of rows) if (r.ids !== null) chunks.set(Number(r.chunk), r.ids);
-  return { total: Number(rows[0]!.total), width: Number(rows[0]!.width), chunks };
+  return { total: Number(rows[0]?.total ?? 0), width: Number(rows[0]?.width ?? NARROW_WIDTH), chunks };
 }
 
 const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at'] as const;

@@ -36,8 +36,11 @@ export const postgresDialect: Dialect = {
   async lockForMigration(trx, key) {
     await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
   },
-  paddedHex: (value, width) => sql<string>`lpad(to_hex(${value}), ${width}::int, '0')`,
-  concatOrdered: (value, orderBy) => sql<string>`string_agg(${value}, '' order by ${orderBy})`,
+  concatInOrder: (source, value, orderBy) =>
+    sql<string>`(${source.select(sql<string>`coalesce(string_agg(cast(${value} as text), '' order by ${orderBy}), '')`.as('v'))})`,
+  toBytes: (text) => sql`convert_to(${text}, 'UTF8')`,
+  sliceBytes: (bytes, from, length) => sql`substring(${bytes} from ${from} for ${length})`,
+  bytesToText: (bytes) => sql<string>`convert_from(${bytes}, 'UTF8')`,
   unloggedTables: true,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
 };

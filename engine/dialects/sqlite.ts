@@ -47,9 +47,14 @@ export const sqliteDialect: Dialect = {
   ilike: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} like ${pattern} escape '\\'`,
   // A SQLite write transaction already excludes every other writer of the file.
   lockForMigration: async () => {},
-  paddedHex: (value, width) => sql<string>`printf('%0*x', ${width}, ${value})`,
-  // Aggregate ORDER BY needs SQLite 3.44 or later.
-  concatOrdered: (value, orderBy) => sql<string>`group_concat(${value}, '' order by ${orderBy})`,
+  // An aggregate reads an ordered sub-select in its order (SQLite never flattens it into the
+  // aggregate), and skips the sort when the scan already yields that order; an aggregate
+  // ORDER BY would always sort, doubling the cost of a default (id-ordered) snapshot.
+  concatInOrder: (source, value, orderBy) =>
+    sql<string>`(select coalesce(group_concat(v, ''), '') from (${source.select(sql`${value}`.as('v')).orderBy(orderBy as any)}) as s)`,
+  toBytes: (text) => sql`cast(${text} as blob)`,
+  sliceBytes: (bytes, from, length) => sql`substr(${bytes}, ${from}, ${length})`,
+  bytesToText: (bytes) => sql<string>`cast(${bytes} as text)`,
   unloggedTables: false,
   isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT'),
 };

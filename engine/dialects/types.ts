@@ -1,4 +1,4 @@
-import type { ColumnDataType, Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
+import type { ColumnDataType, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { FieldKind } from '../define.ts';
 
 /** A tenant's database: a Kysely instance, and on PostgreSQL the schema it is bound to. */
@@ -31,10 +31,16 @@ export interface Dialect {
   lockForMigration(trx: Kysely<any>, key: string): Promise<void>;
   /** Whether an error is a unique-constraint violation. */
   isUniqueViolation(e: unknown): boolean;
-  /** An integer as lower-case hex, zero-padded to `width` characters (cursor id packing). */
-  paddedHex(value: Expression<unknown>, width: Expression<unknown>): RawBuilder<string>;
-  /** String concatenation of `value` over a group, in the order of `orderBy`. */
-  concatOrdered(value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<string>;
+  /**
+   * The concatenation, as text, of `value` over the rows of `source` in the order `orderBy`
+   * (`''` when there are none): how a cursor packs its ids in one pass.
+   */
+  concatInOrder(source: SelectQueryBuilder<any, any, any>, value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<string>;
+  /** Text as bytes, so slicing by offset is not a scan from the start. */
+  toBytes(text: Expression<unknown>): RawBuilder<unknown>;
+  /** `length` bytes from 1-based `from`. */
+  sliceBytes(bytes: Expression<unknown>, from: Expression<unknown>, length: Expression<unknown>): RawBuilder<unknown>;
+  bytesToText(bytes: Expression<unknown>): RawBuilder<string>;
   /** Whether tables of throwaway data (cursors) may skip the write-ahead log. */
   readonly unloggedTables: boolean;
 }

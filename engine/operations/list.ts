@@ -18,7 +18,7 @@ const cursorCache = new WeakMap<TenantDb, Cursors>();
 
 function cursorsOf(ctx: OperationContext): Cursors {
   let c = cursorCache.get(ctx.tenant);
-  if (!c) cursorCache.set(ctx.tenant, (c = cursorsFor(ctx.tenant.db, ctx.tenant.dialect, ctx.cursors)));
+  if (!c) cursorCache.set(ctx.tenant, (c = cursorsFor(ctx.tenant, ctx.cursors)));
   return c;
 }
 

@@ -1,0 +1,61 @@
+/**
+ * Pagination costs (issue 4), measured against baselines of the same run:
+ * - cursor creation as a ratio to SELECT COUNT(*) of the same filter, at ~5,000 and 1,000,000 matches;
+ * - serving page 20,000 of a 1,000,000-record cursor as a ratio to page 2;
+ * on SQLite and, with TEST_DATABASE_URL, PostgreSQL. HTTP throughput is in http-list.bench.ts.
+ */
+import { cursorsFor } from '../engine/cursor/index.ts';
+import { list } from '../engine/operations/list.ts';
+import { parseQuery } from '../engine/query/parse.ts';
+import { resolveQuery } from '../engine/query/resolve.ts';
+import { compileWhere } from '../engine/sql/where.ts';
+import { fmt, medianMs, table } from './support/stats.ts';
+import { benchDatabases, seededTenant } from './support/tenant.ts';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+
+export async function run(): Promise<void> {
+  for (const kind of benchDatabases()) {
+    console.log(`\n${kind}: ${ROWS} work orders`);
+    const { tenant, registry, drop } = await seededTenant(kind, ROWS);
+    try {
+      const resource = registry.get('work_orders')!;
+      const settings = { ttlMs: 900_000, now: Date.now };
+      const cursors = cursorsFor(tenant, settings);
+      const ctx = { tenant, registry, cursors: settings };
+      const resolved = (qs: string) => resolveQuery(parseQuery(new URLSearchParams(qs)), resource);
+      const where = (q: ReturnType<typeof resolved>) => (eb: any) =>
+        compileWhere(eb, q.filters, tenant.dialect, { includeDeleted: q.deleted });
+      const rows: (string | number)[][] = [['search', 'matches', 'COUNT(*) ms', 'cursor creation ms', 'ratio', 'target']];
+      for (const [label, qs] of [
+        ['~5,000 matches', 'department_id=7&work_order_type_id:lte=5'],
+        ['all rows', ''],
+      ] as const) {
+        const q = resolved(qs);
+        const count = async () =>
+          Number((await tenant.db.selectFrom(resource.name).where(where(q)).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        const matches = await count();
+        const runs = matches > 100_000 ? 5 : 25;
+        const countMs = await medianMs(runs, count);
+        const createMs = await medianMs(runs, () => cursors.create({ table: resource.name, where: where(q), query: q, binding: { collection: resource.name, scope: '', owner: '' } }));
+        rows.push([label, matches, fmt(countMs), fmt(createMs), fmt(createMs / countMs), kind === 'sqlite' ? '<= 4' : '<= 3']);
+      }
+      console.log(table(rows));
+
+      const first = await list(ctx, resource, resolved('$limit=50'));
+      const lastPage = Math.ceil(first.total / 50);
+      const deep = Math.min(20_000, lastPage);
+      const page = (n: number) => () => list(ctx, resource, resolved(`$cursor=${first.cursor}&$page=${n}`));
+      const p2 = await medianMs(200, page(2));
+      const pDeep = await medianMs(200, page(deep));
+      console.log(
+        table([
+          ['cursor of', 'page 2 ms', `page ${deep} ms`, 'ratio', 'target'],
+          [first.total, fmt(p2, 3), fmt(pDeep, 3), fmt(pDeep / p2), '<= 1.2'],
+        ]),
+      );
+    } finally {
+      await drop();
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { createRegistry, type Registry } from '../../engine/registry.ts';
+import { migrateTenant } from '../../engine/schema/index.ts';
+import type { TenantDb } from '../../engine/dialects/types.ts';
+import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
+import { postgresDialect } from '../../engine/dialects/postgres.ts';
+import { loadResources } from '../../server/load-resources.ts';
+import { openSqlite } from '../../server/tenants/sqlite.ts';
+import { openPostgres } from '../../server/tenants/postgres.ts';
+import { seedWorkOrders } from '../../server/seed.ts';
+import { freshPostgresDatabase } from '../../test/support/pg.ts';
+
+export type BenchDb = 'sqlite' | 'postgres';
+
+export const benchDatabases = (): BenchDb[] => (process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite']);
+
+/** A fresh tenant database with `count` seeded work orders, analyzed; `drop()` removes it. */
+export async function seededTenant(kind: BenchDb, count: number): Promise<{ tenant: TenantDb; registry: Registry; drop: () => Promise<void> }> {
+  const registry = createRegistry(await loadResources());
+  let tenant: TenantDb;
+  let drop: () => Promise<void>;
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'mrs-bench-'));
+    tenant = { key: 'bench.main', db: openSqlite(join(dir, 'bench.main.sqlite')), dialect: sqliteDialect };
+    drop = async () => {
+      await tenant.db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    };
+  } else {
+    const fresh = await freshPostgresDatabase();
+    const { db } = openPostgres(fresh.url);
+    await db.schema.createSchema('bench.main').execute();
+    tenant = { key: 'bench.main', db: db.withSchema('bench.main'), dialect: postgresDialect, schema: 'bench.main' };
+    drop = async () => {
+      await db.destroy();
+      await fresh.drop();
+    };
+  }
+  await migrateTenant(tenant, registry);
+  const started = performance.now();
+  let shown = 0;
+  await seedWorkOrders(tenant, registry, count, (done) => {
+    if (done - shown >= count / 10 || done === count) {
+      shown = done;
+      process.stderr.write(`  seeding ${kind}: ${done}/${count}\r`);
+    }
+  });
+  process.stderr.write(`\n  seeded ${count} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  await sql`analyze`.execute(tenant.db);
+  return { tenant, registry, drop };
+}
