@@ -155,18 +155,18 @@ function defaultFits(f: FieldDef): boolean {
   }
 }
 
-/** A real calendar date in the form YYYY-MM-DD. */
+/** A real calendar date in the form YYYY-MM-DD, from year 1 (PostgreSQL has no year 0). */
 export function isDate(s: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s) || s.startsWith('0000')) return false;
   const d = new Date(`${s}T00:00:00Z`);
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }
 
-/** An RFC 3339 date-time with a zone. */
+/** An RFC 3339 date-time with a zone, whose UTC instant is from year 1 on. */
 export function isTimestamp(s: string): boolean {
   return (
     /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(s) &&
     isDate(s.slice(0, 10)) &&
-    !Number.isNaN(Date.parse(s))
+    new Date(s).getUTCFullYear() >= 1
   );
 }
