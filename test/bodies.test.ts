@@ -111,8 +111,9 @@ describeEachDatabase('request bodies', (h) => {
       const raw = JSON.stringify(WORK_ORDER).slice(0, -1) + `,${JSON.stringify(name)}: 1}`;
       expectProblem(await h().request('POST', wo, { raw, headers: JSON_HEADERS }), 422, [name]);
     }
+    expectProblem(await h().post(wo, { ...WORK_ORDER, colour: 1, size: 2, constructor: 3 }), 422, ['colour', 'size', 'constructor']);
     const made = await makeWorkOrder(h());
-    expectProblem(await h().patch(`${wo}/${made.id}`, { colour: 'red' }), 422, ['colour']);
+    expectProblem(await h().patch(`${wo}/${made.id}`, { colour: 'red', size: 2 }), 422, ['colour', 'size']);
     expectProblem(await h().put(`${wo}/${made.id}`, { ...WORK_ORDER, colour: 'red' }), 422, ['colour']);
   });
 

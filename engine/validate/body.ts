@@ -6,15 +6,18 @@ import { defaultOf, fieldSchema } from './field.ts';
 
 export type BodyMode = 'create' | 'replace' | 'patch';
 
+/** An object schema with its field names: unknown fields are found by `checkBody`. */
+export type BodySchema<T> = v.GenericSchema<unknown, T> & { readonly entries: v.ObjectEntries };
+
 /** Body schemas of one resource, derived once from its definition. */
 export interface BodySchemas<R extends ResourceDefinition = ResourceDefinition> {
-  create: v.GenericSchema<unknown, CreateBodyOf<R>>;
-  replace: v.GenericSchema<unknown, ReplaceBodyOf<R> & Record<string, unknown>>;
-  patch: v.GenericSchema<unknown, PatchBodyOf<R> & Record<string, unknown>>;
+  create: BodySchema<CreateBodyOf<R>>;
+  replace: BodySchema<ReplaceBodyOf<R> & Record<string, unknown>>;
+  patch: BodySchema<PatchBodyOf<R> & Record<string, unknown>>;
 }
 
-const objectMessage = (issue: v.BaseIssue<unknown>) =>
-  issue.expected === 'never' ? 'is not a field of this resource' : issue.expected === 'Object' ? 'the body must be a JSON object' : 'is required';
+const objectMessage = (issue: v.BaseIssue<unknown>) => (issue.expected === 'Object' ? 'the body must be a JSON object' : 'is required');
+const UNKNOWN_FIELD = 'is not a field of this resource';
 
 /**
  * POST: writable fields, required ones present, defaults filled; read-only fields refused.
@@ -33,7 +36,8 @@ export function bodySchemas<R extends ResourceDefinition>(resource: Resource): B
         return [name, f.required ? schema : v.optional(schema, () => defaultOf(f))];
       }),
     );
-  const build = (mode: BodyMode) => v.strictObject(entries(mode), objectMessage) as v.GenericSchema<unknown, any>;
+  // Not strictObject: it reports only the first unknown field, and every one must be named.
+  const build = (mode: BodyMode) => v.object(entries(mode), objectMessage) as BodySchema<any>;
   return { create: build('create'), replace: build('replace'), patch: build('patch') };
 }
 
@@ -47,10 +51,13 @@ export const isPlainObject = (x: unknown): x is Record<string, unknown> =>
  * caller can add its own problems and report them all at once. A body that is not a JSON object
  * has no fields to name: it is refused outright.
  */
-export function checkBody<T>(schema: v.GenericSchema<unknown, T>, body: unknown): Checked<T> {
+export function checkBody<T>(schema: BodySchema<T>, body: unknown): Checked<T> {
   if (!isPlainObject(body)) throw new EngineError('invalid-body', 'The body is not a valid record: the body must be a JSON object.');
+  const unknown: ProblemItem[] = Object.keys(body)
+    .filter((key) => !Object.hasOwn(schema.entries, key))
+    .map((field) => ({ field, message: UNKNOWN_FIELD }));
   const result = v.safeParse(schema, body, { abortEarly: false });
-  if (result.success) return { ok: true, value: result.output, problems: [] };
+  if (result.success) return unknown.length ? { ok: false, problems: unknown } : { ok: true, value: result.output, problems: [] };
   const problems: ProblemItem[] = [];
   const seen = new Set<string>();
   for (const issue of result.issues) {
@@ -60,11 +67,11 @@ export function checkBody<T>(schema: v.GenericSchema<unknown, T>, body: unknown)
     seen.add(field);
     problems.push({ field, message: issue.message });
   }
-  return { ok: false, problems };
+  return { ok: false, problems: [...problems, ...unknown] };
 }
 
 /** Parses a body against a schema, reporting every offending field at once. */
-export function parseBody<T>(schema: v.GenericSchema<unknown, T>, body: unknown): T {
+export function parseBody<T>(schema: BodySchema<T>, body: unknown): T {
   const checked = checkBody(schema, body);
   if (!checked.ok) throw new EngineError('invalid-body', 'The body is not a valid record: see errors.', checked.problems);
   return checked.value;

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import notes from '../../resources/notes.ts';
+import serviceRequests from '../../resources/service-requests.ts';
+import workOrders from '../../resources/work-orders.ts';
+import { createRegistry } from '../registry.ts';
+import { allowHeader, matchPath, ROUTES } from './route-table.ts';
+
+const registry = createRegistry([workOrders, notes, serviceRequests]);
+const seg = (path: string) => (path === '' ? [] : path.split('/'));
+
+describe('matchPath', () => {
+  const FOUND: [string, string, string, number | undefined, [string, number] | undefined][] = [
+    ['work_orders', 'collection', 'work_orders', undefined, undefined],
+    ['work_orders/12', 'record', 'work_orders', 12, undefined],
+    ['notes/3', 'record', 'notes', 3, undefined],
+    ['work_orders/12/notes', 'child', 'notes', undefined, ['work_orders', 12]],
+    ['service_requests/4/work_orders', 'child', 'work_orders', undefined, ['service_requests', 4]],
+    ['work_orders/9007199254740991', 'record', 'work_orders', 9007199254740991, undefined],
+  ];
+  for (const [path, kind, resource, id, parent] of FOUND) {
+    it(`${path} is a ${kind} of ${resource}`, () => {
+      const m = matchPath(registry, seg(path));
+      expect(m.found).toBe(true);
+      if (!m.found) return;
+      expect(m.kind).toBe(kind);
+      expect(m.resource.name).toBe(resource);
+      expect(m.id).toBe(id);
+      expect(m.parent && [m.parent.resource.name, m.parent.id]).toEqual(parent);
+    });
+  }
+
+  const NOT_FOUND = [
+    '', 'widgets', 'widgets/1', 'work_orders/', 'work_orders/abc', 'work_orders/0', 'work_orders/-1', 'work_orders/01',
+    'work_orders/1.0', 'work_orders/9007199254740993', 'work_orders/99999999999999999999', 'work_orders/1/widgets',
+    'work_orders/1/notes/2', 'work_orders/1/notes/', 'notes/1/work_orders', 'service_requests/1/notes', 'work_orders/1/service_requests',
+    'constructor', '__proto__/1', 'work_orders/1/constructor', 'work_orders/1/toString',
+  ];
+  for (const path of NOT_FOUND) {
+    it(`${JSON.stringify(path)} is not found`, () => expect(matchPath(registry, seg(path)).found).toBe(false));
+  }
+});
+
+describe('the route table', () => {
+  it('gives Allow from the same table the routes come from', () => {
+    expect(allowHeader('collection')).toBe('GET, POST');
+    expect(allowHeader('record')).toBe('GET, PUT, PATCH, DELETE');
+    expect(allowHeader('child')).toBe('GET, POST');
+    for (const kind of ['collection', 'record', 'child'] as const) expect(allowHeader(kind).split(', ')).toEqual(Object.keys(ROUTES[kind]));
+  });
+});
