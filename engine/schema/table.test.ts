@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { boolean, defineResource, integer, string } from '../define.ts';
+import { createRegistry } from '../registry.ts';
+import { tableSpec } from './table.ts';
+
+const things = defineResource({
+  name: 'things',
+  fields: {
+    name: string({ required: true, filterable: true }),
+    size: integer({ default: 3 }),
+    shiny: boolean({ default: false, filterable: true }),
+    note: string({ nullable: true }),
+    fallback: string({ nullable: true, default: null }),
+  },
+});
+
+describe('tableSpec', () => {
+  const spec = tableSpec(createRegistry([things]).get('things')!);
+
+  it('has a column per field; system columns NOT NULL, field columns nullable', () => {
+    expect(spec.columns.map((c) => [c.name, c.kind, c.notNull])).toEqual([
+      ['created', 'date', true],
+      ['updated', 'timestamp', true],
+      ['deleted', 'boolean', true],
+      ['name', 'string', false],
+      ['size', 'integer', false],
+      ['shiny', 'boolean', false],
+      ['note', 'string', false],
+      ['fallback', 'string', false],
+    ]);
+  });
+
+  it('gives fields with a default that default as the column default, so existing rows get it', () => {
+    const defaults = Object.fromEntries(spec.columns.filter((c) => c.default !== undefined).map((c) => [c.name, c.default]));
+    expect(defaults).toEqual({ deleted: false, size: 3, shiny: false });
+  });
+
+  it('has one index per filterable field but id', () => {
+    expect(spec.indexes).toEqual([
+      { name: 'things_created_idx', columns: ['created'] },
+      { name: 'things_name_idx', columns: ['name'] },
+      { name: 'things_shiny_idx', columns: ['shiny'] },
+    ]);
+  });
+});
