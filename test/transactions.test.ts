@@ -1,0 +1,64 @@
+import type { KyselyPlugin, QueryId } from 'kysely';
+import { expect, it } from 'vitest';
+import type { TenantDb } from '../engine/dialects/types.ts';
+import { create } from '../engine/operations/create.ts';
+import type { OperationContext } from '../engine/operations/context.ts';
+import { patch, replace } from '../engine/operations/update.ts';
+import { describeEachDatabase, M, type Harness } from './support/harness.ts';
+import { makeNote, makeWorkOrder, WORK_ORDER } from './support/fixtures.ts';
+
+/** Lets the first statement of a kind run, then fails the write as a crash between statements would. */
+function failAfter(kind: 'InsertQueryNode' | 'UpdateQueryNode'): KyselyPlugin {
+  const watched = new WeakSet<QueryId>();
+  return {
+    transformQuery(args) {
+      if (args.node.kind === kind) watched.add(args.queryId);
+      return args.node;
+    },
+    async transformResult(args) {
+      if (watched.has(args.queryId)) throw new Error(`${kind} ran, then the write failed`);
+      return args.result;
+    },
+  };
+}
+
+async function failingContext(h: Harness, kind: 'InsertQueryNode' | 'UpdateQueryNode'): Promise<OperationContext> {
+  const tenant = (await h.service.tenants.get('demo.main')) as TenantDb;
+  return { tenant: { ...tenant, db: tenant.db.withPlugin(failAfter(kind)) }, registry: h.service.engine.registry };
+}
+
+describeEachDatabase('each write is one transaction', (h) => {
+  it('a create that fails after its insert leaves no row', async () => {
+    const before = (await h().get(`${M}/work_orders?$deleted=true`)).headers.get('x-total');
+    const ctx = await failingContext(h(), 'InsertQueryNode');
+    await expect(create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5150 })).rejects.toThrow(/the write failed/);
+    expect((await h().get(`${M}/work_orders?department_id=5150&$deleted=true`)).body).toEqual([]);
+    expect((await h().get(`${M}/work_orders?$deleted=true`)).headers.get('x-total')).toBe(before);
+  });
+
+  it('a child create that fails after its insert leaves no row', async () => {
+    const wo = await makeWorkOrder(h());
+    const ctx = await failingContext(h(), 'InsertQueryNode');
+    const parent = { resource: ctx.registry.get('work_orders')!, id: wo.id, field: 'work_order_id' };
+    await expect(create(ctx, ctx.registry.get('notes')!, { note: 'lost' }, parent)).rejects.toThrow(/the write failed/);
+    expect((await h().get(`${M}/work_orders/${wo.id}/notes`)).body).toEqual([]);
+  });
+
+  it('a PATCH or PUT that fails after its update leaves the record as it was', async () => {
+    const wo = await makeWorkOrder(h(), { priority: 1, description: 'before' });
+    const note = await makeNote(h(), wo.id, 'before');
+    const ctx = await failingContext(h(), 'UpdateQueryNode');
+    await expect(patch(ctx, ctx.registry.get('work_orders')!, wo.id, { priority: 9 })).rejects.toThrow(/the write failed/);
+    await expect(replace(ctx, ctx.registry.get('notes')!, note.id, { work_order_id: wo.id, note: 'after' })).rejects.toThrow(/the write failed/);
+    expect((await h().get(`${M}/work_orders/${wo.id}`)).body).toEqual(wo);
+    expect((await h().get(`${M}/notes/${note.id}`)).body).toEqual(note);
+  });
+
+  it('a create refused for a dead parent link leaves no row', async () => {
+    const before = (await h().get(`${M}/notes?$deleted=true`)).headers.get('x-total');
+    const r = await h().post(`${M}/notes`, { note: 'orphan', work_order_id: 987654 });
+    expect(r.status, r.text).toBe(422);
+    expect((await h().get(`${M}/notes?note=orphan&$deleted=true`)).body).toEqual([]);
+    expect((await h().get(`${M}/notes?$deleted=true`)).headers.get('x-total')).toBe(before);
+  });
+});
