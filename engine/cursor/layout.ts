@@ -4,7 +4,8 @@
  * have); CHUNK ids per row. Pure.
  */
 
-export const CHUNK = 2048;
+/** Ids per chunk row: small enough that a row stays in one page (no overflow, no TOAST compression). */
+export const CHUNK = 192;
 
 /** 10 digits while every id is below 9e9, else 16 (any id below 9e15). */
 export const NARROW_WIDTH = 10;

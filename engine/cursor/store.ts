@@ -63,23 +63,23 @@ export async function insertSnapshot(
   const narrow = sql`coalesce((${maxId}), 0) < ${sql.lit(NARROW_LIMIT)}`;
   const source = db.selectFrom(args.table).where(args.where);
   const packed = dialect.concatInOrder(source, sql`${sql.ref('id')} + (select w.base from w)`, orderSql(args.order));
-  const chunkBytes = sql`(w.width * ${sql.lit(CHUNK)})`;
   const b = args.binding;
+  // Each (select ... from m) is evaluated once per statement: slicing reads the packed value in
+  // place, so cutting N ids into chunks costs O(N), not O(N * chunks).
+  const bytes = sql`(select m.b from m)`;
+  const width = sql`(select w.width from w)`;
+  const chunkBytes = sql`(${width} * ${sql.lit(CHUNK)})`;
   const result = await sql<{ chunk: number; total: number; width: number; ids: string | null }>`with recursive
     w (width, base) as (select
       case when ${narrow} then ${sql.lit(NARROW_WIDTH)} else ${sql.lit(WIDE_WIDTH)} end,
       case when ${narrow} then ${sql.lit(offsetOf(NARROW_WIDTH))} else ${sql.lit(offsetOf(WIDE_WIDTH))} end),
     m (b) as materialized (select ${dialect.toBytes(packed)}),
-    parts (chunk, b) as (
-      select 0, ${dialect.sliceBytes(sql`m.b`, sql`1`, chunkBytes)} from m, w
-      union all
-      select parts.chunk + 1, ${dialect.sliceBytes(sql`m.b`, sql`(parts.chunk + 1) * ${chunkBytes} + 1`, chunkBytes)}
-      from parts, m, w where (parts.chunk + 1) * ${chunkBytes} < length(m.b))
+    n (chunk) as (select 0 union all select chunk + 1 from n where (chunk + 1) * ${chunkBytes} < length(${bytes}))
     insert into ${qualified(t, TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids)
-    select ${args.id}, parts.chunk, length(m.b) / w.width, w.width, ${b.collection}, ${b.scope}, ${b.owner},
+    select ${args.id}, n.chunk, length(${bytes}) / ${width}, ${width}, ${b.collection}, ${b.scope}, ${b.owner},
       ${JSON.stringify(args.query)}, cast(${args.query.limit} as integer), cast(${args.expiresAt} as bigint),
-      coalesce(${dialect.bytesToText(sql`parts.b`)}, '')
-    from parts, m, w
+      coalesce(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
+    from n
     returning chunk, total, width, case when chunk between ${args.firstChunk} and ${args.lastChunk} then ids end as ids`.execute(db);
   const rows = result.rows;
   const chunks = new Map<number, string>();
