@@ -24,7 +24,11 @@ function failAfter(kind: 'InsertQueryNode' | 'UpdateQueryNode'): KyselyPlugin {
 
 async function failingContext(h: Harness, kind: 'InsertQueryNode' | 'UpdateQueryNode'): Promise<OperationContext> {
   const tenant = (await h.service.tenants.get('demo.main')) as TenantDb;
-  return { tenant: { ...tenant, db: tenant.db.withPlugin(failAfter(kind)) }, registry: h.service.engine.registry };
+  return {
+    tenant: { ...tenant, db: tenant.db.withPlugin(failAfter(kind)) },
+    registry: h.service.engine.registry,
+    cursors: { ttlMs: 60_000, now: Date.now }, // writes never touch cursors
+  };
 }
 
 describeEachDatabase('each write is one transaction', (h) => {
