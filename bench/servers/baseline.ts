@@ -1,0 +1,27 @@
+/**
+ * Baselines for HTTP benchmarks, run as their own process:
+ *   bare:  a Hono route answering a fixed 10-record JSON array;
+ *   floor: the same route doing a prepared SELECT of 10 rows plus a COUNT with better-sqlite3
+ *          (the "database floor") for the search given in BASELINE_WHERE.
+ * Usage: node --import tsx bench/servers/baseline.ts <port> <sqlite-file>
+ */
+import { serve } from '@hono/node-server';
+import Database from 'better-sqlite3';
+import { Hono } from 'hono';
+
+const port = Number(process.argv[2]);
+const file = process.argv[3]!;
+const where = process.env.BASELINE_WHERE ?? 'department_id = 7 and work_order_type_group_id = 2 and deleted = 0';
+const db = new Database(file, { readonly: true });
+const page = db.prepare(`select * from work_orders where ${where} order by id limit 10`);
+const count = db.prepare(`select count(*) as n from work_orders where ${where}`);
+const fixed = page.all();
+
+const app = new Hono();
+app.get('/bare', (c) => c.json(fixed));
+app.get('/floor', (c) => {
+  const rows = page.all();
+  const total = (count.get() as { n: number }).n;
+  return c.json(rows, 200, { 'x-total': String(total) });
+});
+serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => console.log('ready'));

@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Starts a server process (pinned to CPU 0 when taskset exists) and waits until it answers. */
+export async function startProcess(args: string[], env: Record<string, string>, probeUrl: string): Promise<ChildProcess> {
+  const pinned = process.platform === 'linux' ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
+  const child = spawn(pinned[0]!, [...pinned.slice(1), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
+    try {
+      await fetch(probeUrl);
+      return child;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  child.kill();
+  throw new Error(`server did not answer at ${probeUrl}: ${stderr}`);
+}
+
+/** Runs a command to completion and returns its stdout. */
+export async function runCommand(args: string[], env: Record<string, string>): Promise<string> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (err += d));
+  const code = await new Promise<number>((r) => child.on('close', (c) => r(c ?? 1)));
+  if (code !== 0) throw new Error(`${args.join(' ')} exited ${code}: ${err}`);
+  return out;
+}
+
+/** Resident set size of a process, in MiB (Linux). */
+export async function rssMiB(pid: number): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
