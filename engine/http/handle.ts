@@ -40,8 +40,10 @@ const json = (body: unknown, status = 200, headers: Record<string, string> = {})
  */
 async function failAfterExists(call: Call, error: EngineError | undefined, target: 'record' | 'parent'): Promise<void> {
   if (!error) return;
-  if (target === 'parent' && call.parent) await requireParent(call.ctx, call.parent.resource, call.parent.id);
-  if (target === 'record') await read(call.ctx, call.resource, call.id);
+  // On GET, `$deleted=true` makes a deleted record or parent exist for this purpose too.
+  const includeDeleted = call.req.method === 'GET' && call.url.searchParams.get('$deleted') === 'true';
+  if (target === 'parent' && call.parent) await requireParent(call.ctx, call.parent.resource, call.parent.id, includeDeleted);
+  if (target === 'record') await read(call.ctx, call.resource, call.id, { includeDeleted });
   throw error;
 }
 
