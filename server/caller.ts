@@ -1,17 +1,15 @@
-import { EngineError } from '../engine/errors.ts';
-import { allowAll, type ResolveCaller } from '../engine/http/caller.ts';
-import type { TenantStore } from './tenants/types.ts';
-
-export const DEMO_TENANT = 'demo.main';
+import type { ResolveCaller } from '../engine/http/caller.ts';
+import type { AuthenticatedCaller } from './auth/index.ts';
 
 /**
- * Until authentication lands every request runs on one tenant. This is the one place the
- * request's tenant and user are resolved: authentication replaces this function.
+ * The caller of every /maintenance request, in SPEC section 1's order: the token check first
+ * (401 whatever the path), then the per-key rate limit (429, SPEC section 7, a later issue:
+ * it slots in where marked, counting against `caller.keyId`).
  */
-export function fixedTenantCaller(tenants: TenantStore, clientDb = DEMO_TENANT): ResolveCaller {
-  return async () => {
-    const tenant = await tenants.get(clientDb);
-    if (!tenant) throw new EngineError('unavailable', `Tenant ${clientDb} does not exist; run mrs tenant create ${clientDb}.`);
-    return { tenant, user: undefined, can: allowAll() };
+export function serviceCaller(authenticateToken: (req: Request) => Promise<AuthenticatedCaller>): ResolveCaller {
+  return async function resolveCaller(req) {
+    const caller = await authenticateToken(req);
+    // Rate limit here: throw the 429 (with Retry-After) before anything else runs.
+    return caller;
   };
 }

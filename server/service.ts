@@ -2,7 +2,8 @@ import { createEngine, type Engine } from '../engine/create-engine.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
-import { DEMO_TENANT, fixedTenantCaller } from './caller.ts';
+import { createAuth, type Auth } from './auth/index.ts';
+import { serviceCaller } from './caller.ts';
 import type { Config } from './config.ts';
 import { loadResources } from './load-resources.ts';
 import { openTenants, type TenantStore } from './tenants/index.ts';
@@ -11,6 +12,7 @@ export interface Service {
   readonly config: Config;
   readonly engine: Engine;
   readonly tenants: TenantStore;
+  readonly auth: Auth;
   readonly app: Hono;
   close(): Promise<void>;
 }
@@ -18,8 +20,10 @@ export interface Service {
 export interface ServiceOptions {
   /** Definitions to serve; default: every file in resources/. */
   resources?: readonly ResourceDefinition[];
-  /** The clock in epoch milliseconds (tests move it to expire cursors). */
+  /** The clock in epoch milliseconds (tests move it to expire cursors and cached key states). */
   now?: () => number;
+  /** How long a process trusts what it read about an API key (default 2000; revocation takes at most this long). */
+  keyStateTtlMs?: number;
   /** Where unexpected errors go (default: stderr). */
   onUnexpectedError?: (e: unknown) => void;
 }
@@ -28,22 +32,18 @@ export interface ServiceOptions {
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const resources = options.resources ?? (await loadResources());
   const onUnexpectedError = options.onUnexpectedError ?? ((e: unknown) => console.error(e));
-  let tenants: TenantStore | undefined;
+  let auth: Auth | undefined;
   const engine = createEngine({
     resources,
-    resolveCaller: (req) => fixedTenantCaller(tenants!)(req),
+    resolveCaller: serviceCaller((req) => auth!.resolve(req)),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
     ...(options.now ? { now: options.now } : {}),
   });
-  tenants = openTenants(config, (t) => engine.migrate(t));
-  const app = createApp({ engine, tenants, onUnexpectedError });
-  return { config, engine, tenants, app, close: () => tenants.close() };
+  const tenants = openTenants(config, (t) => engine.migrate(t));
+  auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs });
+  const app = createApp({ engine, tenants, auth, onUnexpectedError });
+  return { config, engine, tenants, auth, app, close: () => tenants.close() };
 }
 
-/** Creates the demo tenant when absent, as `npm start` promises. */
-export async function ensureDemoTenant(tenants: TenantStore): Promise<boolean> {
-  if (await tenants.get(DEMO_TENANT)) return false;
-  await tenants.create(DEMO_TENANT);
-  return true;
-}
+export { DEMO_ADMIN, DEMO_TENANT, ensureDemoTenant } from './demo.ts';

@@ -50,7 +50,7 @@ describeEachDatabase('request bodies', (h) => {
     const send = async (text: string) => {
       const res = await h().service.app.request(wo, {
         method: 'POST',
-        headers: JSON_HEADERS,
+        headers: { ...JSON_HEADERS, ...h().authHeaders() },
         body: streamOf(text),
         duplex: 'half',
       } as RequestInit);

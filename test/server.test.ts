@@ -63,7 +63,7 @@ describeEachDatabase(
         expect(l.port).toBeGreaterThan(0);
         const res = await fetch(`http://127.0.0.1:${l.port}${M}/work_orders`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...h().authHeaders() },
           body: JSON.stringify(WORK_ORDER),
         });
         expect(res.status).toBe(201);

@@ -6,6 +6,9 @@ export class UsageError extends Error {}
 /** A refused action (e.g. creating what exists): printed as one line, exit 1. */
 export class CommandError extends Error {}
 
+/** Parsed options: strings, flags, or lists for `multiple` options. */
+export type Values = Record<string, string | boolean | string[] | undefined>;
+
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   argv: string[],
   options: O,
@@ -17,7 +20,7 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(
   } catch (e) {
     throw new UsageError((e as Error).message.split('\n')[0]!);
   }
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+  const values = parsed.values as Values;
   if (values.help) return { help: true, values, positionals: parsed.positionals };
   if (parsed.positionals.length !== positionals.length)
     throw new UsageError(`expected ${positionals.length ? positionals.map((p) => `<${p}>`).join(' ') : 'no arguments'}`);

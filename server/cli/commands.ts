@@ -1,58 +1,22 @@
 import { loadConfig } from '../config.ts';
 import { listen } from '../node-server.ts';
 import { seedWorkOrders } from '../seed.ts';
-import { createService, ensureDemoTenant, type Service } from '../service.ts';
-import { checkClientDb, TenantExistsError } from '../tenants/index.ts';
-import { CommandError, parse, UsageError } from './args.ts';
+import { createService, DEMO_ADMIN, DEMO_TENANT, ensureDemoTenant } from '../service.ts';
+import { TenantExistsError } from '../tenants/index.ts';
+import { ACCOUNT_COMMANDS } from './account-commands.ts';
+import { CommandError, UsageError } from './args.ts';
+import { clientDbArg, command, withService, type Command } from './command.ts';
 import { progressBar } from './progress.ts';
 
-export interface Command {
-  readonly usage: string;
-  readonly summary: string;
-  run(argv: string[]): Promise<void>;
-}
-
-const clientDbArg = (v: string | undefined) => {
-  try {
-    return checkClientDb(v);
-  } catch {
-    throw new UsageError(`client_db must be <client>.<schema>, each part 1 to 63 of a-z, 0-9, _ (got "${v}")`);
-  }
-};
-
-async function withService<T>(fn: (s: Service) => Promise<T>): Promise<T> {
-  const service = await createService(loadConfig());
-  try {
-    return await fn(service);
-  } finally {
-    await service.close();
-  }
-}
-
-/** Runs a command body after parsing, or prints its help. */
-const command = (
-  usage: string,
-  summary: string,
-  options: Parameters<typeof parse>[1],
-  positionals: string[],
-  body: (values: Record<string, string | boolean | undefined>, args: string[]) => Promise<void>,
-): Command => ({
-  usage,
-  summary,
-  async run(argv) {
-    const p = parse(argv, options, positionals);
-    if (p.help) {
-      process.stdout.write(`usage: mrs ${usage}\n\n${summary}\n`);
-      return;
-    }
-    await body(p.values, p.positionals);
-  },
-});
+export type { Command } from './command.ts';
 
 export const COMMANDS: Record<string, Command> = {
-  serve: command('serve', 'Serve the API (HOST, PORT, DATABASE_URL, ... from the environment); creates demo.main when absent.', {}, [], async () => {
+  serve: command('serve', 'Serve the API (HOST, PORT, DATABASE_URL, ... from the environment); creates tenant demo.main with user admin when absent.', {}, [], async () => {
     const service = await createService(loadConfig());
-    if (await ensureDemoTenant(service.tenants)) console.error('created tenant demo.main');
+    const demo = await ensureDemoTenant(service.tenants);
+    if (demo.createdTenant) console.error(`created tenant ${DEMO_TENANT}`);
+    if (demo.createdAdmin)
+      console.error(`created user ${DEMO_ADMIN} (role admin) in ${DEMO_TENANT}; make an API key: npx mrs key create ${DEMO_TENANT} ${DEMO_ADMIN}`);
     for (const t of await service.tenants.list()) await service.tenants.get(t); // migrate every tenant at start
     const l = await listen(service);
     const scheme = 'http';
@@ -108,4 +72,5 @@ export const COMMANDS: Record<string, Command> = {
       });
     },
   ),
+  ...ACCOUNT_COMMANDS,
 };

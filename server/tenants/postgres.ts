@@ -25,6 +25,14 @@ export function openPostgres(url: string, max = 10): { pool: pg.Pool; db: Kysely
   return { pool, db: new Kysely<any>({ dialect: new PostgresDialect({ pool }) }) };
 }
 
+const SERVER_SCHEMA = 'mrs_server';
+
+/** `if not exists` can still fail when two processes create the same object at once; the loser finds it made. */
+const ignoreRace = (e: unknown) => {
+  const code = (e as { code?: unknown }).code;
+  if (code !== '23505' && code !== '42P06' && code !== '42P07') throw e;
+};
+
 /** The schema that holds a tenant: the name itself when it fits PostgreSQL's 63 bytes. */
 export function schemaOf(clientDb: string): string {
   return clientDb.length <= 63 ? clientDb : 'mrs_' + createHash('sha256').update(clientDb).digest('hex').slice(0, 40);
@@ -62,6 +70,22 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
       const rows = await sql<{ schema_name: string }>`select table_schema as schema_name from information_schema.tables
         where table_name = 'mrs_meta' order by 1`.execute(db);
       return rows.rows.map((r) => r.schema_name);
+    },
+    /** Rows of `mrs_server.settings`: a schema no tenant can have (tenant schemas hold a dot or are `mrs_` + 40 hex). */
+    async serverValue(name, make) {
+      await db.schema.createSchema(SERVER_SCHEMA).ifNotExists().execute().catch(ignoreRace);
+      await db.schema
+        .withSchema(SERVER_SCHEMA)
+        .createTable('settings')
+        .ifNotExists()
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute()
+        .catch(ignoreRace);
+      const settings = db.withSchema(SERVER_SCHEMA);
+      await settings.insertInto('settings').values({ key: name, value: make() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+      const row = await settings.selectFrom('settings').select('value').where('key', '=', name).executeTakeFirstOrThrow();
+      return row.value as string;
     },
     ping: async () => void (await sql`select 1`.execute(db)),
     async close() {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
@@ -45,6 +45,16 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
       readdirSync(dataDir)
         .filter((f) => f.endsWith(SUFFIX))
         .map((f) => f.slice(0, -SUFFIX.length)),
+    /** `DATA_DIR/<name>`, readable by the owner only; `wx` makes the first writer win when processes race. */
+    async serverValue(name, make) {
+      const file = join(dataDir, name);
+      try {
+        writeFileSync(file, make(), { flag: 'wx', mode: 0o600 });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+      return readFileSync(file, 'utf8').trim();
+    },
     /** Ready while the data directory can be used and every open tenant file answers a query. */
     async ping() {
       accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);

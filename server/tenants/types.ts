@@ -9,6 +9,11 @@ export interface TenantStore {
   create(clientDb: string): Promise<TenantDb>;
   /** Every tenant that exists. */
   list(): Promise<string[]>;
+  /**
+   * A server-wide value (not a tenant's), created by `make` the first time and then shared by
+   * every process on the same data: a file in the data directory, or a row in PostgreSQL.
+   */
+  serverValue(name: string, make: () => string): Promise<string>;
   /** Whether the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { ResourceDefinition } from '../../engine/define.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
 import { createService, ensureDemoTenant, type Service } from '../../server/service.ts';
+import { login, type Login } from './auth.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from './pg.ts';
 
 export const BASE = '/v4_server/external/v1';
@@ -20,15 +21,34 @@ export interface Reply {
   text: string;
 }
 
+export interface HarnessRequest {
+  body?: unknown;
+  raw?: string | Uint8Array;
+  headers?: Record<string, string>;
+  /**
+   * The bearer token to send: default the harness's token (user admin of demo.main); a string
+   * sends that one; null sends none. An `authorization` entry in `headers` wins over both.
+   */
+  token?: string | null;
+}
+
 export interface Harness {
   readonly db: DatabaseName;
   readonly service: Service;
-  request(method: string, path: string, init?: { body?: unknown; raw?: string | Uint8Array; headers?: Record<string, string> }): Promise<Reply>;
+  /** The token sent by default (admin of demo.main, unless made by `as`); null sends none. */
+  readonly token: string | null;
+  request(method: string, path: string, init?: HarnessRequest): Promise<Reply>;
   get(path: string, headers?: Record<string, string>): Promise<Reply>;
   post(path: string, body: unknown): Promise<Reply>;
   patch(path: string, body: unknown): Promise<Reply>;
   put(path: string, body: unknown): Promise<Reply>;
   del(path: string): Promise<Reply>;
+  /** The same harness sending another token by default (null: none). */
+  as(token: string | null): Harness;
+  /** A user in a tenant (both made when absent, the user with `roles`, default admin), a fresh key, and its token. */
+  login(options?: { clientDb?: string; username?: string; roles?: readonly string[] }): Promise<Login>;
+  /** `Authorization: Bearer <token>` as a header object, for requests made without the harness. */
+  authHeaders(token?: string): Record<string, string>;
 }
 
 export interface StartOptions {
@@ -38,6 +58,8 @@ export interface StartOptions {
   now?: () => number;
   /** Reuse a data directory or database (to restart the service on the same data). */
   reuse?: { dataDir?: string; databaseUrl?: string };
+  /** How long the service trusts what it read about an API key (default 2000 ms). */
+  keyStateTtlMs?: number;
 }
 
 /** A service on a fresh SQLite directory or PostgreSQL database, spoken to through app.request(). */
@@ -56,9 +78,15 @@ export async function startHarness(db: DatabaseName, options: StartOptions = {})
     cleanup = fresh.drop;
   }
   const config: Config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...options.env });
-  const service = await createService(config, { resources: options.resources, now: options.now, onUnexpectedError: () => {} });
+  const service = await createService(config, {
+    resources: options.resources,
+    now: options.now,
+    keyStateTtlMs: options.keyStateTtlMs,
+    onUnexpectedError: () => {},
+  });
   await ensureDemoTenant(service.tenants);
-  const harness = makeHarness(db, service);
+  const { token } = await login(service);
+  const harness = makeHarness(db, service, token);
   return {
     harness,
     dataDir,
@@ -71,9 +99,11 @@ export async function startHarness(db: DatabaseName, options: StartOptions = {})
   };
 }
 
-export function makeHarness(db: DatabaseName, service: Service): Harness {
+export function makeHarness(db: DatabaseName, service: Service, token: string | null = null): Harness {
   const request: Harness['request'] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
+    const bearer = init.token === undefined ? token : init.token;
+    if (bearer !== null && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) headers.authorization = `Bearer ${bearer}`;
     let body: string | Uint8Array | undefined = init.raw;
     if (init.body !== undefined) {
       body = JSON.stringify(init.body);
@@ -92,12 +122,16 @@ export function makeHarness(db: DatabaseName, service: Service): Harness {
   return {
     db,
     service,
+    token,
     request,
     get: (path, headers) => request('GET', path, { headers }),
     post: (path, body) => request('POST', path, { body }),
     patch: (path, body) => request('PATCH', path, { body }),
     put: (path, body) => request('PUT', path, { body }),
     del: (path) => request('DELETE', path),
+    as: (other) => makeHarness(db, service, other),
+    login: (options) => login(service, options),
+    authHeaders: (t = token ?? '') => ({ authorization: `Bearer ${t}` }),
   };
 }
 

@@ -1,0 +1,72 @@
+import type { TenantDb } from '../../engine/dialects/types.ts';
+import { AccountError } from './errors.ts';
+import { BUILT_IN_ROLES, isBuiltInRole, type Grant } from './permissions.ts';
+
+/** Users and roles of one tenant. Names are checked by the caller (names.ts). */
+
+const stamp = () => new Date().toISOString();
+
+export async function userExists(t: TenantDb, username: string): Promise<boolean> {
+  return (await t.db.selectFrom('mrs_users').select('username').where('username', '=', username).executeTakeFirst()) !== undefined;
+}
+
+async function roleExists(t: TenantDb, role: string): Promise<boolean> {
+  if (isBuiltInRole(role)) return true;
+  return (await t.db.selectFrom('mrs_roles').select('name').where('name', '=', role).executeTakeFirst()) !== undefined;
+}
+
+export async function createUser(t: TenantDb, username: string, roles: readonly string[]): Promise<void> {
+  for (const role of roles) if (!(await roleExists(t, role))) throw new AccountError('missing', `role ${role} does not exist in ${t.key}`);
+  await t.db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('mrs_users')
+      .values({ username, created: stamp() })
+      .onConflict((oc) => oc.column('username').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new AccountError('exists', `user ${username} already exists in ${t.key}`);
+    const unique = [...new Set(roles)];
+    if (unique.length) await trx.insertInto('mrs_user_roles').values(unique.map((role) => ({ username, role }))).execute();
+  });
+}
+
+export interface UserRow {
+  readonly username: string;
+  readonly created: string;
+  readonly roles: string[];
+}
+
+export async function listUsers(t: TenantDb): Promise<UserRow[]> {
+  const users = await t.db.selectFrom('mrs_users').select(['username', 'created']).orderBy('username').execute();
+  const links = await t.db.selectFrom('mrs_user_roles').select(['username', 'role']).orderBy('role').execute();
+  return users.map((u) => ({
+    username: u.username,
+    created: u.created,
+    roles: links.filter((l) => l.username === u.username).map((l) => l.role as string),
+  }));
+}
+
+export async function createRole(t: TenantDb, role: string, grants: readonly Grant[]): Promise<void> {
+  if (isBuiltInRole(role)) throw new AccountError('exists', `role ${role} already exists (built in)`);
+  await t.db.transaction().execute(async (trx) => {
+    const inserted = await trx
+      .insertInto('mrs_roles')
+      .values({ name: role, created: stamp() })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new AccountError('exists', `role ${role} already exists in ${t.key}`);
+    const unique = [...new Map(grants.map((g) => [`${g.collection}:${g.action}`, g])).values()];
+    if (unique.length) await trx.insertInto('mrs_role_grants').values(unique.map((g) => ({ role, ...g }))).execute();
+  });
+}
+
+/** Every grant a user holds through its roles (built-in and custom). */
+export async function grantsOf(t: TenantDb, username: string): Promise<Grant[]> {
+  const roles = (await t.db.selectFrom('mrs_user_roles').select('role').where('username', '=', username).execute()).map((r) => r.role as string);
+  const grants: Grant[] = roles.flatMap((r) => BUILT_IN_ROLES[r] ?? []);
+  const custom = roles.filter((r) => !isBuiltInRole(r));
+  if (custom.length) {
+    const rows = await t.db.selectFrom('mrs_role_grants').select(['collection', 'action']).where('role', 'in', custom).execute();
+    grants.push(...(rows as Grant[]));
+  }
+  return grants;
+}

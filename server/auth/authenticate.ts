@@ -1,0 +1,53 @@
+import type { ProblemItem } from '../../engine/errors.ts';
+import { EngineError } from '../../engine/errors.ts';
+import { CLIENT_DB } from '../tenants/client-db.ts';
+import type { TenantStore } from '../tenants/types.ts';
+import { userExists } from './accounts.ts';
+import { findKey, touchKey } from './api-keys.ts';
+import { hashKey, keyIdOf, keyMatches } from './keys.ts';
+import type { Tokens } from './tokens.ts';
+
+export interface Credentials {
+  readonly api_key: string;
+  readonly client_db: string;
+  readonly username: string;
+}
+
+export interface TokenAnswer {
+  readonly access_token: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+}
+
+/** The body of POST /authenticate, or a 400 naming every field that is missing or malformed. */
+export function parseCredentials(body: unknown): Credentials {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new EngineError('invalid-request', 'The body must be a JSON object with api_key, client_db and username.');
+  const b = body as Record<string, unknown>;
+  const errors: ProblemItem[] = [];
+  for (const field of ['api_key', 'client_db', 'username'] as const)
+    if (typeof b[field] !== 'string' || b[field] === '') errors.push({ field, message: 'must be a non-empty string' });
+  if (typeof b.client_db === 'string' && b.client_db !== '' && !CLIENT_DB.test(b.client_db))
+    errors.push({ field: 'client_db', message: 'must be <client>.<schema>, each part 1 to 63 of a-z, 0-9, _' });
+  if (errors.length) throw new EngineError('invalid-request', 'The body must hold api_key, client_db and username as strings.', errors);
+  return b as unknown as Credentials;
+}
+
+/** One answer for every wrong tenant, user, key or revoked key, so a failure tells nothing. */
+const refused = () => new EngineError('unauthorized', 'The api_key, client_db and username do not match a live API key.');
+
+/** Compared against when there is no key row, so a missing key costs a hash comparison too. */
+const NO_HASH = hashKey('mrs_none_none');
+
+/** Checks the credentials and issues a token for the key. */
+export async function authenticate(deps: { tenants: TenantStore; tokens: Tokens }, c: Credentials): Promise<TokenAnswer> {
+  const keyId = keyIdOf(c.api_key);
+  const tenant = await deps.tenants.get(c.client_db);
+  const row = tenant && keyId ? await findKey(tenant, keyId) : undefined;
+  const matches = keyMatches(c.api_key, row?.hash ?? NO_HASH);
+  if (!tenant || !keyId || !row || !matches || row.revoked !== null || row.username !== c.username) throw refused();
+  if (!(await userExists(tenant, c.username))) throw refused();
+  const access_token = await deps.tokens.sign({ sub: c.username, client_db: c.client_db, key_id: keyId });
+  await touchKey(tenant, keyId);
+  return { access_token, token_type: 'Bearer', expires_in: deps.tokens.ttlS };
+}

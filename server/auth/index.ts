@@ -1,0 +1,41 @@
+import type { Hono } from 'hono';
+import type { Config } from '../config.ts';
+import type { TenantStore } from '../tenants/types.ts';
+import { keyStateCache, type KeyStateCache } from './key-state.ts';
+import { tokenResolver, type AuthenticatedCaller } from './resolver.ts';
+import { authenticateRoute } from './route.ts';
+import { signingSecret } from './secret.ts';
+import { createTokens, type Tokens } from './tokens.ts';
+
+export type { AuthenticatedCaller } from './resolver.ts';
+
+export interface Auth {
+  readonly tokens: Tokens;
+  readonly keyStates: KeyStateCache;
+  /** The token check of every /maintenance call: the caller, or a 401. */
+  resolve(req: Request): Promise<AuthenticatedCaller>;
+  /** `POST {base}/authenticate`. */
+  readonly route: Hono;
+}
+
+export interface AuthOptions {
+  readonly basePath: string;
+  /** The clock of the key-state cache. */
+  readonly now?: (() => number) | undefined;
+  /** How long a process trusts what it read about a key (default 2 s). */
+  readonly keyStateTtlMs?: number | undefined;
+}
+
+export function createAuth(config: Pick<Config, 'jwtSecret' | 'tokenTtlS'>, tenants: TenantStore, options: AuthOptions): Auth {
+  const tokens = createTokens(() => signingSecret(config.jwtSecret, tenants), config.tokenTtlS);
+  const keyStates = keyStateCache({
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.keyStateTtlMs !== undefined ? { ttlMs: options.keyStateTtlMs } : {}),
+  });
+  return {
+    tokens,
+    keyStates,
+    resolve: tokenResolver({ tenants, tokens, keys: keyStates }),
+    route: authenticateRoute(options.basePath, { tenants, tokens }),
+  };
+}

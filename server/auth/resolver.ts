@@ -1,0 +1,38 @@
+import type { Caller } from '../../engine/http/caller.ts';
+import type { TenantStore } from '../tenants/types.ts';
+import { bearerToken, unauthorized } from './challenge.ts';
+import type { KeyStateCache } from './key-state.ts';
+import type { Tokens } from './tokens.ts';
+
+/** A caller proven by a token: the key it was issued for is what a rate limiter counts against. */
+export interface AuthenticatedCaller extends Caller {
+  readonly user: string;
+  readonly clientDb: string;
+  readonly keyId: string;
+}
+
+export interface ResolverDeps {
+  readonly tenants: TenantStore;
+  readonly tokens: Tokens;
+  readonly keys: KeyStateCache;
+}
+
+/**
+ * Turns `Authorization: Bearer <token>` into the caller, or throws the 401: the signature and
+ * expiry are checked by jose, then the tenant must exist and the key must be live and still
+ * belong to the token's user (read through the key-state cache, so revocation reaches every
+ * process within its TTL). The caller runs on the token's tenant only.
+ */
+export function tokenResolver(deps: ResolverDeps) {
+  return async (req: Request): Promise<AuthenticatedCaller> => {
+    const token = bearerToken(req);
+    if (token === null) throw unauthorized(false);
+    const claims = token ? await deps.tokens.verify(token) : undefined;
+    if (!claims) throw unauthorized(true);
+    const tenant = await deps.tenants.get(claims.client_db);
+    if (!tenant) throw unauthorized(true);
+    const state = await deps.keys.get(tenant, claims.key_id);
+    if (!state || state.revoked || state.username !== claims.sub) throw unauthorized(true);
+    return { tenant, user: claims.sub, clientDb: claims.client_db, keyId: claims.key_id, can: state.can };
+  };
+}

@@ -1,0 +1,57 @@
+import { jwtVerify, SignJWT } from 'jose';
+import { CLIENT_DB } from '../tenants/client-db.ts';
+import { KEY_ID } from './keys.ts';
+import { USERNAME } from './names.ts';
+
+/** The one algorithm tokens are made and checked with; a token naming any other (or `none`) fails. */
+export const TOKEN_ALG = 'HS256';
+
+export interface TokenClaims {
+  /** The username. */
+  readonly sub: string;
+  readonly client_db: string;
+  readonly key_id: string;
+}
+
+export interface Tokens {
+  readonly ttlS: number;
+  sign(claims: TokenClaims): Promise<string>;
+  /** The claims of a valid token, or undefined for anything else (bad signature, expired, wrong shape). */
+  verify(token: string): Promise<TokenClaims | undefined>;
+}
+
+/** Tokens signed with the secret `loadSecret` gives, read on first use (so commands that never sign never read it). */
+export function createTokens(loadSecret: () => Promise<string>, ttlS: number): Tokens {
+  let loaded: Promise<Uint8Array> | undefined;
+  const signingKey = () => {
+    if (!loaded) {
+      const p = loadSecret().then((s) => new TextEncoder().encode(s));
+      p.catch(() => loaded === p && (loaded = undefined));
+      loaded = p;
+    }
+    return loaded;
+  };
+  return {
+    ttlS,
+    sign: async (claims) =>
+      new SignJWT({ client_db: claims.client_db, key_id: claims.key_id })
+        .setProtectedHeader({ alg: TOKEN_ALG, typ: 'JWT' })
+        .setSubject(claims.sub)
+        .setIssuedAt()
+        .setExpirationTime(`${ttlS}s`)
+        .sign(await signingKey()),
+    async verify(token) {
+      const key = await signingKey();
+      try {
+        const { payload } = await jwtVerify(token, key, { algorithms: [TOKEN_ALG], requiredClaims: ['sub', 'iat', 'exp'] });
+        const { sub, client_db, key_id } = payload;
+        if (typeof sub !== 'string' || !USERNAME.test(sub)) return undefined;
+        if (typeof client_db !== 'string' || !CLIENT_DB.test(client_db)) return undefined;
+        if (typeof key_id !== 'string' || !KEY_ID.test(key_id)) return undefined;
+        return { sub, client_db, key_id };
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
