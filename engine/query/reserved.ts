@@ -41,13 +41,16 @@ const HANDLERS: Record<string, Handler> = {
   },
   $cursor: (v) => (v === '' ? { ok: false, message: '$cursor must not be empty' } : { ok: true, set: { cursor: v } }),
   $orderBy: (v, resource) => {
-    const m = /^([^\s:,]+)(?:[:\s](asc|desc))?$/.exec(v.trim());
-    if (!m || !(m[1]! in resource.fields))
+    // `field asc` arrives as `field+asc` or `field%20asc`; any run of spaces separates the two.
+    const m = /^([^\s:]+)(?:(?::|\s+)(asc|desc))?$/.exec(v.trim());
+    const field = m?.[1];
+    // hasOwn: `constructor` or `__proto__` are not fields, whatever `in` says.
+    if (field === undefined || !Object.hasOwn(resource.fields, field))
       return {
         ok: false,
-        message: `$orderBy takes one field, optionally with :asc or :desc; fields: ${resource.fieldNames.join(', ')}`,
+        message: `$orderBy takes one field as field, field:asc, field:desc, "field asc" or "field desc"; fields: ${resource.fieldNames.join(', ')}`,
       };
-    return { ok: true, set: { order: { field: m[1]!, direction: (m[2] ?? 'asc') as Direction } } };
+    return { ok: true, set: { order: { field, direction: (m![2] ?? 'asc') as Direction } } };
   },
 };
 

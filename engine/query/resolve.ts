@@ -23,17 +23,27 @@ export interface ResolvedQuery extends Reserved {
 
 type Problem = { parameter: string; message: string };
 
+/**
+ * Distinct filter values in one query; each is one SQL parameter, and SQLite takes at most 32,766.
+ * A request line of 16 KiB (the server's limit) holds fewer than this.
+ */
+export const MAX_FILTER_VALUES = 10_000;
+
 /** Checks a parsed query against a resource: properties, operators, value types, repeat rules. */
 export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
   const errors: Problem[] = [...raw.errors];
-  const groups = new Map<string, { field: string; kind: FieldKind; op: Operator; values: unknown[]; params: string[] }>();
+  const groups = new Map<string, { field: string; kind: FieldKind; op: Operator; values: Set<unknown>; params: string[] }>();
+  let valueCount = 0;
   for (const f of raw.filters) {
     const typed = resolveFilter(f, resource, errors);
     if (!typed) continue;
     const key = `${typed.field}:${typed.op}`;
     const group = groups.get(key);
+    const fresh = !group || !group.values.has(typed.value);
+    if (fresh && ++valueCount === MAX_FILTER_VALUES + 1)
+      errors.push({ parameter: f.param, message: `a query may hold at most ${MAX_FILTER_VALUES} distinct filter values` });
     if (!group) {
-      groups.set(key, { ...typed, values: [typed.value], params: [f.param] });
+      groups.set(key, { ...typed, values: new Set([typed.value]), params: [f.param] });
       continue;
     }
     if (OPERATOR_RULES[typed.op].repeat === 'once') {
@@ -47,18 +57,18 @@ export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
       continue;
     }
     if (!group.params.includes(f.param)) group.params.push(f.param);
-    if (!group.values.some((v) => v === typed.value)) group.values.push(typed.value);
+    group.values.add(typed.value);
   }
   const reserved = resolveReserved(raw.reserved, resource, errors);
   if (errors.length) throw new EngineError('invalid-query', 'The query is not valid: see errors.', errors);
-  const filters = [...groups.values()].map(({ field, kind, op, values, params }) => ({ field, kind, op, values, params }));
+  const filters = [...groups.values()].map(({ field, kind, op, values, params }) => ({ field, kind, op, values: [...values], params }));
   return { ...reserved, filters };
 }
 
 function resolveFilter(f: RawFilter, resource: Resource, errors: Problem[]) {
   const fail = (message: string) => void errors.push({ parameter: f.param, message });
   if (!resource.filterable.includes(f.property)) {
-    const known = f.property in resource.fields ? `${f.property} is not filterable` : `unknown property ${f.property}`;
+    const known = Object.hasOwn(resource.fields, f.property) ? `${f.property} is not filterable` : `unknown property ${f.property}`;
     return fail(`${known}; filterable properties: ${resource.filterable.join(', ')}`);
   }
   const kind = resource.fields[f.property]!.kind;

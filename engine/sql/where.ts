@@ -8,6 +8,16 @@ type Compile = (eb: EB, f: Filter, values: unknown[], d: Dialect) => Expression<
 
 const single = (values: unknown[]) => values.length === 1;
 
+/**
+ * `a or b or ...` as a balanced tree: SQLite parses a flat chain as deep as it is long and
+ * refuses expressions deeper than 1,000, which a request line of repeated patterns can reach.
+ */
+function anyOf(eb: EB, parts: Expression<SqlBool>[]): Expression<SqlBool> {
+  if (parts.length <= 2) return eb.or(parts);
+  const half = parts.length >> 1;
+  return eb.or([anyOf(eb, parts.slice(0, half)), anyOf(eb, parts.slice(half))]);
+}
+
 /** One compile function per operator; column names come from the resolved definition only. */
 const COMPILE: Record<Operator, Compile> = {
   eq: (eb, f, vs) => (single(vs) ? eb(f.field, '=', vs[0]) : eb(f.field, 'in', vs)),
@@ -17,8 +27,8 @@ const COMPILE: Record<Operator, Compile> = {
   gte: (eb, f, vs) => eb(f.field, '>=', vs[0]),
   lt: (eb, f, vs) => eb(f.field, '<', vs[0]),
   lte: (eb, f, vs) => eb(f.field, '<=', vs[0]),
-  like: (eb, f, vs, d) => eb.or(vs.map((p) => d.like(eb.ref(f.field), String(p)))),
-  ilike: (eb, f, vs, d) => eb.or(vs.map((p) => d.ilike(eb.ref(f.field), String(p)))),
+  like: (eb, f, vs, d) => anyOf(eb, vs.map((p) => d.like(eb.ref(f.field), String(p)))),
+  ilike: (eb, f, vs, d) => anyOf(eb, vs.map((p) => d.ilike(eb.ref(f.field), String(p)))),
   null: (eb, f, vs) => (vs[0] === true ? eb(f.field, 'is', null) : eb(f.field, 'is not', null)),
 };
 

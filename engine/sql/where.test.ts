@@ -1,0 +1,161 @@
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { postgresDialect } from '../dialects/postgres.ts';
+import { sqliteDialect } from '../dialects/sqlite.ts';
+import type { Dialect } from '../dialects/types.ts';
+import { createRegistry } from '../registry.ts';
+import { parseQuery } from '../query/parse.ts';
+import { resolveQuery } from '../query/resolve.ts';
+import notes from '../../resources/notes.ts';
+import serviceRequests from '../../resources/service-requests.ts';
+import workOrders from '../../resources/work-orders.ts';
+import { compileWhere } from './where.ts';
+
+const sqliteDb = new Kysely<any>({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  },
+});
+const postgresDb = new Kysely<any>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+const DATABASES: [string, Kysely<any>, Dialect][] = [
+  ['sqlite', sqliteDb, sqliteDialect],
+  ['postgres', postgresDb, postgresDialect],
+];
+const workOrder = createRegistry([workOrders, serviceRequests, notes]).get('work_orders')!;
+
+/** The WHERE clause (after `where `) and parameters a query string compiles to. */
+function where(db: Kysely<any>, dialect: Dialect, qs: string, opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {}) {
+  const q = resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder);
+  const compiled = db
+    .selectFrom('work_orders')
+    .select('id')
+    .where((eb) => compileWhere(eb, q.filters, dialect, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope }))
+    .compile();
+  return { sql: compiled.sql.replace(/^select "id" from "work_orders" where /, ''), parameters: compiled.parameters };
+}
+
+// [title, query string, sqlite [sql, params], postgres [sql, params]] -- without $deleted=true
+// every clause starts with the soft-delete rule.
+const cases: [string, string, [string, unknown[]], [string, unknown[]]][] = [
+  ['no filter: live records only', '', ['"deleted" = ?', [0]], ['"deleted" = $1', [false]]],
+  ['$deleted=true: no rule at all', '$deleted=true', ['1 = 1', []], ['1 = 1', []]],
+  ['eq', 'department_id=7', ['("deleted" = ? and "department_id" = ?)', [0, 7]], ['("deleted" = $1 and "department_id" = $2)', [false, 7]]],
+  [
+    'repeated eq, plain and :eq: IN',
+    'department_id=1&department_id:eq=2',
+    ['("deleted" = ? and "department_id" in (?, ?))', [0, 1, 2]],
+    ['("deleted" = $1 and "department_id" in ($2, $3))', [false, 1, 2]],
+  ],
+  [
+    'ne matches empty values too',
+    'priority:ne=2',
+    ['("deleted" = ? and ("priority" <> ? or "priority" is null))', [0, 2]],
+    ['("deleted" = $1 and ("priority" <> $2 or "priority" is null))', [false, 2]],
+  ],
+  [
+    'repeated ne: NOT IN, or empty',
+    'priority:ne=2&priority:ne=3',
+    ['("deleted" = ? and ("priority" not in (?, ?) or "priority" is null))', [0, 2, 3]],
+    ['("deleted" = $1 and ("priority" not in ($2, $3) or "priority" is null))', [false, 2, 3]],
+  ],
+  [
+    'the comparisons',
+    'priority:gt=1&priority:gte=2&priority:lt=5&priority:lte=4',
+    [
+      '("deleted" = ? and "priority" > ? and "priority" >= ? and "priority" < ? and "priority" <= ?)',
+      [0, 1, 2, 5, 4],
+    ],
+    [
+      '("deleted" = $1 and "priority" > $2 and "priority" >= $3 and "priority" < $4 and "priority" <= $5)',
+      [false, 1, 2, 5, 4],
+    ],
+  ],
+  [
+    'dates as parameters',
+    'created:gte=2024-01-01&created:lte=2024-01-31',
+    ['("deleted" = ? and "created" >= ? and "created" <= ?)', [0, '2024-01-01', '2024-01-31']],
+    ['("deleted" = $1 and "created" >= $2 and "created" <= $3)', [false, '2024-01-01', '2024-01-31']],
+  ],
+  [
+    'null, true and false',
+    'priority:null=&service_request_id:null=false',
+    ['("deleted" = ? and "priority" is null and "service_request_id" is not null)', [0]],
+    ['("deleted" = $1 and "priority" is null and "service_request_id" is not null)', [false]],
+  ],
+  [
+    'like: GLOB on SQLite (case-sensitive), LIKE with an escape on PostgreSQL',
+    'status:like=a\\%25_%25',
+    ['("deleted" = ? and "status" glob ?)', [0, 'a%?*']],
+    ['("deleted" = $1 and "status" like $2 escape \'\\\')', [false, 'a\\%_%']],
+  ],
+  [
+    'repeated like: any of',
+    'status:like=a%25&status:like=*b',
+    ['("deleted" = ? and ("status" glob ? or "status" glob ?))', [0, 'a*', '[*]b']],
+    ['("deleted" = $1 and ("status" like $2 escape \'\\\' or "status" like $3 escape \'\\\'))', [false, 'a%', '*b']],
+  ],
+  [
+    'ilike: LIKE on SQLite (ASCII case folding), ILIKE on PostgreSQL',
+    'status:ilike=Op%25',
+    ['("deleted" = ? and "status" like ? escape \'\\\')', [0, 'Op%']],
+    ['("deleted" = $1 and "status" ilike $2 escape \'\\\')', [false, 'Op%']],
+  ],
+  [
+    'a value that looks like SQL stays a parameter',
+    "status=x'); drop table work_orders; --",
+    ['("deleted" = ? and "status" = ?)', [0, "x'); drop table work_orders; --"]],
+    ['("deleted" = $1 and "status" = $2)', [false, "x'); drop table work_orders; --"]],
+  ],
+];
+
+describe.each(DATABASES)('compileWhere on %s', (name, db, dialect) => {
+  it.each(cases)('%s: %s', (_title, qs, sqlite, postgres) => {
+    const [sql, parameters] = name === 'sqlite' ? sqlite : postgres;
+    const got = where(db, dialect, qs);
+    expect(got.sql).toBe(sql);
+    expect(got.parameters).toEqual(parameters);
+  });
+
+  it('a child list is scoped to its parent', () => {
+    const got = where(db, dialect, 'priority=1', { scope: { field: 'service_request_id', id: 9 } });
+    expect(got.sql).toMatch(/^\("service_request_id" = (\?|\$1) and "deleted" = (\?|\$2) and "priority" = (\?|\$3)\)$/);
+    expect(got.parameters).toEqual([9, dialect.encode('boolean', false), 1]);
+  });
+
+  it('many like patterns nest as a balanced tree (SQLite refuses expressions over 1,000 deep)', () => {
+    const n = 3000;
+    const qs = Array.from({ length: n }, (_, i) => `status:like=${i}`).join('&');
+    const got = where(db, dialect, qs);
+    expect(got.parameters).toHaveLength(n + 1);
+    // A flat `a or b or c ...` is as deep as it is long once SQLite parses it: each
+    // parenthesized group must hold at most one `or`, and the nesting stays logarithmic.
+    const ors: number[] = [0];
+    let max = 0;
+    for (const token of got.sql.match(/\(|\)| or /g)!) {
+      if (token === '(') ors.push(0);
+      else if (token === ')') expect(ors.pop()).toBeLessThanOrEqual(1);
+      else ors[ors.length - 1]!++;
+      max = Math.max(max, ors.length);
+    }
+    expect(max).toBeLessThanOrEqual(Math.ceil(Math.log2(n)) + 3);
+  });
+});
