@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { freshPostgresDatabase, TEST_DATABASE_URL } from '../../test/support/pg.ts';
+import { createLimiter, rateLimitHeaders, type LimiterOptions, type RateLimiter } from './index.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'mrs-rl-'));
+const cleanups: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const c of cleanups) await c();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const stores: [string, () => Promise<Pick<LimiterOptions, 'store' | 'dataDir' | 'pool'>>][] = [
+  ['memory', async () => ({ store: 'memory' })],
+  ['sqlite database', async () => ({ store: 'database', dataDir: dir })],
+];
+if (TEST_DATABASE_URL)
+  stores.push([
+    'postgres database',
+    async () => {
+      const fresh = await freshPostgresDatabase();
+      const pool = new pg.Pool({ connectionString: fresh.url, max: 10 });
+      cleanups.push(async () => {
+        await pool.end();
+        await fresh.drop();
+      });
+      return { store: 'database', pool };
+    },
+  ]);
+
+describe.each(stores)('rate limiter, %s store', (_name, where) => {
+  let n = 0;
+  const limiter = async (max: number, windowS: number): Promise<RateLimiter> =>
+    createLimiter({ name: `t${++n}`, max, windowS, ...(await where()) });
+
+  it('counts calls in a window that starts with the first call', async () => {
+    const rl = await limiter(3, 60);
+    const states = [];
+    for (let i = 0; i < 4; i++) states.push(await rl.hit('k'));
+    expect(states.map((s) => s.allowed)).toEqual([true, true, true, false]);
+    expect(states.map((s) => s.remaining)).toEqual([2, 1, 0, 0]);
+    expect(states.every((s) => s.resetS >= 59 && s.resetS <= 60)).toBe(true);
+    expect((await rl.hit('other')).remaining).toBe(2); // windows are per key
+  });
+
+  it('with N calls left and more sent at once, exactly N succeed', async () => {
+    const rl = await limiter(100, 60);
+    for (let i = 0; i < 70; i++) await rl.hit('k');
+    const all = await Promise.all(Array.from({ length: 100 }, () => rl.hit('k')));
+    expect(all.filter((s) => s.allowed)).toHaveLength(30);
+  });
+
+  it('starts a new window once the old one has ended', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const rl = await limiter(2, 10);
+      await rl.hit('k');
+      await rl.hit('k');
+      expect((await rl.hit('k')).allowed).toBe(false);
+      vi.setSystemTime(Date.now() + 10_001);
+      const fresh = await rl.hit('k');
+      expect(fresh.allowed).toBe(true);
+      expect(fresh.remaining).toBe(1);
+      expect(fresh.resetS).toBe(10);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});
+
+describe('rate-limit headers', () => {
+  it('has the X-RateLimit trio, the draft pair, and Retry-After on refusal', () => {
+    const ok = rateLimitHeaders({ allowed: true, limit: 1000, remaining: 998, resetS: 3594, windowS: 3600 });
+    expect(ok).toEqual({
+      'x-ratelimit-limit': '1000',
+      'x-ratelimit-remaining': '998',
+      'x-ratelimit-reset': '3594',
+      'ratelimit-policy': '"default";q=1000;w=3600',
+      ratelimit: '"default";r=998;t=3594',
+    });
+    const refused = rateLimitHeaders({ allowed: false, limit: 5, remaining: 0, resetS: 42, windowS: 60 });
+    expect(refused['retry-after']).toBe('42');
+    expect(refused['x-ratelimit-reset']).toBe('42');
+  });
+});
