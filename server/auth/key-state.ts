@@ -1,5 +1,5 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
-import { grantsOf } from './accounts.ts';
+import { grantsOf, userExists } from './accounts.ts';
 import { findKey, touchKey } from './api-keys.ts';
 import { permissionsOf, type Can } from './permissions.ts';
 
@@ -30,7 +30,7 @@ export function keyStateCache(options: { ttlMs?: number; now?: () => number } = 
 
   async function load(tenant: TenantDb, keyId: string): Promise<KeyState | undefined> {
     const row = await findKey(tenant, keyId);
-    if (!row) return undefined;
+    if (!row || !(await userExists(tenant, row.username))) return undefined;
     if (!row.revoked && (row.last_used === null || Date.parse(row.last_used) < Date.now() - TOUCH_EVERY_MS))
       await touchKey(tenant, keyId);
     return { username: row.username, revoked: row.revoked !== null, can: permissionsOf(await grantsOf(tenant, row.username)) };
