@@ -2,13 +2,18 @@ import { Hono } from 'hono';
 import type { Engine } from '../engine/create-engine.ts';
 import { EngineError, problemResponse } from '../engine/errors.ts';
 import type { Auth } from './auth/index.ts';
+import { limitByAddress } from './rate-limit/middleware.ts';
+import type { ServiceLimiters } from './rate-limit/service-limiters.ts';
 import type { TenantStore } from './tenants/types.ts';
 
 export interface AppDeps {
   readonly engine: Engine;
   readonly tenants: TenantStore;
   readonly auth: Auth;
+  readonly limiters: ServiceLimiters;
   readonly onUnexpectedError?: (e: unknown) => void;
+  /** Whether X-Forwarded-For names the client (TRUST_PROXY). */
+  readonly trustProxy?: boolean;
 }
 
 /** The service's HTTP surface; never listens (the Node entry does). */
@@ -23,6 +28,7 @@ export function createApp(deps: AppDeps): Hono {
       return problemResponse(new EngineError('unavailable', 'The database does not answer.'));
     }
   });
+  app.use(`${deps.engine.basePath}/authenticate`, limitByAddress(deps.limiters.auth, deps.trustProxy ?? false));
   app.route('/', deps.auth.route);
   app.route('/', deps.engine.app);
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));

@@ -1,15 +1,21 @@
 import type { ResolveCaller } from '../engine/http/caller.ts';
 import type { AuthenticatedCaller } from './auth/index.ts';
+import { tooManyRequests } from './rate-limit/middleware.ts';
+import { rateLimitHeaders, type RateLimiter } from './rate-limit/window.ts';
 
 /**
  * The caller of every /maintenance request, in SPEC section 1's order: the token check first
- * (401 whatever the path), then the per-key rate limit (429, SPEC section 7, a later issue:
- * it slots in where marked, counting against `caller.keyId`).
+ * (401 whatever the path), then the per-key rate limit (429, SPEC section 7); every answer
+ * after that carries the key's window in its headers.
  */
-export function serviceCaller(authenticateToken: (req: Request) => Promise<AuthenticatedCaller>): ResolveCaller {
+export function serviceCaller(
+  authenticateToken: (req: Request) => Promise<AuthenticatedCaller>,
+  limiter: () => RateLimiter,
+): ResolveCaller {
   return async function resolveCaller(req) {
     const caller = await authenticateToken(req);
-    // Rate limit here: throw the 429 (with Retry-After) before anything else runs.
-    return caller;
+    const headers = rateLimitHeaders(await limiter().hit(`${caller.clientDb}/${caller.keyId}`));
+    if (headers['retry-after'] !== undefined) throw tooManyRequests(headers); // the call does nothing
+    return { ...caller, headers };
   };
 }

@@ -6,6 +6,7 @@ import { createAuth, type Auth } from './auth/index.ts';
 import { serviceCaller } from './caller.ts';
 import type { Config } from './config.ts';
 import { loadResources } from './load-resources.ts';
+import { openLimiters, type ServiceLimiters } from './rate-limit/service-limiters.ts';
 import { openTenants, type TenantStore } from './tenants/index.ts';
 
 export interface Service {
@@ -13,6 +14,7 @@ export interface Service {
   readonly engine: Engine;
   readonly tenants: TenantStore;
   readonly auth: Auth;
+  readonly limiters: ServiceLimiters;
   readonly app: Hono;
   close(): Promise<void>;
 }
@@ -35,15 +37,27 @@ export async function createService(config: Config, options: ServiceOptions = {}
   let auth: Auth | undefined;
   const engine = createEngine({
     resources,
-    resolveCaller: serviceCaller((req) => auth!.resolve(req)),
+    resolveCaller: serviceCaller((req) => auth!.resolve(req), () => limiters.keys),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
     ...(options.now ? { now: options.now } : {}),
   });
+  const limiters = await openLimiters(config);
   const tenants = openTenants(config, (t) => engine.migrate(t));
   auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs });
-  const app = createApp({ engine, tenants, auth, onUnexpectedError });
-  return { config, engine, tenants, auth, app, close: () => tenants.close() };
+  const app = createApp({ engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy });
+  return {
+    config,
+    engine,
+    tenants,
+    auth,
+    limiters,
+    app,
+    async close() {
+      await limiters.close();
+      await tenants.close();
+    },
+  };
 }
 
 export { DEMO_ADMIN, DEMO_TENANT, ensureDemoTenant } from './demo.ts';

@@ -8,6 +8,8 @@ export interface Caller {
   readonly user?: string | undefined;
   /** Whether the caller may perform an action on a collection. */
   can(collection: string, action: Action): boolean;
+  /** Headers for every answer to this caller (e.g. rate-limit state), errors included. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Resolves the caller of a request, or throws an EngineError (401, 429, ...). */

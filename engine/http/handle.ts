@@ -10,7 +10,7 @@ import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { readJsonBody } from './body.ts';
-import type { ResolveCaller } from './caller.ts';
+import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
 import { allowHeader, matchPath, ROUTES, type OperationName } from './route-table.ts';
 
@@ -109,8 +109,7 @@ async function listResponse(call: Call): Promise<Response> {
 /** Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation. */
 export function createMaintenanceHandler(deps: HandlerDeps) {
   const prefix = `${deps.basePath}/maintenance`;
-  return async (req: Request): Promise<Response> => {
-    const caller = await deps.resolveCaller(req);
+  const dispatch = async (req: Request, caller: Caller): Promise<Response> => {
     const url = new URL(req.url);
     const rest = url.pathname.slice(prefix.length);
     const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
@@ -123,6 +122,18 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       throw new EngineError('forbidden', `Your roles do not grant ${route.action} on ${match.resource.name}.`);
     const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, cursors: deps.cursors };
     return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps });
+  };
+  return async (req: Request): Promise<Response> => {
+    const caller = await deps.resolveCaller(req);
+    if (!caller.headers) return dispatch(req, caller);
+    try {
+      const res = await dispatch(req, caller);
+      for (const [k, v] of Object.entries(caller.headers)) res.headers.set(k, v);
+      return res;
+    } catch (e) {
+      if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, { ...e.headers, ...caller.headers });
+      throw e;
+    }
   };
 }
 
