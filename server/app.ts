@@ -28,7 +28,7 @@ export function createApp(deps: AppDeps): Hono {
       return problemResponse(new EngineError('unavailable', 'The database does not answer.'));
     }
   });
-  app.use(`${deps.engine.basePath}/authenticate`, limitByAddress(deps.limiters.auth, deps.trustProxy ?? false));
+  if (deps.limiters.auth) app.use(`${deps.engine.basePath}/authenticate`, limitByAddress(deps.limiters.auth, deps.trustProxy ?? false));
   app.route('/', deps.auth.route);
   app.route('/', deps.engine.app);
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));

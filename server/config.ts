@@ -12,8 +12,8 @@ export interface Config {
   rateLimitMax: number;
   rateLimitWindowS: number;
   authRateLimitMax: number;
-  /** Where rate-limit windows live; unset: memory on SQLite, the database on PostgreSQL. */
-  rateLimitStore: 'memory' | 'database' | undefined;
+  /** Where rate-limit windows live; unset: memory on SQLite, the database on PostgreSQL; off: no limiting. */
+  rateLimitStore: 'memory' | 'database' | 'off' | undefined;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
   requireHttps: boolean;
@@ -65,7 +65,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitMax: read(env, 'RATE_LIMIT_MAX', int('RATE_LIMIT_MAX', 1, 1e9), 1000),
     rateLimitWindowS: read(env, 'RATE_LIMIT_WINDOW_S', int('RATE_LIMIT_WINDOW_S', 1, 31 * 86400), 3600),
     authRateLimitMax: read(env, 'AUTH_RATE_LIMIT_MAX', int('AUTH_RATE_LIMIT_MAX', 1, 1e9), 20),
-    rateLimitStore: read(env, 'RATE_LIMIT_STORE', oneOf('RATE_LIMIT_STORE', ['memory', 'database'] as const), undefined as 'memory' | 'database' | undefined),
+    rateLimitStore: read(env, 'RATE_LIMIT_STORE', oneOf('RATE_LIMIT_STORE', ['memory', 'database', 'off'] as const), undefined as 'memory' | 'database' | 'off' | undefined),
     tlsCertFile: read(env, 'TLS_CERT_FILE', text, undefined as string | undefined),
     tlsKeyFile: read(env, 'TLS_KEY_FILE', text, undefined as string | undefined),
     requireHttps: read(env, 'REQUIRE_HTTPS', bool('REQUIRE_HTTPS'), false),

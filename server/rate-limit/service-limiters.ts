@@ -4,11 +4,11 @@ import { createLimiter, type RateLimitStore } from './index.ts';
 import type { RateLimiter } from './window.ts';
 
 export interface ServiceLimiters {
-  /** Per API key, every /maintenance call. */
-  readonly keys: RateLimiter;
-  /** Per client address, every /authenticate call. */
-  readonly auth: RateLimiter;
-  readonly store: RateLimitStore;
+  /** Per API key, every /maintenance call; undefined when limiting is off. */
+  readonly keys: RateLimiter | undefined;
+  /** Per client address, every /authenticate call; undefined when limiting is off. */
+  readonly auth: RateLimiter | undefined;
+  readonly store: RateLimitStore | 'off';
   close(): Promise<void>;
 }
 
@@ -21,6 +21,7 @@ export const AUTH_WINDOW_S = 60;
 export async function openLimiters(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'rateLimitStore' | 'rateLimitMax' | 'rateLimitWindowS' | 'authRateLimitMax'>,
 ): Promise<ServiceLimiters> {
+  if (config.rateLimitStore === 'off') return { keys: undefined, auth: undefined, store: 'off', close: async () => {} };
   const store: RateLimitStore = config.rateLimitStore ?? (config.databaseUrl ? 'database' : 'memory');
   const pool = store === 'database' && config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: 4 }) : undefined;
   pool?.on('error', () => {});
