@@ -6,6 +6,7 @@ export const PROBLEMS = {
   'invalid-request': { status: 400, title: 'Invalid request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
+  'https-required': { status: 403, title: 'HTTPS required' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'cursor-gone': { status: 410, title: 'Cursor unknown or expired' },

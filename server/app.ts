@@ -1,9 +1,14 @@
 import { Hono } from 'hono';
 import type { Engine } from '../engine/create-engine.ts';
 import { EngineError, problemResponse } from '../engine/errors.ts';
+import { apiDocsRoutes } from './api-docs.ts';
 import type { Auth } from './auth/index.ts';
+import { httpsPolicy } from './https-policy.ts';
+import { requestLog, silentLogger, type Logger } from './logging.ts';
+import { createMetrics } from './metrics.ts';
 import { limitByAddress } from './rate-limit/middleware.ts';
 import type { ServiceLimiters } from './rate-limit/service-limiters.ts';
+import { routeLabeler } from './route-label.ts';
 import type { TenantStore } from './tenants/types.ts';
 
 export interface AppDeps {
@@ -14,11 +19,26 @@ export interface AppDeps {
   readonly onUnexpectedError?: (e: unknown) => void;
   /** Whether X-Forwarded-For names the client (TRUST_PROXY). */
   readonly trustProxy?: boolean;
+  /** Request logs, one JSON line each (default: none). */
+  readonly logger?: Logger;
+  /** REQUIRE_HTTPS: refuse requests that did not arrive over TLS or from a trusted proxy saying https. */
+  readonly requireHttps?: boolean;
+  /** The cursors' clock for /metrics, in epoch milliseconds. */
+  readonly now?: () => number;
 }
+
+/** Health, readiness and metrics come from inside the network (load balancers, Prometheus): any transport. */
+const OPERATIONAL = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** The service's HTTP surface; never listens (the Node entry does). */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
+  const routeOf = routeLabeler(deps.engine.registry, deps.engine.basePath);
+  const metrics = createMetrics({ tenants: deps.tenants, routeOf, ...(deps.now ? { now: deps.now } : {}) });
+  app.use(requestLog(deps.logger ?? silentLogger(), routeOf));
+  app.use(metrics.middleware);
+  app.use(httpsPolicy({ requireHttps: deps.requireHttps ?? false, trustProxy: deps.trustProxy ?? false, exempt: (p) => OPERATIONAL.has(p) }));
+  app.get('/metrics', async (c) => c.body(await metrics.text(), 200, { 'content-type': metrics.contentType }));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     try {
@@ -29,6 +49,7 @@ export function createApp(deps: AppDeps): Hono {
     }
   });
   if (deps.limiters.auth) app.use(`${deps.engine.basePath}/authenticate`, limitByAddress(deps.limiters.auth, deps.trustProxy ?? false));
+  app.route('/', apiDocsRoutes(deps.engine.registry, deps.engine.basePath));
   app.route('/', deps.auth.route);
   app.route('/', deps.engine.app);
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));

@@ -6,6 +6,7 @@ import { createAuth, type Auth } from './auth/index.ts';
 import { serviceCaller } from './caller.ts';
 import type { Config } from './config.ts';
 import { loadResources } from './load-resources.ts';
+import type { Logger } from './logging.ts';
 import { openLimiters, type ServiceLimiters } from './rate-limit/service-limiters.ts';
 import { openTenants, type TenantStore } from './tenants/index.ts';
 
@@ -26,6 +27,8 @@ export interface ServiceOptions {
   now?: () => number;
   /** How long a process trusts what it read about an API key (default 2000; revocation takes at most this long). */
   keyStateTtlMs?: number;
+  /** Request logs (default: none; `mrs serve` logs JSON lines on stdout). */
+  logger?: Logger;
   /** Where unexpected errors go (default: stderr). */
   onUnexpectedError?: (e: unknown) => void;
 }
@@ -45,7 +48,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const limiters = await openLimiters(config);
   const tenants = openTenants(config, (t) => engine.migrate(t));
   auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs });
-  const app = createApp({ engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy });
+  const app = createApp({ engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy,
+    requireHttps: config.requireHttps, logger: options.logger, now: options.now });
   return {
     config,
     engine,

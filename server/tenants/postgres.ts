@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { postgresDialect } from '../../engine/dialects/postgres.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import { settled } from './settled.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
 
 const INT8 = 20;
@@ -40,7 +41,7 @@ export function schemaOf(clientDb: string): string {
 
 /** One schema per tenant in one database; every tenant shares the process's pool. */
 export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>): TenantStore {
-  const { db } = openPostgres(url);
+  const { db, pool } = openPostgres(url);
   const open = new Map<string, Promise<TenantDb>>();
   const exists = async (schema: string) =>
     (await sql`select 1 from information_schema.schemata where schema_name = ${schema}`.execute(db)).rows.length > 0;
@@ -87,6 +88,8 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
       const row = await settings.selectFrom('settings').select('value').where('key', '=', name).executeTakeFirstOrThrow();
       return row.value as string;
     },
+    opened: async () => settled(open.values()),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: async () => void (await sql`select 1`.execute(db)),
     async close() {
       open.clear();

@@ -4,6 +4,7 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync
 import { join } from 'node:path';
 import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import { settled } from './settled.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
 
 const SUFFIX = '.sqlite';
@@ -55,6 +56,8 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
       }
       return readFileSync(file, 'utf8').trim();
     },
+    opened: async () => settled(open.values()),
+    poolStats: () => undefined,
     /** Ready while the data directory can be used and every open tenant file answers a query. */
     async ping() {
       accessSync(dataDir, constants.R_OK | constants.W_OK | constants.X_OK);

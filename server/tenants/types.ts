@@ -14,9 +14,19 @@ export interface TenantStore {
    * every process on the same data: a file in the data directory, or a row in PostgreSQL.
    */
   serverValue(name: string, make: () => string): Promise<string>;
+  /** The tenant databases this process has open (for metrics; opens nothing). */
+  opened(): Promise<TenantDb[]>;
+  /** PostgreSQL: the connection pool's counts; SQLite: undefined (no pool). */
+  poolStats(): PoolStats | undefined;
   /** Whether the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  readonly total: number;
+  readonly idle: number;
+  readonly waiting: number;
 }
 
 export class TenantExistsError extends Error {

@@ -1,0 +1,1 @@
+export { openApiDocument, type OpenApiOptions } from './document.ts';

@@ -1,0 +1,97 @@
+import type { FieldDef } from '../define.ts';
+import { OPERATOR_RULES, operatorsFor, type Operator } from '../query/operators.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../query/reserved.ts';
+import type { Resource } from '../registry.ts';
+import { KIND_SCHEMAS, type JsonSchema } from './json-schema.ts';
+
+export type Parameter = Record<string, unknown>;
+
+const NULL_VALUES: JsonSchema = { type: 'string', enum: ['', 'true', 'false'] };
+
+/** The value a filter operator takes on a field: repeatable operators take a list (repeat the parameter). */
+function filterValue(f: FieldDef, op: Operator): JsonSchema {
+  const one = op === 'null' ? NULL_VALUES : KIND_SCHEMAS[f.kind];
+  return OPERATOR_RULES[op].repeat === 'once' ? one : { type: 'array', items: one };
+}
+
+const REPEAT_NOTES = {
+  'any-of': ' Repeat the parameter to match any of several values.',
+  'none-of': ' Repeat the parameter to exclude several values.',
+  once: '',
+} as const;
+
+function filterParameter(name: string, f: FieldDef, op: Operator, plain: boolean): Parameter {
+  const rule = OPERATOR_RULES[op];
+  return {
+    name: plain ? name : `${name}:${op}`,
+    in: 'query',
+    required: false,
+    description: `Filter: ${name} ${rule.meaning}.${REPEAT_NOTES[rule.repeat]}`,
+    schema: filterValue(f, op),
+    style: 'form',
+    explode: true,
+    ...(op === 'null' ? { allowEmptyValue: true } : {}),
+  };
+}
+
+/** Every filter a list accepts: `field` (equality) and `field:op` for each operator the field's kind allows. */
+export function filterParameters(resource: Resource): Parameter[] {
+  return resource.filterable.flatMap((name) => {
+    const f = resource.fields[name]!;
+    return [filterParameter(name, f, 'eq', true), ...operatorsFor(f.kind).map((op) => filterParameter(name, f, op, false))];
+  });
+}
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export const DELETED_PARAMETER: Parameter = {
+  name: '$deleted',
+  in: 'query',
+  required: false,
+  description: 'true includes soft-deleted records.',
+  schema: { type: 'boolean', default: false },
+};
+
+/** The `$` parameters of a list. */
+export function reservedParameters(resource: Resource): Parameter[] {
+  const fields = resource.fieldNames.map(escapeRegex).join('|');
+  return [
+    DELETED_PARAMETER,
+    {
+      name: '$orderBy',
+      in: 'query',
+      required: false,
+      description: `One field, as field, field:asc, field:desc, "field asc" or "field desc". Default id ascending; ties by id ascending; empty values sort last ascending. Fields: ${resource.fieldNames.join(', ')}.`,
+      schema: { type: 'string', pattern: `^\\s*(${fields})((:|\\s+)(asc|desc))?\\s*$`, examples: ['id', 'created:desc'] },
+    },
+    {
+      name: '$limit',
+      in: 'query',
+      required: false,
+      description: `Page size, fixed when the cursor is made; values over ${MAX_LIMIT} are served as ${MAX_LIMIT}.`,
+      schema: { type: 'integer', minimum: 1, default: DEFAULT_LIMIT },
+    },
+    {
+      name: '$page',
+      in: 'query',
+      required: false,
+      description: 'Page number from 1; a page past the last answers [].',
+      schema: { type: 'integer', minimum: 1, default: 1 },
+    },
+    {
+      name: '$cursor',
+      in: 'query',
+      required: false,
+      description: 'A cursor from X-Cursor or Link: serves a page of that snapshot. Filters, $limit, $orderBy and $deleted may be repeated only with the values the cursor was made with.',
+      schema: { type: 'string', minLength: 1 },
+    },
+  ];
+}
+
+export const idParameter = (name: string, of: string): Parameter => ({
+  name,
+  in: 'path',
+  required: true,
+  description: `The id of a ${of} record.`,
+  schema: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+});

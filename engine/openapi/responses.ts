@@ -1,0 +1,91 @@
+import { PROBLEM_TYPE_PREFIX } from '../errors.ts';
+
+type Json = Record<string, unknown>;
+
+const integerHeader = (description: string): Json => ({ description, schema: { type: 'integer', minimum: 0 } });
+const stringHeader = (description: string): Json => ({ description, schema: { type: 'string' } });
+
+/** Every response header the API sends, as `components.headers`. */
+export const HEADERS = {
+  'X-Request-Id': stringHeader('The request id: the one sent (when it is 1 to 128 of A-Z a-z 0-9 . _ : -) or a new one; it names the request in the logs.'),
+  'X-Cursor': stringHeader('The cursor of this list: send it back as $cursor to read other pages of the same snapshot.'),
+  'X-Total': integerHeader('The number of records in the snapshot.'),
+  Link: stringHeader('rel="first", "prev", "next", "last" links, each a path with $cursor and $page only (a literal $); absent when nothing matched.'),
+  'X-RateLimit-Limit': integerHeader('Calls allowed per window.'),
+  'X-RateLimit-Remaining': integerHeader('Calls left in the window (0 on a 429).'),
+  'X-RateLimit-Reset': integerHeader('Whole seconds until the window ends.'),
+  'RateLimit-Policy': stringHeader('The policy, IETF draft form: "default";q=<calls>;w=<seconds>.'),
+  RateLimit: stringHeader('The window state, IETF draft form: "default";r=<remaining>;t=<seconds left>.'),
+  'Retry-After': integerHeader('Whole seconds to wait before calling again (equal to X-RateLimit-Reset).'),
+  Location: stringHeader("The new record's absolute path."),
+  Allow: stringHeader('The methods this path allows.'),
+  'WWW-Authenticate': stringHeader('Bearer, with error="invalid_token" when a token was sent (RFC 6750).'),
+} as const;
+export type HeaderName = keyof typeof HEADERS;
+
+const RATE_LIMIT: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit'];
+
+/** A response's `headers` member: X-Request-Id always, rate-limit headers where the call counted. */
+export function headers(names: readonly HeaderName[], rateLimited: boolean): Json {
+  const all: HeaderName[] = ['X-Request-Id', ...(rateLimited ? RATE_LIMIT : []), ...names];
+  return Object.fromEntries(all.map((n) => [n, { $ref: `#/components/headers/${n}` }]));
+}
+
+export const PROBLEM_SCHEMA: Json = {
+  type: 'object',
+  description: 'An RFC 9457 problem.',
+  properties: {
+    type: { type: 'string', description: `${PROBLEM_TYPE_PREFIX}<code>` },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    errors: {
+      type: 'array',
+      description: 'Every offending input: the query parameter as sent, or the body field by name.',
+      items: {
+        type: 'object',
+        properties: { parameter: { type: 'string' }, field: { type: 'string' }, message: { type: 'string' } },
+        required: ['message'],
+      },
+    },
+  },
+  required: ['type', 'title', 'status', 'detail'],
+};
+
+export const ERROR_STATUSES = [400, 401, 403, 404, 405, 410, 413, 415, 422, 429] as const;
+export type ErrorStatus = (typeof ERROR_STATUSES)[number];
+
+const ERRORS: Record<ErrorStatus, { name: string; description: string; headers: HeaderName[] }> = {
+  400: { name: 'BadRequest', description: 'Malformed JSON or a bad query parameter (each named in errors).', headers: [] },
+  401: { name: 'Unauthorized', description: 'No valid token (missing, malformed, expired or revoked), or failed authentication.', headers: ['WWW-Authenticate'] },
+  403: { name: 'Forbidden', description: "The user's roles lack the permission, or the request did not arrive over HTTPS where HTTPS is required.", headers: [] },
+  404: { name: 'NotFound', description: 'Unknown collection, record, child collection or parent; soft-deleted records unless $deleted=true.', headers: [] },
+  405: { name: 'MethodNotAllowed', description: 'Another method on this path: Allow lists the ones it takes.', headers: ['Allow'] },
+  410: { name: 'Gone', description: 'Unknown or expired cursor.', headers: [] },
+  413: { name: 'PayloadTooLarge', description: 'The body is over 1 MiB.', headers: [] },
+  415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.', headers: [] },
+  422: { name: 'UnprocessableContent', description: 'Valid JSON that is not a valid record (each field named in errors).', headers: [] },
+  429: { name: 'TooManyRequests', description: 'Rate limit exceeded; nothing was done.', headers: ['Retry-After'] },
+};
+
+/** `components.responses`: one problem+json response per error status. */
+export function errorResponses(): Record<string, Json> {
+  return Object.fromEntries(
+    ERROR_STATUSES.map((status) => {
+      const e = ERRORS[status];
+      return [
+        e.name,
+        {
+          description: e.description,
+          // The token check comes before the rate limit on /maintenance; /authenticate counts every call.
+          headers: headers(e.headers, true),
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        },
+      ];
+    }),
+  );
+}
+
+/** `responses` entries referring to the shared error responses. */
+export const errorRefs = (statuses: readonly ErrorStatus[]): Json =>
+  Object.fromEntries(statuses.map((s) => [String(s), { $ref: `#/components/responses/${ERRORS[s].name}` }]));

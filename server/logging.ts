@@ -1,0 +1,46 @@
+import type { MiddlewareHandler } from 'hono';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { Config } from './config.ts';
+import { setResponseHeader } from './response-headers.ts';
+
+export type { Logger } from 'pino';
+
+/** JSON lines on stdout (or `destination`), one object per line, ISO timestamps. */
+export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
+  const options = { level, timestamp: pino.stdTimeFunctions.isoTime };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** A logger that writes nothing: the default of a service built without one (tests, embedding). */
+export const silentLogger = (): Logger => pino({ level: 'silent' });
+
+/** An incoming id is kept when it is short and plain; anything else is replaced (it is echoed and logged). */
+const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdOf(req: Request): string {
+  const sent = req.headers.get('x-request-id');
+  return sent !== null && SANE_ID.test(sent) ? sent : crypto.randomUUID();
+}
+
+/**
+ * Echoes the request id in `X-Request-Id` and logs one line per request: id, method, route
+ * pattern, status, latency. Never headers, query strings or bodies (tokens, keys, cursors).
+ */
+export function requestLog(logger: Logger, routeOf: (pathname: string) => string): MiddlewareHandler {
+  return async function logRequest(c, next) {
+    const start = performance.now();
+    const reqId = requestIdOf(c.req.raw);
+    await next();
+    setResponseHeader(c, 'x-request-id', reqId);
+    const status = c.res.status;
+    const line = {
+      reqId,
+      method: c.req.method,
+      route: routeOf(new URL(c.req.url).pathname),
+      status,
+      latencyMs: Math.round((performance.now() - start) * 10) / 10,
+    };
+    if (status >= 500) logger.error(line, 'request');
+    else logger.info(line, 'request');
+  };
+}

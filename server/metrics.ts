@@ -1,0 +1,98 @@
+import type { MiddlewareHandler } from 'hono';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { TenantStore } from './tenants/types.ts';
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Counts and times every request by method, route pattern and status. */
+  readonly middleware: MiddlewareHandler;
+  /** The Prometheus text of every metric (cursors and pool read at scrape time). */
+  text(): Promise<string>;
+  readonly contentType: string;
+}
+
+export interface MetricsOptions {
+  readonly tenants: TenantStore;
+  readonly routeOf: (pathname: string) => string;
+  /** The cursors' clock, in epoch milliseconds. */
+  readonly now?: () => number;
+}
+
+/** Cursors not yet expired in one tenant: one head row (chunk 0) per cursor. */
+async function cursorsAlive(tenants: TenantStore, now: number): Promise<number> {
+  let n = 0;
+  for (const t of await tenants.opened()) {
+    const row = await t.db
+      .selectFrom('mrs_cursors')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('chunk', '=', 0)
+      .where('expires_at', '>=', now)
+      .executeTakeFirst();
+    n += Number(row?.n ?? 0);
+  }
+  return n;
+}
+
+/**
+ * A registry of the service's own (one per service, so several services in one process do not
+ * collide). Cursor and pool gauges are read when scraped: nothing runs between scrapes.
+ */
+export function createMetrics(options: MetricsOptions): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const now = options.now ?? Date.now;
+  const requests = new Counter({
+    name: 'mrs_http_requests_total',
+    help: 'HTTP requests by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'mrs_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'mrs_cursors_alive',
+    help: 'Cursors not yet expired, in the tenants this process has open.',
+    registers: [registry],
+    async collect() {
+      this.set(await cursorsAlive(options.tenants, now()));
+    },
+  });
+  new Gauge({
+    name: 'mrs_tenants_open',
+    help: 'Tenant databases this process has open.',
+    registers: [registry],
+    async collect() {
+      this.set((await options.tenants.opened()).length);
+    },
+  });
+  new Gauge({
+    name: 'mrs_db_pool_connections',
+    help: 'PostgreSQL pool connections by state: total, idle, waiting (clients queued for one).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const s = options.tenants.poolStats();
+      if (!s) return;
+      this.set({ state: 'total' }, s.total);
+      this.set({ state: 'idle' }, s.idle);
+      this.set({ state: 'waiting' }, s.waiting);
+    },
+  });
+  return {
+    registry,
+    contentType: registry.contentType,
+    text: () => registry.metrics(),
+    middleware: async function countRequest(c, next) {
+      const start = performance.now();
+      await next();
+      const labels = { method: c.req.method, route: options.routeOf(new URL(c.req.url).pathname), status: String(c.res.status) };
+      requests.inc(labels);
+      duration.observe(labels, (performance.now() - start) / 1000);
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { matchPath } from '../engine/http/route-table.ts';
+import type { Registry } from '../engine/registry.ts';
+
+/**
+ * The route pattern of a path, for logs and metric labels: collection names come from the
+ * registry, ids become `{id}`, and anything unknown is `unmatched`, so neither raw paths nor
+ * request text reach a label (bounded cardinality, nothing a client typed).
+ */
+export function routeLabeler(registry: Registry, basePath: string): (pathname: string) => string {
+  const m = `${basePath}/maintenance`;
+  const fixed = new Set(['/healthz', '/readyz', '/metrics', `${basePath}/authenticate`, `${basePath}/openapi.json`, `${basePath}/docs`]);
+  return function routeOf(pathname) {
+    if (fixed.has(pathname)) return pathname;
+    if (pathname.startsWith(`${basePath}/docs/`)) return `${basePath}/docs/{asset}`;
+    if (!pathname.startsWith(`${m}/`)) return 'unmatched';
+    const match = matchPath(registry, pathname.slice(m.length + 1).split('/').map(decodeOrKeep));
+    if (!match.found) return 'unmatched';
+    if (match.kind === 'collection') return `${m}/${match.resource.name}`;
+    if (match.kind === 'record') return `${m}/${match.resource.name}/{id}`;
+    return `${m}/${match.parent!.resource.name}/{id}/${match.resource.name}`;
+  };
+}
+
+function decodeOrKeep(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

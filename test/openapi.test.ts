@@ -1,0 +1,184 @@
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { afterAll, expect, it } from 'vitest';
+import { allowHeader } from '../engine/http/route-table.ts';
+import { OPERATORS, operatorsFor } from '../engine/query/operators.ts';
+import { loadResources } from '../server/load-resources.ts';
+import { expectProblem, makeWorkOrder, WORK_ORDER } from './support/fixtures.ts';
+import { BASE, describeEachDatabase, M, type Harness } from './support/harness.ts';
+import { DEFINE_URL, resourcesCopy } from './support/resources-dir.ts';
+
+type Json = Record<string, any>;
+
+const documentOf = async (h: Harness): Promise<Json> => {
+  const r = await h.request('GET', `${BASE}/openapi.json`, { token: null });
+  expect(r.status, r.text).toBe(200);
+  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  return r.body;
+};
+
+/** A value a declared query parameter takes, read from its schema. */
+function exampleOf(schema: Json): string {
+  const one = schema.type === 'array' ? schema.items : schema;
+  if (one.enum) return one.enum.at(-1);
+  if (one.type === 'integer') return '1';
+  if (one.type === 'boolean') return 'true';
+  if (one.format === 'date') return '2024-01-31';
+  if (one.format === 'date-time') return '2024-01-31T08:00:00Z';
+  return 'x';
+}
+
+const listOf = (doc: Json, path: string) => doc.paths[path].get;
+const queryNames = (op: Json) => (op.parameters as Json[]).filter((p) => p.in === 'query').map((p) => p.name as string);
+
+describeEachDatabase('GET {base}/openapi.json', (h) => {
+  it('is served without a token and is a valid OpenAPI 3.1 document', async () => {
+    const doc = await documentOf(h());
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    const result = await validate(structuredClone(doc) as any);
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+  });
+
+  it('has every collection, record and child path, each with the methods the route table allows', async () => {
+    const doc = await documentOf(h());
+    const kinds: [string, 'collection' | 'record' | 'child'][] = [
+      ...['work_orders', 'notes', 'service_requests'].flatMap((c): [string, 'collection' | 'record'][] => [
+        [`${M}/${c}`, 'collection'],
+        [`${M}/${c}/{id}`, 'record'],
+      ]),
+      [`${M}/work_orders/{id}/notes`, 'child'],
+      [`${M}/service_requests/{id}/work_orders`, 'child'],
+    ];
+    const maintenance = Object.keys(doc.paths).filter((p) => p.startsWith(M)).sort();
+    expect(maintenance).toEqual(kinds.map(([p]) => p).sort());
+    for (const [path, kind] of kinds) {
+      const methods = Object.keys(doc.paths[path]).filter((k) => k !== 'parameters').map((m) => m.toUpperCase());
+      expect(methods.join(', '), path).toBe(allowHeader(kind));
+    }
+    expect(doc.paths[`${BASE}/authenticate`].post.security).toEqual([]);
+    expect(doc.paths[`${BASE}/authenticate`].post.requestBody.content['application/json'].schema.required.sort()).toEqual([
+      'api_key',
+      'client_db',
+      'username',
+    ]);
+    for (const p of ['/healthz', '/readyz', '/metrics', `${BASE}/openapi.json`, `${BASE}/docs`]) expect(doc.paths[p].get.security, p).toEqual([]);
+  });
+
+  it('declares every filter with each operator its field allows, and the $ parameters', async () => {
+    const doc = await documentOf(h());
+    const wo = h().service.engine.registry.get('work_orders')!;
+    const expected = [
+      ...wo.filterable.flatMap((f) => [f, ...operatorsFor(wo.fields[f]!.kind).map((op) => `${f}:${op}`)]),
+      '$deleted',
+      '$orderBy',
+      '$limit',
+      '$page',
+      '$cursor',
+    ];
+    expect(queryNames(listOf(doc, `${M}/work_orders`)).sort()).toEqual(expected.sort());
+    expect(queryNames(listOf(doc, `${M}/work_orders`))).toContain('department_id:gt');
+    expect(queryNames(listOf(doc, `${M}/work_orders`))).toContain('status:ilike');
+    expect(queryNames(listOf(doc, `${M}/work_orders`))).not.toContain('priority:like');
+    expect(queryNames(listOf(doc, `${M}/service_requests/{id}/work_orders`)).sort()).toEqual(expected.sort());
+    expect(queryNames(doc.paths[`${M}/work_orders/{id}`].get)).toEqual(['$deleted']);
+  });
+
+  it('every declared list parameter is accepted by the server, and an undeclared operator is not', async () => {
+    const doc = await documentOf(h());
+    await makeWorkOrder(h());
+    const first = await h().get(`${M}/work_orders`);
+    for (const [collection, path] of [
+      ['work_orders', `${M}/work_orders`],
+      ['notes', `${M}/notes`],
+      ['service_requests', `${M}/service_requests`],
+    ] as const) {
+      for (const p of listOf(doc, path).parameters as Json[]) {
+        const value = p.name === '$cursor' ? (collection === 'work_orders' ? first.headers.get('x-cursor')! : null) : p.name === '$orderBy' ? 'id:desc' : exampleOf(p.schema);
+        if (value === null) continue;
+        const r = await h().get(`${path}?${encodeURIComponent(p.name)}=${encodeURIComponent(value)}`);
+        expect(r.status, `${p.name}=${value}: ${r.text}`).toBe(200);
+      }
+    }
+    const declared = new Set(queryNames(listOf(doc, `${M}/work_orders`)));
+    for (const op of OPERATORS) if (!declared.has(`priority:${op}`)) expectProblem(await h().get(`${M}/work_orders?priority:${op}=1`), 400, [`priority:${op}`]);
+  });
+
+  it('has record, create, PUT and PATCH schemas that match what the server does', async () => {
+    const doc = await documentOf(h());
+    const schemas = doc.components.schemas;
+    const record = (await makeWorkOrder(h(), { priority: 2 })) as Json;
+    expect(Object.keys(schemas['work_orders.record'].properties).sort()).toEqual(Object.keys(record).sort());
+    expect(schemas['work_orders.record'].required.sort()).toEqual(Object.keys(record).sort());
+    expect(schemas['work_orders.record'].properties.id.readOnly).toBe(true);
+    expect(schemas['work_orders.record'].properties.priority.anyOf).toContainEqual({ type: 'null' });
+    const create = schemas['work_orders.create'];
+    expect(create.required.sort()).toEqual(Object.keys(WORK_ORDER).sort());
+    expect(create.properties).not.toHaveProperty('id');
+    expect(create.properties.status).toMatchObject({ type: 'string', default: 'open', maxLength: 64 });
+    expect(schemas['notes.create'].required.sort()).toEqual(['note', 'work_order_id']);
+    expect(schemas['work_orders.patch'].required).toBeUndefined();
+    expect(schemas['work_orders.replace'].properties.id).toBeDefined();
+    // The required fields are exactly those whose absence is a 422.
+    const only = Object.fromEntries(create.required.map((f: string) => [f, 1]));
+    expect((await h().post(`${M}/work_orders`, only)).status).toBe(201);
+    for (const f of create.required) {
+      const { [f]: _left, ...rest } = only;
+      expectProblem(await h().post(`${M}/work_orders`, rest), 422, [f]);
+    }
+    expectProblem(await h().post(`${M}/work_orders`, { ...only, status: 'x'.repeat(create.properties.status.maxLength + 1) }), 422, ['status']);
+  });
+
+  it('declares the response headers, problem+json errors and the bearer scheme', async () => {
+    const doc = await documentOf(h());
+    const resolve = (x: Json) => (x.$ref ? x.$ref.split('/').slice(1).reduce((o: Json, k: string) => o[k], doc) : x);
+    const list = listOf(doc, `${M}/work_orders`);
+    expect(Object.keys(list.responses['200'].headers)).toEqual(
+      expect.arrayContaining(['X-Cursor', 'X-Total', 'Link', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'RateLimit-Policy', 'RateLimit', 'X-Request-Id']),
+    );
+    expect(Object.keys(doc.paths[`${M}/work_orders`].post.responses['201'].headers)).toContain('Location');
+    expect(Object.keys(resolve(list.responses['429']).headers)).toContain('Retry-After');
+    expect(Object.keys(resolve(list.responses['405']).headers)).toContain('Allow');
+    expect(Object.keys(resolve(list.responses['401']).headers)).toContain('WWW-Authenticate');
+    const statuses = new Set<string>();
+    for (const item of Object.values(doc.paths) as Json[])
+      for (const op of Object.values(item) as Json[])
+        for (const [status, r] of Object.entries(op.responses ?? {}))
+          if (Number(status) >= 400) {
+            statuses.add(status);
+            expect(Object.keys(resolve(r as Json).content)).toEqual(['application/problem+json']);
+          }
+    expect([...statuses].sort()).toEqual(['400', '401', '403', '404', '405', '410', '413', '415', '422', '429']);
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearer: [] }]);
+  });
+});
+
+// A definition file dropped into resources/ shows up in the document with no other edit.
+const copy = resourcesCopy({
+  'assets.ts': `import { defineResource, integer, string } from '${DEFINE_URL}';
+export default defineResource({
+  name: 'assets',
+  description: 'Equipment on site.',
+  fields: {
+    name: string({ required: true, filterable: true, maxLength: 200 }),
+    work_order_id: integer({ nullable: true, filterable: true, parent: 'work_orders' }),
+  },
+});
+`,
+});
+afterAll(() => copy.remove());
+const withAssets = await loadResources(copy.dir);
+
+describeEachDatabase(
+  'the OpenAPI document after a definition file is added',
+  (h) => {
+    it('has its paths, schemas, filters and tag', async () => {
+      const doc = await documentOf(h());
+      expect((await validate(structuredClone(doc) as any)).valid).toBe(true);
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([`${M}/assets`, `${M}/assets/{id}`, `${M}/work_orders/{id}/assets`]));
+      expect(queryNames(listOf(doc, `${M}/assets`))).toEqual(expect.arrayContaining(['name', 'name:like', 'name:ilike', 'work_order_id:gte']));
+      expect(doc.components.schemas['assets.create']).toMatchObject({ required: ['name'], properties: { name: { maxLength: 200 } } });
+      expect(doc.tags).toContainEqual({ name: 'assets', description: 'Equipment on site.' });
+    });
+  },
+  { resources: withAssets },
+);
