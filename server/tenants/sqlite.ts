@@ -3,6 +3,7 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
+import { withStatementCache } from './statement-cache.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { settled } from './settled.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
@@ -14,7 +15,7 @@ export function openSqlite(file: string): Kysely<any> {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<any>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 
 /** One SQLite file per tenant under the data directory. */
