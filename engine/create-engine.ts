@@ -1,63 +1,161 @@
 import { Hono } from 'hono';
-import type { Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
 import type { ResourceDefinition } from './define.ts';
 import type { TenantDb } from './dialects/types.ts';
 import { EngineError, problemResponse } from './errors.ts';
-import type { ResolveCaller } from './http/caller.ts';
+import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
 import { createRegistry, type Registry } from './registry.ts';
 import { migrateTenant } from './schema/index.ts';
+import { tenantDb } from './tenant-db.ts';
 
 export const DEFAULT_BASE_PATH = '/v4_server/external/v1';
 
-export interface EngineOptions {
+/**
+ * Runs after the caller is resolved and before the request is routed: the place for a rate
+ * limiter (issue 6) or any other per-caller gate. Throw an EngineError to refuse (e.g.
+ * `rate-limited` with `Retry-After`); return a caller to serve the request as that one
+ * (e.g. carrying rate-limit headers); return nothing to go on unchanged.
+ */
+export type BeforeRequest = (req: Request, caller: Caller) => Promise<Caller | void>;
+
+interface CommonOptions {
   readonly resources: readonly ResourceDefinition[];
-  /** Where the collections are served: `{basePath}/maintenance/...`. */
+  /** Where the collections are served: `{basePath}/maintenance/...` (default `/v4_server/external/v1`). */
   readonly basePath?: string;
-  /** Resolves each request's caller (tenant database, user, permissions); throw an EngineError to refuse. */
-  readonly resolveCaller: ResolveCaller;
   /** Cursor lifetime without use, in seconds (default 900). */
   readonly cursorTtlS?: number;
   /** The clock, in epoch milliseconds (tests move it). */
   readonly now?: () => number;
-  /** Extra Kysely migrations run in every tenant database after the engine's own. */
+  /** Extra Kysely migrations run in every database after the engine's own. */
   readonly migrations?: Record<string, Migration>;
   /** Called with errors that are not EngineErrors (answered as a bare 500). */
   readonly onUnexpectedError?: (e: unknown, req: Request) => void;
+  /** See BeforeRequest; the engine itself limits nothing. */
+  readonly beforeRequest?: BeforeRequest;
 }
+
+/** Many tenants: the host resolves each request's tenant database (the service's form). */
+export interface TenantsEngineOptions extends CommonOptions {
+  readonly db?: undefined;
+  /** Resolves each request's caller (tenant database, user, permissions); throw an EngineError to refuse. */
+  readonly resolveCaller: ResolveCaller;
+}
+
+/** The caller a single-database engine's resolver returns; the tenant defaults to that database. */
+export type DbCaller = Omit<Caller, 'tenant'> & { readonly tenant?: TenantDb | undefined };
+
+/** One database handed over by the host (embedding). */
+export interface DbEngineOptions extends CommonOptions {
+  /** A Kysely instance on SQLite or PostgreSQL. */
+  readonly db: Kysely<any>;
+  /** PostgreSQL: keep the tables in this schema (created by `migrate()`); default the current schema. */
+  readonly schema?: string;
+  /**
+   * Omitted: auth off, every request runs on `db` with every permission. Otherwise the
+   * host's own check (its session, its users): throw an EngineError (`unauthorized`) to refuse.
+   */
+  readonly resolveCaller?: (req: Request) => Promise<DbCaller>;
+  /** Whether `close()` also destroys `db` (default true: the engine was handed the connection). */
+  readonly closeDb?: boolean;
+}
+
+export type EngineOptions = TenantsEngineOptions | DbEngineOptions;
 
 export interface Engine {
   readonly registry: Registry;
   readonly basePath: string;
-  /** The collections as a Hono app; mount it or call `app.fetch`. */
+  /** The collections as a Hono app: `host.route('/', engine.app)`, or call `app.fetch`. */
   readonly app: Hono;
+  /** The web-standard handler: any fetch host (Bun.serve, Deno.serve, @hono/node-server). */
   readonly fetch: (req: Request) => Promise<Response>;
   /** Creates or updates the engine's tables and every resource table in a tenant database. */
   migrate(tenant: TenantDb): Promise<void>;
+  /**
+   * Stops serving (later requests get 503) and waits for the requests in flight. A
+   * single-database engine then destroys its `db` (unless `closeDb: false`); a multi-tenant
+   * engine holds no connection, its host closes the tenants.
+   */
+  close(): Promise<void>;
 }
 
-export function createEngine(options: EngineOptions): Engine {
+export interface DbEngine extends Engine {
+  /** The handed-over database as the engine sees it. */
+  readonly tenant: TenantDb;
+  /** Migrates the handed-over database (or the one given). */
+  migrate(tenant?: TenantDb): Promise<void>;
+}
+
+export function createEngine(options: DbEngineOptions): DbEngine;
+export function createEngine(options: TenantsEngineOptions): Engine;
+export function createEngine(options: EngineOptions): Engine | DbEngine;
+export function createEngine(options: EngineOptions): Engine | DbEngine {
   const registry = createRegistry(options.resources);
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
   const cursors = { ttlMs: (options.cursorTtlS ?? 900) * 1000, now: options.now ?? Date.now };
-  const handle = createMaintenanceHandler({ registry, basePath, resolveCaller: options.resolveCaller, cursors });
-  const app = new Hono();
-  const serve = async (req: Request) => {
-    try {
-      return await handle(req);
-    } catch (e) {
-      return problemResponse(e, (err) => options.onUnexpectedError?.(err, req));
-    }
+  const single = options.db === undefined ? undefined : singleDb(options);
+  const resolveCaller = withBeforeRequest(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, options.beforeRequest);
+  const handle = createMaintenanceHandler({ registry, basePath, resolveCaller, cursors });
+  const inFlight = new Set<Promise<Response>>();
+  let closed = false;
+  const serve = (req: Request): Promise<Response> => {
+    if (closed) return Promise.resolve(problemResponse(new EngineError('unavailable', 'The engine is closed.')));
+    const answer = handle(req).catch((e: unknown) => problemResponse(e, (err) => options.onUnexpectedError?.(err, req)));
+    inFlight.add(answer);
+    void answer.finally(() => inFlight.delete(answer));
+    return answer;
   };
+  const app = new Hono();
   app.all(`${basePath}/maintenance`, (c) => serve(c.req.raw));
   app.all(`${basePath}/maintenance/*`, (c) => serve(c.req.raw));
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));
   app.onError((e, c) => problemResponse(e, (err) => options.onUnexpectedError?.(err, c.req.raw)));
-  return {
+  const migrate = (tenant: TenantDb) => migrateTenant(tenant, registry, options.migrations);
+  const engine: Engine = {
     registry,
     basePath,
     app,
     fetch: async (req) => app.fetch(req),
-    migrate: (tenant) => migrateTenant(tenant, registry, options.migrations),
+    migrate,
+    async close() {
+      closed = true;
+      while (inFlight.size) await Promise.allSettled([...inFlight]);
+      await single?.close();
+    },
+  };
+  if (!single) return engine;
+  return { ...engine, tenant: single.tenant, migrate: (tenant?: TenantDb) => (tenant ? migrate(tenant) : single.migrate(migrate)) };
+}
+
+/** The pieces of the single-database form: its tenant, its default caller, its migrate and close. */
+function singleDb(options: DbEngineOptions) {
+  const tenant = tenantDb(options.db, options.schema === undefined ? {} : { schema: options.schema });
+  const custom = options.resolveCaller;
+  const resolveCaller: ResolveCaller = custom
+    ? async (req) => {
+        const caller = await custom(req);
+        if (caller.tenant !== undefined) return caller as Caller;
+        // Inherit rather than spread: a caller may be a class instance whose `can` is on its prototype.
+        return Object.assign(Object.create(caller) as Caller, { tenant });
+      }
+    : async () => ({ tenant, can: allowAll() });
+  return {
+    tenant,
+    resolveCaller,
+    async migrate(run: (t: TenantDb) => Promise<void>) {
+      if (tenant.schema !== undefined) await options.db.schema.createSchema(tenant.schema).ifNotExists().execute();
+      await run(tenant);
+    },
+    async close() {
+      if (options.closeDb !== false) await options.db.destroy();
+    },
+  };
+}
+
+function withBeforeRequest(resolve: ResolveCaller, before: BeforeRequest | undefined): ResolveCaller {
+  if (!before) return resolve;
+  return async (req) => {
+    const caller = await resolve(req);
+    return (await before(req, caller)) ?? caller;
   };
 }

@@ -1,8 +1,19 @@
 export { boolean, date, defineResource, integer, string, timestamp } from './define.ts';
 export type { CreateBodyOf, FieldDef, FieldKind, PatchBodyOf, RecordOf, ReplaceBodyOf, ResourceDefinition } from './define.ts';
-export { createEngine, DEFAULT_BASE_PATH, type Engine, type EngineOptions } from './create-engine.ts';
+export {
+  createEngine,
+  DEFAULT_BASE_PATH,
+  type BeforeRequest,
+  type DbCaller,
+  type DbEngine,
+  type DbEngineOptions,
+  type Engine,
+  type EngineOptions,
+  type TenantsEngineOptions,
+} from './create-engine.ts';
+export { tenantDb, type TenantDbOptions } from './tenant-db.ts';
 export { dialectOf, type Dialect, type TenantDb } from './dialects/index.ts';
-export { EngineError, problemResponse, type ProblemCode } from './errors.ts';
-export type { Caller, ResolveCaller } from './http/caller.ts';
+export { EngineError, problemResponse, type ProblemCode, type ProblemItem } from './errors.ts';
+export { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 export type { Action } from './http/route-table.ts';
 export type { Registry, Resource } from './registry.ts';
