@@ -143,6 +143,16 @@ describeEachDatabase('pagination: cursors, $limit, $page and Link', (h) => {
     expect((await h().get(`${M}/notes?$cursor=${nc}`)).status).toBe(410);
   });
 
+  it('a cursor belongs to the user who made it', async () => {
+    const c = (await h().get(`${M}/work_orders?department_id=7`)).headers.get('x-cursor');
+    const other = await h().login({ username: 'someone_else' });
+    expect((await h().as(other.token).get(`${M}/work_orders?$cursor=${c}&$page=2`)).status).toBe(410);
+    const sameUser = await h().login(); // another key of the same user may go on
+    expect((await h().as(sameUser.token).get(`${M}/work_orders?$cursor=${c}&$page=2`)).status).toBe(200);
+    const otherTenant = await h().login({ clientDb: 'other.main' });
+    expect((await h().as(otherTenant.token).get(`${M}/work_orders?$cursor=${c}&$page=2`)).status).toBe(410);
+  });
+
   it('accepts percent-encoded reserved names as existing clients send them', async () => {
     const first = await h().get(`${M}/work_orders?department_id=7`);
     const c = first.headers.get('x-cursor');
