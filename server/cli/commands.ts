@@ -1,4 +1,5 @@
 import { loadConfig } from '../config.ts';
+import { createLogger } from '../logging.ts';
 import { listen } from '../node-server.ts';
 import { seedWorkOrders } from '../seed.ts';
 import { createService, DEMO_ADMIN, DEMO_TENANT, ensureDemoTenant } from '../service.ts';
@@ -12,20 +13,24 @@ export type { Command } from './command.ts';
 
 export const COMMANDS: Record<string, Command> = {
   serve: command('serve', 'Serve the API (HOST, PORT, DATABASE_URL, ... from the environment); creates tenant demo.main with user admin when absent.', {}, [], async () => {
-    const service = await createService(loadConfig());
+    const config = loadConfig();
+    const logger = createLogger(config.logLevel);
+    const service = await createService(config, { logger, onUnexpectedError: (err) => logger.error({ err }, 'unexpected error') });
     const demo = await ensureDemoTenant(service.tenants);
     if (demo.createdTenant) console.error(`created tenant ${DEMO_TENANT}`);
     if (demo.createdAdmin)
       console.error(`created user ${DEMO_ADMIN} (role admin) in ${DEMO_TENANT}; make an API key: npx mrs key create ${DEMO_TENANT} ${DEMO_ADMIN}`);
     for (const t of await service.tenants.list()) await service.tenants.get(t); // migrate every tenant at start
     const l = await listen(service);
-    const scheme = 'http';
-    console.error(`mrs serving ${scheme}://${service.config.host}:${l.port}${service.engine.basePath}/maintenance`);
+    console.error(`mrs serving ${l.scheme}://${service.config.host}:${l.port}${service.engine.basePath}/maintenance`);
     let stopping = false;
-    const stop = async () => {
+    // SIGTERM: stop accepting, finish in-flight requests, close the databases, exit 0.
+    const stop = async (signal: string) => {
       if (stopping) return;
       stopping = true;
+      logger.info({ signal }, 'stopping: finishing in-flight requests');
       await l.stop();
+      logger.info('stopped');
       process.exit(0);
     };
     process.on('SIGTERM', stop);
