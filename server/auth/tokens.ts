@@ -23,6 +23,10 @@ export interface Tokens {
 /** Tokens signed with the secret `loadSecret` gives, read on first use (so commands that never sign never read it). */
 export function createTokens(loadSecret: () => Promise<string>, ttlS: number): Tokens {
   let loaded: Promise<Uint8Array> | undefined;
+  // A token verified once stays valid until its exp (revocation is the key state's job), so
+  // repeat calls skip the signature check: a bounded map of token -> claims and exp.
+  const verified = new Map<string, { claims: TokenClaims; expMs: number }>();
+  const MAX_VERIFIED = 10_000;
   const signingKey = () => {
     if (!loaded) {
       const p = loadSecret().then((s) => new TextEncoder().encode(s));
@@ -41,6 +45,12 @@ export function createTokens(loadSecret: () => Promise<string>, ttlS: number): T
         .setExpirationTime(`${ttlS}s`)
         .sign(await signingKey()),
     async verify(token) {
+      const hit = verified.get(token);
+      if (hit) {
+        if (hit.expMs > Date.now()) return hit.claims;
+        verified.delete(token);
+        return undefined;
+      }
       const key = await signingKey();
       try {
         const { payload } = await jwtVerify(token, key, { algorithms: [TOKEN_ALG], requiredClaims: ['sub', 'iat', 'exp'] });
@@ -48,7 +58,10 @@ export function createTokens(loadSecret: () => Promise<string>, ttlS: number): T
         if (typeof sub !== 'string' || !USERNAME.test(sub)) return undefined;
         if (typeof client_db !== 'string' || !CLIENT_DB.test(client_db)) return undefined;
         if (typeof key_id !== 'string' || !KEY_ID.test(key_id)) return undefined;
-        return { sub, client_db, key_id };
+        const claims = { sub, client_db, key_id };
+        if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
+        verified.set(token, { claims, expMs: payload.exp! * 1000 });
+        return claims;
       } catch {
         return undefined;
       }
