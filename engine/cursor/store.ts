@@ -2,6 +2,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import type { Reserved } from '../query/reserved.ts';
+import { orderBySql } from '../sql/order.ts';
 import { CHUNK, NARROW_LIMIT, NARROW_WIDTH, offsetOf, WIDE_WIDTH } from './layout.ts';
 
 const TABLE = 'mrs_cursors';
@@ -32,12 +33,6 @@ export interface CursorRead {
   readonly chunks: Map<number, string>;
 }
 
-const orderSql = (order: Reserved['order']) => {
-  const dir = sql.raw(order.direction);
-  if (order.field === 'id') return sql`${sql.ref('id')} ${dir}`;
-  const nulls = sql.raw(order.direction === 'asc' ? 'nulls last' : 'nulls first');
-  return sql`${sql.ref(order.field)} ${dir} ${nulls}, ${sql.ref('id')} asc`;
-};
 
 /**
  * Snapshots the ordered ids of the matching rows with one statement: the ids are packed in one
@@ -62,7 +57,7 @@ export async function insertSnapshot(
   const maxId = db.selectFrom(args.table).select((eb) => eb.fn.max('id').as('m'));
   const narrow = sql`coalesce((${maxId}), 0) < ${sql.lit(NARROW_LIMIT)}`;
   const source = db.selectFrom(args.table).where(args.where);
-  const packed = dialect.concatInOrder(source, sql`${sql.ref('id')} + (select w.base from w)`, orderSql(args.order));
+  const packed = dialect.concatInOrder(source, sql`${sql.ref('id')} + (select w.base from w)`, orderBySql(args.order));
   const b = args.binding;
   // Each (select ... from m) is evaluated once per statement: slicing reads the packed value in
   // place, so cutting N ids into chunks costs O(N), not O(N * chunks).

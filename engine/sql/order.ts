@@ -1,11 +1,13 @@
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Reserved } from '../query/reserved.ts';
 
-/** Empty values sort as the largest on every database; ties are broken by id ascending. */
-export function applyOrder<Q extends SelectQueryBuilder<any, any, any>>(q: Q, order: Reserved['order']): Q {
-  if (order.field === 'id') return q.orderBy('id', order.direction) as Q;
-  const nulls = order.direction === 'asc' ? 'last' : 'first';
-  return q
-    .orderBy(order.field, (ob) => (nulls === 'last' ? ob[order.direction]().nullsLast() : ob[order.direction]().nullsFirst()))
-    .orderBy('id', 'asc') as Q;
+/**
+ * The ORDER BY of a search: empty values sort as the largest on every database (last
+ * ascending, first descending); ties are broken by id ascending.
+ */
+export function orderBySql(order: Reserved['order']): RawBuilder<unknown> {
+  const dir = sql.raw(order.direction);
+  if (order.field === 'id') return sql`${sql.ref('id')} ${dir}`;
+  const nulls = sql.raw(order.direction === 'asc' ? 'nulls last' : 'nulls first');
+  return sql`${sql.ref(order.field)} ${dir} ${nulls}, ${sql.ref('id')} asc`;
 }
