@@ -5,12 +5,11 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../server/config.ts';
+import { ConfigError } from '../server/config.ts';
 import { listen, type Listening } from '../server/node-server.ts';
-import { createService, ensureDemoTenant } from '../server/service.ts';
-import { AUTHENTICATE, ensureUser, makeKey } from './support/auth.ts';
 import { expectProblem, WORK_ORDER } from './support/fixtures.ts';
-import { BASE, M, makeHarness } from './support/harness.ts';
+import { BASE, M } from './support/harness.ts';
+import { startOwnService } from './support/own-service.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrs-tls-'));
 const CERT = join(dir, 'cert.pem');
@@ -23,32 +22,7 @@ execFileSync('openssl', [
 const ca = readFileSync(CERT);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/**
- * A service on a fresh SQLite directory, with a token for admin of demo.main. The harness's own
- * start cannot be used: under REQUIRE_HTTPS its plain /authenticate call is refused. Here the
- * token is asked for at an https:// URL, which app.request (no socket) takes as the transport.
- */
-async function startService(env: Record<string, string>) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mrs-test-'));
-  const service = await createService(loadConfig({ DATA_DIR: dataDir, ...env }), { onUnexpectedError: () => {} });
-  await ensureDemoTenant(service.tenants);
-  await ensureUser(service, 'demo.main', 'admin');
-  const { key } = await makeKey(service, 'demo.main', 'admin');
-  const res = await service.app.request(`https://localhost${AUTHENTICATE}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key: key, client_db: 'demo.main', username: 'admin' }),
-  });
-  expect(res.status).toBe(200);
-  const { access_token } = (await res.json()) as { access_token: string };
-  return {
-    harness: makeHarness('sqlite', service, access_token),
-    async stop() {
-      await service.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+const startService = (env: Record<string, string>) => startOwnService('sqlite', env);
 
 /** A GET over TLS that trusts only the test's certificate. */
 function httpsGet(port: number, path: string, headers: Record<string, string> = {}, method = 'GET', body?: string) {
