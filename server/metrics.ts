@@ -33,13 +33,23 @@ async function cursorsAlive(tenants: TenantStore, now: number): Promise<number> 
   return n;
 }
 
+/** Process metrics (memory, CPU, event loop, GC) are the process's, not a service's: collected once. */
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
 /**
  * A registry of the service's own (one per service, so several services in one process do not
  * collide). Cursor and pool gauges are read when scraped: nothing runs between scrapes.
  */
 export function createMetrics(options: MetricsOptions): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const process = processMetrics();
   const now = options.now ?? Date.now;
   const requests = new Counter({
     name: 'mrs_http_requests_total',
@@ -86,7 +96,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   return {
     registry,
     contentType: registry.contentType,
-    text: () => registry.metrics(),
+    text: async () => `${await registry.metrics()}\n${await process.metrics()}`,
     middleware: async function countRequest(c, next) {
       const start = performance.now();
       await next();
