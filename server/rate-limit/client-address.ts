@@ -2,12 +2,12 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
 
 /**
- * The client's address: the socket's peer, or the first X-Forwarded-For entry when a trusted
- * proxy stands in front. Requests that did not come through a socket (app.request()) share one.
+ * The client's address: the socket's peer, or, when a trusted proxy stands in front, the last
+ * X-Forwarded-For entry (the one that proxy appended; earlier entries are the client's to forge). Requests that did not come through a socket (app.request()) share one.
  */
 export function clientAddress(c: Context, trustProxy: boolean): string {
   if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim();
+    const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
     if (forwarded) return forwarded;
   }
   try {
