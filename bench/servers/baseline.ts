@@ -1,13 +1,16 @@
 /**
  * Baselines for HTTP benchmarks, run as their own process:
- *   bare:  a Hono route answering a fixed 10-record JSON array;
- *   floor: the same route doing a prepared SELECT of 10 rows plus a COUNT with better-sqlite3
- *          (the "database floor") for the search given in BASELINE_WHERE.
+ *   /bare        a Hono route answering a fixed 10-record JSON array;
+ *   /floor       the same route doing a prepared SELECT of 10 rows plus a COUNT for the
+ *                benchmark's search with better-sqlite3 (the "database floor");
+ *   /floor-pg    the same two queries through pg (named prepared statements), when
+ *                BASELINE_PG_URL and BASELINE_PG_SCHEMA are set.
  * Usage: node --import tsx bench/servers/baseline.ts <port> <sqlite-file>
  */
 import { serve } from '@hono/node-server';
 import Database from 'better-sqlite3';
 import { Hono } from 'hono';
+import pg from 'pg';
 
 const port = Number(process.argv[2]);
 const file = process.argv[3]!;
@@ -24,4 +27,16 @@ app.get('/floor', (c) => {
   const total = (count.get() as { n: number }).n;
   return c.json(rows, 200, { 'x-total': String(total) });
 });
+if (process.env.BASELINE_PG_URL) {
+  const pool = new pg.Pool({ connectionString: process.env.BASELINE_PG_URL, max: 10 });
+  const table = `"${process.env.BASELINE_PG_SCHEMA ?? 'public'}".work_orders`;
+  const pgWhere = where.replace('deleted = 0', 'deleted = false');
+  app.get('/floor-pg', async (c) => {
+    const [rows, total] = await Promise.all([
+      pool.query({ name: 'page', text: `select * from ${table} where ${pgWhere} order by id limit 10` }),
+      pool.query({ name: 'count', text: `select count(*) as n from ${table} where ${pgWhere}` }),
+    ]);
+    return c.json(rows.rows, 200, { 'x-total': String(total.rows[0].n) });
+  });
+}
 serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => console.log('ready'));

@@ -1,0 +1,122 @@
+/**
+ * The HTTP hot paths (issues 4 and 9), with authentication and rate limiting on, 100,000 work
+ * orders seeded by `mrs seed`, as ratios to two baselines of the same run: bare Hono (a fixed
+ * array) and the database floor (bare Hono + the same prepared SELECT + COUNT). SQLite always;
+ * PostgreSQL too when TEST_DATABASE_URL is set (floor through pg). Servers are pinned to CPU 0;
+ * autocannon (this process) is the load generator. BENCH_SECONDS sets each run's length.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freshPostgresDatabase } from '../test/support/pg.ts';
+import { load, type LoadResult } from './support/load.ts';
+import { rssMiB, runCommand, startProcess } from './support/processes.ts';
+import { fmt, table } from './support/stats.ts';
+
+const SEARCH = 'department_id=7&work_order_type_group_id=2';
+const BASE = '/v4_server/external/v1';
+const M = `${BASE}/maintenance`;
+const newWorkOrder = JSON.stringify({ department_id: 3, work_order_type_id: 2, work_order_type_group_id: 1, priority: 2 });
+
+async function token(env: Record<string, string>, origin: string): Promise<Record<string, string>> {
+  const key = (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim();
+  const res = await fetch(`${origin}${BASE}/authenticate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: key, client_db: 'demo.main', username: 'admin' }),
+  });
+  const body = (await res.json()) as { access_token?: string };
+  if (!body.access_token) throw new Error(`authenticate failed: ${JSON.stringify(body)}`);
+  return { authorization: `Bearer ${body.access_token}` };
+}
+
+async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mrs-bench-http-'));
+  const pgdb = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
+  const port = kind === 'sqlite' ? 18080 : 18180;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    RATE_LIMIT_MAX: '1000000000',
+    AUTH_RATE_LIMIT_MAX: '1000000',
+    LOG_LEVEL: 'silent',
+    ...(pgdb ? { DATABASE_URL: pgdb.url } : {}),
+  };
+  const origin = `http://127.0.0.1:${port}`;
+  const stops: (() => void)[] = [];
+  try {
+    let server = await startProcess(['bin/mrs.js', 'serve'], env, `${origin}/healthz`);
+    server.kill('SIGTERM');
+    await new Promise((r) => server.on('exit', r));
+    await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], env);
+    // The baselines read a SQLite file: on PostgreSQL runs seed one too, for /bare and /floor.
+    const sqliteFile = join(dataDir, 'demo.main.sqlite');
+    if (pgdb) {
+      const sqliteEnv = { ...env, DATABASE_URL: '' }; // empty: unset, so SQLite under DATA_DIR
+      await runCommand(['bin/mrs.js', 'tenant', 'create', 'demo.main'], sqliteEnv);
+      await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], sqliteEnv);
+    }
+    server = await startProcess(['bin/mrs.js', 'serve'], env, `${origin}/healthz`);
+    stops.push(() => server.kill('SIGTERM'));
+    const headers = await token(env, origin);
+    const json = { ...headers, 'content-type': 'application/json' };
+    const baseline = await startProcess(
+      ['--import', 'tsx', 'bench/servers/baseline.ts', String(port + 1), sqliteFile],
+      pgdb ? { BASELINE_PG_URL: pgdb.url, BASELINE_PG_SCHEMA: 'demo.main' } : {},
+      `http://127.0.0.1:${port + 1}/bare`,
+    );
+    stops.push(() => baseline.kill('SIGTERM'));
+
+    const first = await fetch(`${origin}${M}/work_orders?${SEARCH}`, { headers });
+    if (first.status !== 200) throw new Error(`search answered ${first.status}: ${await first.text()}`);
+    const total = Number(first.headers.get('x-total'));
+    const cursor = first.headers.get('x-cursor');
+
+    const results: [string, LoadResult, number][] = [];
+    const measure = async (label: string, url: string, pid: number, opts: Parameters<typeof load>[1] = {}) => {
+      const r = await load(url, opts);
+      results.push([label, r, await rssMiB(pid)]);
+      return r;
+    };
+    const bare = await measure('bare Hono, fixed array', `http://127.0.0.1:${port + 1}/bare`, baseline.pid!);
+    const floor = await measure(
+      `floor: bare Hono + prepared SELECT + COUNT (${kind === 'sqlite' ? 'better-sqlite3' : 'pg'})`,
+      `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor' : 'floor-pg'}`,
+      baseline.pid!,
+    );
+    const search = await measure(`new search (${total} matches, a cursor each)`, `${origin}${M}/work_orders?${SEARCH}`, server.pid!, { headers });
+    const page = await measure('later page of a cursor', `${origin}${M}/work_orders?$cursor=${cursor}&$page=3`, server.pid!, { headers });
+    const read = await measure('read by id', `${origin}${M}/work_orders/12345`, server.pid!, { headers });
+    const create = await measure('create', `${origin}${M}/work_orders`, server.pid!, { headers: json, requests: [{ method: 'POST', body: newWorkOrder }] });
+    const patch = await measure('PATCH', `${origin}${M}/work_orders/23456`, server.pid!, { headers: json, requests: [{ method: 'PATCH', body: '{"priority":3}' }] });
+
+    console.log(`\n${kind}`);
+    console.log(
+      table([
+        ['case', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MiB', 'ratio to bare', 'ratio to floor'],
+        ...results.map(([label, r, rss]) => [label, fmt(r.rps, 0), r.p50, r.p99, r.non2xx + r.errors, fmt(rss, 0), fmt(r.rps / bare.rps), fmt(r.rps / floor.rps)]),
+      ]),
+    );
+    const targets: [string, number, number][] =
+      kind === 'sqlite'
+        ? [
+            ['new search / floor', search.rps / floor.rps, 0.5],
+            ['cursor page / floor', page.rps / floor.rps, 1.0],
+            ['read by id / bare', read.rps / bare.rps, 0.4],
+            ['create / bare', create.rps / bare.rps, 0.2],
+            ['PATCH / bare', patch.rps / bare.rps, 0.2],
+          ]
+        : [['new search / floor (pg)', search.rps / floor.rps, 0.5]];
+    console.log(table([['target', 'ratio', 'at least', 'met'], ...targets.map(([n, r, t]) => [n, fmt(r), t, r >= t ? 'yes' : 'no'])]));
+  } finally {
+    for (const stop of stops) stop();
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(dataDir, { recursive: true, force: true });
+    await pgdb?.drop();
+  }
+}
+
+export async function run(): Promise<void> {
+  await measureDatabase('sqlite');
+  if (process.env.TEST_DATABASE_URL) await measureDatabase('postgres');
+}
