@@ -1,4 +1,7 @@
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
 import { Hono } from 'hono';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -274,4 +277,39 @@ describe.each(DATABASES)('embedding on %s', (name) => {
       expect((await sql<{ one: number }>`select 1 as one`.execute(db)).rows).toEqual([{ one: 1 }]);
     });
   });
+});
+
+describe('the embedding example on Node (examples/embed/node.ts, over a socket)', () => {
+  it('starts as the README says and serves the host routes and the collections', async () => {
+    const root = resolve(import.meta.dirname, '..');
+    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', 'examples/embed/node.ts'], {
+      cwd: root,
+      env: { ...process.env, PORT: '0', DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      const url = await new Promise<string>((done, fail) => {
+        child.stdout.on('data', (d) => {
+          out += d;
+          const m = /node: (http:\/\/\S+)/.exec(out);
+          if (m) done(m[1]!);
+        });
+        child.once('exit', (code) => fail(new Error(`the example exited (${code}): ${err}`)));
+      });
+      expect(url).toMatch(/\/api\/records\/maintenance\/tasks$/);
+      const origin = new URL(url).origin;
+      expect(await (await fetch(`${origin}/api/whoami`)).json()).toEqual({ host: 'example', runtime: 'node' });
+      expect((await fetch(url)).status).toBe(401);
+      const created = await fetch(url, json('POST', { title: 'over a socket' }, { cookie: 'sid=demo-admin' }));
+      expect(created.status).toBe(201);
+      const listed = await fetch(`${url}?title=over%20a%20socket`, { headers: { cookie: 'sid=demo-viewer' } });
+      expect((await listed.json()).map((t: { title: string }) => t.title)).toEqual(['over a socket']);
+    } finally {
+      child.kill('SIGTERM');
+      if (child.exitCode === null) await once(child, 'exit');
+    }
+  }, 60_000);
 });
