@@ -269,6 +269,32 @@ describe.each(DATABASES)('embedding on %s', (name) => {
       await expect(sql`select 1`.execute(db)).rejects.toThrow();
     });
 
+    it('lets a request in flight finish before it destroys the database', async () => {
+      const db = await dbs.open();
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const engine = createEngine({
+        db,
+        resources: [tasks],
+        basePath: BASE,
+        async resolveCaller() {
+          await gate;
+          return { can: () => true };
+        },
+      });
+      await engine.migrate();
+      const inFlight = engine.fetch(new Request(`http://h${TASKS}`, json('POST', { title: 'in flight' })));
+      let closed = false;
+      const closing = engine.close().then(() => (closed = true));
+      await new Promise((r) => setImmediate(r));
+      expect(closed).toBe(false);
+      expect((await engine.fetch(new Request(`http://h${TASKS}`))).status).toBe(503);
+      release();
+      expect((await inFlight).status).toBe(201);
+      await closing;
+      await expect(sql`select 1`.execute(db)).rejects.toThrow();
+    });
+
     it('leaves the database open with closeDb: false', async () => {
       const db = await dbs.open();
       const engine = createEngine({ db, resources: [tasks], basePath: BASE, closeDb: false });
