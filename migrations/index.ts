@@ -3,9 +3,16 @@ import { engineMeta } from './001-engine-meta.ts';
 import { auth } from './002-auth.ts';
 import { cursors } from './003-cursors.ts';
 
-/** The engine's own tables, in order. Names are sorted by Kysely: keep the numeric prefix. */
+/**
+ * The engine's own tables, in order (names are sorted by Kysely: keep the numeric prefix).
+ * Every database the engine serves gets these, embedded ones too.
+ */
 export const ENGINE_MIGRATIONS: Record<string, Migration> = {
   '001-engine-meta': engineMeta,
-  '002-auth': auth,
   '003-cursors': cursors,
+};
+
+/** The service's tables (users, roles, API keys): passed to createEngine by `mrs serve` only. */
+export const SERVER_MIGRATIONS: Record<string, Migration> = {
+  '002-auth': auth,
 };

@@ -1,4 +1,5 @@
 import { createEngine, type Engine } from '../engine/create-engine.ts';
+import { SERVER_MIGRATIONS } from '../migrations/index.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
@@ -43,6 +44,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     resolveCaller: serviceCaller((req) => auth!.resolve(req), () => limiters.keys),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
+    migrations: SERVER_MIGRATIONS,
     ...(options.now ? { now: options.now } : {}),
   });
   const limiters = await openLimiters(config);
