@@ -3,40 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { COMMANDS } from '../server/cli/commands.ts';
-import { main } from '../server/cli/main.ts';
+import { oneLine, useCli } from './support/cli.ts';
 import { describeEachDatabase, M } from './support/harness.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Runs `mrs` in this process against the harness's data, capturing what it prints. */
-function useCli(env: () => Record<string, string>) {
-  const saved = { ...process.env };
-  let out = '';
-  let err = '';
-  beforeEach(() => {
-    out = '';
-    err = '';
-    Object.assign(process.env, env());
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-    vi.spyOn(console, 'error').mockImplementation((...args) => void (err += args.join(' ') + '\n'));
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    for (const k of Object.keys(env())) delete process.env[k];
-    Object.assign(process.env, saved);
-  });
-  return async (...argv: string[]) => {
-    out = '';
-    err = '';
-    const code = await main(argv);
-    return { code, out, err };
-  };
-}
-
-const oneLine = (text: string) => text.trim().length > 0 && !text.trim().includes('\n');
 
 describeEachDatabase('the mrs command line', (h) => {
   const mrs = useCli(() => ({ DATA_DIR: h().service.config.dataDir, DATABASE_URL: h().service.config.databaseUrl ?? '' }));
