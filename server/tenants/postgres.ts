@@ -4,6 +4,7 @@ import pg from 'pg';
 import { postgresDialect } from '../../engine/dialects/postgres.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { settled } from './settled.ts';
+import { openOnce } from './open-once.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
 
 const INT8 = 20;
@@ -42,24 +43,15 @@ export function schemaOf(clientDb: string): string {
 /** One schema per tenant in one database; every tenant shares the process's pool. */
 export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>): TenantStore {
   const { db, pool } = openPostgres(url);
-  const open = new Map<string, Promise<TenantDb>>();
+  const { open, load } = openOnce(async (clientDb) => {
+    const schema = schemaOf(clientDb);
+    await db.schema.createSchema(schema).ifNotExists().execute();
+    const t: TenantDb = { key: clientDb, db: db.withSchema(schema), dialect: postgresDialect, schema };
+    await migrate(t);
+    return t;
+  });
   const exists = async (schema: string) =>
     (await sql`select 1 from information_schema.schemata where schema_name = ${schema}`.execute(db)).rows.length > 0;
-  const load = (clientDb: string) => {
-    let p = open.get(clientDb);
-    if (!p) {
-      p = (async () => {
-        const schema = schemaOf(clientDb);
-        await db.schema.createSchema(schema).ifNotExists().execute();
-        const t: TenantDb = { key: clientDb, db: db.withSchema(schema), dialect: postgresDialect, schema };
-        await migrate(t);
-        return t;
-      })();
-      p.catch(() => open.delete(clientDb));
-      open.set(clientDb, p);
-    }
-    return p;
-  };
   return {
     kind: 'postgres',
     get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),

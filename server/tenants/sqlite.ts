@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
 import { withStatementCache } from './statement-cache.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import { openOnce } from './open-once.ts';
 import { settled } from './settled.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
 
@@ -21,21 +22,12 @@ export function openSqlite(file: string): Kysely<any> {
 /** One SQLite file per tenant under the data directory. */
 export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise<void>): TenantStore {
   mkdirSync(dataDir, { recursive: true });
-  const open = new Map<string, Promise<TenantDb>>();
   const fileOf = (clientDb: string) => join(dataDir, clientDb + SUFFIX);
-  const load = (clientDb: string) => {
-    let p = open.get(clientDb);
-    if (!p) {
-      p = (async () => {
-        const t: TenantDb = { key: clientDb, db: openSqlite(fileOf(clientDb)), dialect: sqliteDialect };
-        await migrate(t);
-        return t;
-      })();
-      p.catch(() => open.delete(clientDb));
-      open.set(clientDb, p);
-    }
-    return p;
-  };
+  const { open, load } = openOnce(async (clientDb) => {
+    const t: TenantDb = { key: clientDb, db: openSqlite(fileOf(clientDb)), dialect: sqliteDialect };
+    await migrate(t);
+    return t;
+  });
   return {
     kind: 'sqlite',
     get: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? load(clientDb) : undefined),
