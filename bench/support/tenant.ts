@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
 import { createRegistry, type Registry } from '../../engine/registry.ts';
 import { migrateTenant } from '../../engine/schema/index.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
@@ -49,6 +48,5 @@ export async function seededTenant(kind: BenchDb, count: number): Promise<{ tena
     }
   });
   process.stderr.write(`\n  seeded ${count} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
-  await sql`analyze`.execute(tenant.db);
-  return { tenant, registry, drop };
+  return { tenant, registry, drop }; // seedWorkOrders ends with ANALYZE
 }

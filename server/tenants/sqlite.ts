@@ -16,6 +16,8 @@ export function openSqlite(file: string): Kysely<any> {
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
+  // SQLite's advice for long-lived connections: gather statistics where they are missing or stale.
+  database.pragma('optimize = 0x10002');
   return new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
 }
 
