@@ -99,14 +99,25 @@ const toMeta = (r: Record<string, any>): Omit<CursorMeta, 'limit'> => ({
  * whose range is computed in SQL from the cursor's own page size. Undefined: no such cursor.
  */
 export async function readPage(db: Kysely<any>, id: string, page: number): Promise<CursorRead | undefined> {
+  // Two primary-key lookups in one statement: the head row, and the range of chunk rows the page
+  // needs, bounded by the cursor's own page size (an OR of both would scan every chunk row).
+  const pageSize = db.selectFrom(TABLE).select('page_size').where('id', '=', id).where('chunk', '=', 0);
   const p = sql`cast(${page} as integer)`;
-  const first = sql`((${p} - 1) * page_size) / ${sql.lit(CHUNK)}`;
-  const last = sql`(${p} * page_size - 1) / ${sql.lit(CHUNK)}`;
+  const first = sql<number>`((${p} - 1) * (${pageSize})) / ${sql.lit(CHUNK)}`;
+  const last = sql<number>`(${p} * (${pageSize}) - 1) / ${sql.lit(CHUNK)}`;
   const rows = await db
     .selectFrom(TABLE)
-    .select([...META, 'page_size', sql<string | null>`case when chunk between ${first} and ${last} then ids end`.as('ids')])
+    .select([...META, 'page_size', sql<string | null>`null`.as('ids')])
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('chunk', '=', 0), sql<SqlBool>`chunk between ${first} and ${last}`]))
+    .where('chunk', '=', 0)
+    .unionAll(
+      db
+        .selectFrom(TABLE)
+        .select([...META, 'page_size', 'ids'])
+        .where('id', '=', id)
+        .where('chunk', '>=', first)
+        .where('chunk', '<=', last),
+    )
     .execute();
   const head = rows.find((r) => Number(r.chunk) === 0);
   if (!head) return undefined;
