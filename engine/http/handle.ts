@@ -29,10 +29,16 @@ interface Call {
   readonly id: number;
   readonly parent: ParentScope | undefined;
   readonly deps: HandlerDeps;
+  /** The caller's headers, for every answer. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+/** Every answer carries the caller's headers (rate-limit state), set when the Response is made. */
+const reply = (call: Call, body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  json(body, status, { ...call.headers, ...headers });
 
 /**
  * Problems found before the record was looked up are answered only once the record (or parent)
@@ -76,22 +82,22 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
         ? new EngineError('invalid-query', 'The query is not valid.', [{ parameter: '$deleted', message: '$deleted must be true or false' }])
         : undefined);
     await failAfterExists(call, error, 'record');
-    return json(await read(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' }));
+    return reply(call, await read(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' }));
   },
   create: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'none'))),
   childCreate: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'parent'), call.parent)),
-  replace: async (call) => json(await replace(call.ctx, call.resource, call.id, await body(call, 'record'))),
-  patch: async (call) => json(await patch(call.ctx, call.resource, call.id, await body(call, 'record'))),
+  replace: async (call) => reply(call, await replace(call.ctx, call.resource, call.id, await body(call, 'record'))),
+  patch: async (call) => reply(call, await patch(call.ctx, call.resource, call.id, await body(call, 'record'))),
   softDelete: async (call) => {
     await failAfterExists(call, queryError(call.url), 'record');
     await softDelete(call.ctx, call.resource, call.id);
-    return new Response(null, { status: 204 });
+    return new Response(null, { status: 204, headers: call.headers });
   },
 };
 
 function created(call: Call, record: Record<string, unknown>): Response {
   const location = `${call.deps.basePath}/maintenance/${call.resource.name}/${record.id}`;
-  return json(record, 201, { location });
+  return reply(call, record, 201, { location });
 }
 
 async function listResponse(call: Call): Promise<Response> {
@@ -103,7 +109,7 @@ async function listResponse(call: Call): Promise<Response> {
     throw e;
   }
   const page = await list(call.ctx, call.resource, query, call.parent);
-  return json(page.records, 200, listHeaders(call.url.pathname, page));
+  return reply(call, page.records, 200, listHeaders(call.url.pathname, page));
 }
 
 /** Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation. */
@@ -121,15 +127,14 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
     if (!caller.can(match.resource.name, route.action))
       throw new EngineError('forbidden', `Your roles do not grant ${route.action} on ${match.resource.name}.`);
     const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, cursors: deps.cursors };
-    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps });
+    const headers = caller.headers ?? {};
+    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps, headers });
   };
   return async (req: Request): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
     if (!caller.headers) return dispatch(req, caller);
     try {
-      const res = await dispatch(req, caller);
-      for (const [k, v] of Object.entries(caller.headers)) res.headers.set(k, v);
-      return res;
+      return await dispatch(req, caller);
     } catch (e) {
       if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, { ...e.headers, ...caller.headers });
       throw e;
