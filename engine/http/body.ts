@@ -12,11 +12,11 @@ export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promis
   const type = req.headers.get('content-type') ?? '';
   if (!JSON_TYPE.test(type.trim()))
     return { error: new EngineError('unsupported-media-type', 'The body must be sent as Content-Type: application/json.') };
-  const tooLarge = { error: new EngineError('body-too-large', `The body is over the limit of ${limit} bytes.`) };
+  const tooLarge = () => ({ error: new EngineError('body-too-large', `The body is over the limit of ${limit} bytes.`) });
   const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (declared > limit) return tooLarge;
+  if (declared > limit) return tooLarge();
   const bytes = await readBounded(req, limit);
-  if (bytes === undefined) return tooLarge;
+  if (bytes === undefined) return tooLarge();
   try {
     return { value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) };
   } catch {
