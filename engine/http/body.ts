@@ -15,7 +15,10 @@ export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promis
   const tooLarge = () => ({ error: new EngineError('body-too-large', `The body is over the limit of ${limit} bytes.`) });
   const declared = Number(req.headers.get('content-length') ?? NaN);
   if (declared > limit) return tooLarge();
-  const bytes = await readBounded(req, limit);
+  // With a Content-Length the transport already bounds the body: read it whole (the fast path);
+  // without one (chunked), count while reading and stop past the limit.
+  const bytes = Number.isFinite(declared) ? new Uint8Array(await req.arrayBuffer()) : await readBounded(req, limit);
+  if (bytes !== undefined && bytes.byteLength > limit) return tooLarge();
   if (bytes === undefined) return tooLarge();
   try {
     return { value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)) };
