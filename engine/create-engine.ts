@@ -5,6 +5,7 @@ import type { TenantDb } from './dialects/types.ts';
 import { EngineError, problemResponse } from './errors.ts';
 import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
+import { limitCaller, type RateLimiter } from './rate-limit.ts';
 import { createRegistry, type Registry } from './registry.ts';
 import { migrateTenant } from './schema/index.ts';
 import { tenantDb } from './tenant-db.ts';
@@ -31,7 +32,14 @@ interface CommonOptions {
   readonly migrations?: Record<string, Migration>;
   /** Called with errors that are not EngineErrors (answered as a bare 500). */
   readonly onUnexpectedError?: (e: unknown, req: Request) => void;
-  /** See BeforeRequest; the engine itself limits nothing. */
+  /**
+   * Rate limiting per caller, after the caller is resolved: a limiter (its store is the host's
+   * choice, e.g. server/rate-limit's createLimiter: memory or a database) and the key a caller
+   * counts against (default its user, or `anonymous`). Answers carry the window's headers;
+   * over the limit, 429 with Retry-After and nothing done.
+   */
+  readonly rateLimit?: { readonly limiter: RateLimiter; readonly key?: (caller: Caller, req: Request) => string };
+  /** See BeforeRequest; runs after rateLimit. */
   readonly beforeRequest?: BeforeRequest;
 }
 
@@ -94,7 +102,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
   const cursors = { ttlMs: (options.cursorTtlS ?? 900) * 1000, now: options.now ?? Date.now };
   const single = options.db === undefined ? undefined : singleDb(options);
-  const resolveCaller = withBeforeRequest(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, options.beforeRequest);
+  const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, gatesOf(options));
   const handle = createMaintenanceHandler({ registry, basePath, resolveCaller, cursors });
   const inFlight = new Set<Promise<Response>>();
   let closed = false;
@@ -152,10 +160,22 @@ function singleDb(options: DbEngineOptions) {
   };
 }
 
-function withBeforeRequest(resolve: ResolveCaller, before: BeforeRequest | undefined): ResolveCaller {
-  if (!before) return resolve;
+/** What runs between resolving the caller and routing: the rate limit, then the host's hook. */
+function gatesOf(options: CommonOptions): BeforeRequest[] {
+  const gates: BeforeRequest[] = [];
+  if (options.rateLimit) {
+    const { limiter, key = (caller: Caller) => caller.user ?? 'anonymous' } = options.rateLimit;
+    gates.push((req, caller) => limitCaller(limiter, key(caller, req), caller));
+  }
+  if (options.beforeRequest) gates.push(options.beforeRequest);
+  return gates;
+}
+
+function withGates(resolve: ResolveCaller, gates: readonly BeforeRequest[]): ResolveCaller {
+  if (gates.length === 0) return resolve;
   return async (req) => {
-    const caller = await resolve(req);
-    return (await before(req, caller)) ?? caller;
+    let caller = await resolve(req);
+    for (const gate of gates) caller = (await gate(req, caller)) ?? caller;
+    return caller;
   };
 }

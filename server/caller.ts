@@ -1,7 +1,6 @@
 import type { ResolveCaller } from '../engine/http/caller.ts';
 import type { AuthenticatedCaller } from './auth/index.ts';
-import { tooManyRequests } from './rate-limit/middleware.ts';
-import { rateLimitHeaders, type RateLimiter } from './rate-limit/window.ts';
+import { limitCaller, type RateLimiter } from '../engine/rate-limit.ts';
 
 /**
  * The caller of every /maintenance request, in SPEC section 1's order: the token check first
@@ -16,8 +15,6 @@ export function serviceCaller(
     const caller = await authenticateToken(req);
     const keys = limiter();
     if (!keys) return caller;
-    const headers = rateLimitHeaders(await keys.hit(`${caller.clientDb}/${caller.keyId}`));
-    if (headers['retry-after'] !== undefined) throw tooManyRequests(headers); // the call does nothing
-    return { ...caller, headers };
+    return limitCaller(keys, `${caller.clientDb}/${caller.keyId}`, caller);
   };
 }

@@ -1,5 +1,5 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { RateLimiter, WindowState } from './window.ts';
+import type { RateLimiter, WindowState } from '../../engine/rate-limit.ts';
 
 /**
  * rate-limiter-flexible's consume() is exactly the interface's window: a key's window starts

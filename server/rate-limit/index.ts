@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterSQLite } from 'rate-limiter-flexible';
 import { fromFlexible } from './flexible.ts';
-import type { RateLimiter } from './window.ts';
+import type { RateLimiter } from '../../engine/rate-limit.ts';
 
-export { rateLimitHeaders, type RateLimiter, type WindowState } from './window.ts';
+export { rateLimitHeaders, type RateLimiter, type WindowState } from '../../engine/rate-limit.ts';
 
 export type RateLimitStore = 'memory' | 'database';
 

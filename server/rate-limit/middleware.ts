@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { EngineError } from '../../engine/errors.ts';
 import { clientAddress } from './client-address.ts';
-import { rateLimitHeaders, type RateLimiter } from './window.ts';
+import { rateLimitHeaders, tooManyRequests, type RateLimiter } from '../../engine/rate-limit.ts';
 
 /** Limits a route per client address (SPEC 7: /authenticate, against key guessing); every call counts. */
 export function limitByAddress(limiter: RateLimiter, trustProxy: boolean): MiddlewareHandler {
@@ -13,6 +12,3 @@ export function limitByAddress(limiter: RateLimiter, trustProxy: boolean): Middl
     for (const [k, v] of Object.entries(headers)) c.res.headers.set(k, v);
   };
 }
-
-export const tooManyRequests = (headers: Record<string, string>) =>
-  new EngineError('rate-limited', `Rate limit exceeded: try again in ${headers['retry-after']} s.`, [], headers);

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { createLimiter, type RateLimitStore } from './index.ts';
-import type { RateLimiter } from './window.ts';
+import type { RateLimiter } from '../../engine/rate-limit.ts';
 
 export interface ServiceLimiters {
   /** Per API key, every /maintenance call; undefined when limiting is off. */

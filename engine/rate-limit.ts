@@ -1,3 +1,11 @@
+import { EngineError } from './errors.ts';
+import type { Caller } from './http/caller.ts';
+
+/**
+ * Rate limiting as the engine sees it: a limiter counts calls per key in fixed windows; the
+ * stores (process memory, a database) are the host's (see server/rate-limit for the service's).
+ */
+
 /** One fixed window per key, as a client sees it. */
 export interface WindowState {
   readonly allowed: boolean;
@@ -31,4 +39,17 @@ export function rateLimitHeaders(w: WindowState): Record<string, string> {
   };
   if (!w.allowed) headers['retry-after'] = String(w.resetS);
   return headers;
+}
+
+export const tooManyRequests = (headers: Record<string, string>) =>
+  new EngineError('rate-limited', `Rate limit exceeded: try again in ${headers['retry-after']} s.`, [], headers);
+
+/**
+ * Counts the call against the caller's window: over the limit it throws the 429 (the call does
+ * nothing); otherwise the caller goes on carrying the window's headers for every answer.
+ */
+export async function limitCaller<C extends Caller>(limiter: RateLimiter, key: string, caller: C): Promise<C> {
+  const headers = rateLimitHeaders(await limiter.hit(key));
+  if (headers['retry-after'] !== undefined) throw tooManyRequests(headers);
+  return { ...caller, headers };
 }
