@@ -32,6 +32,23 @@ describe('defineResource', () => {
     ['a', 'a boolean default that is not', { x: boolean({ default: 1 } as never) }, /^resource a: field x: default does not fit/],
     ['a', 'an unknown kind', { x: { kind: 'money' } as never }, /^resource a: field x: kind must be one of/],
   ];
+  const BAD_INDEXES: [string, readonly (readonly string[])[], RegExp][] = [
+    ['one field', [['name']], /^resource a: indexes: \["name"\] must list two or more different fields/],
+    ['a repeated field', [['name', 'name']], /must list two or more different fields/],
+    ['a field that is not filterable', [['name', 'size']], /^resource a: indexes: size is not a filterable field/],
+    ['an unknown field', [['name', 'nope']], /^resource a: indexes: nope is not a filterable field/],
+  ];
+  for (const [what, indexes, message] of BAD_INDEXES)
+    it(`refuses a composite index on ${what}`, () => {
+      const fields = { name: string({ required: true, filterable: true }), size: integer({ default: 1 }) };
+      expect(() => defineResource({ name: 'a', fields, indexes })).toThrow(message);
+    });
+
+  it('takes a composite index of filterable fields, system ones included', () => {
+    const fields = { name: string({ required: true, filterable: true }) };
+    expect(defineResource({ name: 'a', fields, indexes: [['name', 'created']] }).indexes).toEqual([['name', 'created']]);
+  });
+
   for (const [name, what, fields, message] of BAD) {
     it(`refuses ${what} with one line naming the resource and field`, () => {
       expect(() => defineResource({ name, fields })).toThrow(message);

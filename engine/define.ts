@@ -53,6 +53,11 @@ export interface ResourceInput<N extends string = string, F extends Fields = Fie
   name: N;
   fields: F;
   description?: string;
+  /**
+   * Query patterns worth a composite index: each a list of filterable fields searched together
+   * (e.g. `[['department_id', 'status']]`). Every filterable field has an index of its own anyway.
+   */
+  indexes?: readonly (readonly string[])[];
 }
 
 /**
@@ -119,6 +124,12 @@ export function checkResource(input: ResourceInput): string[] {
   if (typeof input.name !== 'string' || !NAME.test(input.name)) problems.push(`name must match ${NAME}`);
   else if (input.name.startsWith('mrs_')) problems.push('names starting with mrs_ are reserved for the engine');
   if (typeof input.fields !== 'object' || input.fields === null) return [...problems, 'fields must be an object'];
+  for (const columns of input.indexes ?? []) {
+    const filterable = (n: string) => ((SYSTEM_FIELDS as Fields)[n] ?? input.fields[n])?.filterable === true;
+    if (!Array.isArray(columns) || columns.length < 2 || new Set(columns).size !== columns.length)
+      problems.push(`indexes: ${JSON.stringify(columns)} must list two or more different fields`);
+    else for (const n of columns) if (!filterable(n)) problems.push(`indexes: ${n} is not a filterable field`);
+  }
   for (const [name, f] of Object.entries(input.fields)) {
     const at = `field ${name}`;
     if (!NAME.test(name)) problems.push(`${at}: name must match ${NAME}`);

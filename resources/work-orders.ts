@@ -12,4 +12,6 @@ export default defineResource({
     description: string({ nullable: true }),
     service_request_id: integer({ nullable: true, filterable: true, parent: 'service_requests' }),
   },
+  // Work orders are mostly searched by department and status together.
+  indexes: [['department_id', 'status']],
 });

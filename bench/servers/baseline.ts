@@ -14,7 +14,7 @@ import pg from 'pg';
 
 const port = Number(process.argv[2]);
 const file = process.argv[3]!;
-const where = process.env.BASELINE_WHERE ?? 'department_id = 7 and work_order_type_group_id = 2 and deleted = 0';
+const where = process.env.BASELINE_WHERE ?? "department_id = 7 and status = 'open' and deleted = 0";
 const db = new Database(file, { readonly: true });
 const page = db.prepare(`select * from work_orders where ${where} order by id limit 10`);
 const count = db.prepare(`select count(*) as n from work_orders where ${where}`);

@@ -12,6 +12,7 @@ const things = defineResource({
     note: string({ nullable: true }),
     fallback: string({ nullable: true, default: null }),
   },
+  indexes: [['name', 'shiny']],
 });
 
 describe('tableSpec', () => {
@@ -35,11 +36,12 @@ describe('tableSpec', () => {
     expect(defaults).toEqual({ deleted: false, size: 3, shiny: false });
   });
 
-  it('has one index per filterable field but id', () => {
+  it('has one index per filterable field but id, and one per declared query pattern', () => {
     expect(spec.indexes).toEqual([
       { name: 'things_created_idx', columns: ['created'] },
       { name: 'things_name_idx', columns: ['name'] },
       { name: 'things_shiny_idx', columns: ['shiny'] },
+      { name: 'things_name_shiny_idx', columns: ['name', 'shiny'] },
     ]);
   });
 });

@@ -27,8 +27,10 @@ export function tableSpec(resource: Resource): TableSpec {
         ...(name === 'deleted' ? { default: false } : f.default !== undefined && f.default !== null ? { default: f.default } : {}),
       };
     });
-  const indexes = resource.filterable
-    .filter((n) => n !== 'id')
-    .map((n) => ({ name: `${resource.name}_${n}_idx`, columns: [n] }));
+  const single = resource.filterable.filter((n) => n !== 'id').map((n) => [n]);
+  const indexes = [...single, ...(resource.definition.indexes ?? [])].map((columns) => ({
+    name: `${resource.name}_${columns.join('_')}_idx`,
+    columns,
+  }));
   return { name: resource.name, columns, indexes };
 }
