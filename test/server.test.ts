@@ -1,22 +1,10 @@
-import { connect } from 'node:net';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type Listening } from '../server/node-server.ts';
 import { describeEachDatabase, M, startHarness } from './support/harness.ts';
 import { expectProblem, WORK_ORDER } from './support/fixtures.ts';
+import { rawRequest } from './support/raw-socket.ts';
 
-/** Sends raw bytes over a socket and returns everything the server answers before closing. */
-function rawRequest(port: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let out = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (d) => (out += d));
-    socket.on('end', () => resolve(out));
-    socket.on('error', (e) => (out ? resolve(out) : reject(e)));
-    socket.write(text);
-  });
-}
 
 function parseRaw(answer: string) {
   const [head, ...rest] = answer.split('\r\n\r\n');

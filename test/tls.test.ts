@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { connect } from 'node:net';
+import { rawRequest } from './support/raw-socket.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,18 +41,6 @@ function httpsGet(port: number, path: string, headers: Record<string, string> = 
 const httpsPost = (port: number, path: string, body: unknown, headers: Record<string, string>) =>
   httpsGet(port, path, { ...headers, 'content-type': 'application/json' }, 'POST', JSON.stringify(body));
 
-/** Raw bytes over a plain socket; everything answered until the server closes. */
-function raw(port: number, text: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let out = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (d) => (out += d));
-    socket.on('end', () => resolve(out));
-    socket.on('error', (e) => (out ? resolve(out) : reject(e)));
-    socket.write(text);
-  });
-}
 
 describe('TLS_CERT_FILE and TLS_KEY_FILE', () => {
   let started: Awaited<ReturnType<typeof startService>>;
@@ -81,7 +69,7 @@ describe('TLS_CERT_FILE and TLS_KEY_FILE', () => {
   });
 
   it('do not answer plain HTTP on the same port', async () => {
-    const answer = await raw(l.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`).catch(() => '');
+    const answer = await rawRequest(l.port, `GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`).catch(() => '');
     expect(answer).not.toMatch(/^HTTP\/1\.1 200/);
   });
 
@@ -150,7 +138,7 @@ describe('REQUIRE_HTTPS', () => {
     starts.push(s);
     const l = await listen(s.harness.service);
     try {
-      const answer = await raw(
+      const answer = await rawRequest(
         l.port,
         `GET https://127.0.0.1:${l.port}${M}/work_orders HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${s.harness.token}\r\nConnection: close\r\n\r\n`,
       );
