@@ -44,5 +44,4 @@ export const postgresDialect: Dialect = {
   sliceBytes: (bytes, from, length) => sql`substring(${bytes} from ${from} for ${length})`,
   bytesToText: (bytes) => sql<string>`convert_from(${bytes}, 'UTF8')`,
   unloggedTables: true,
-  isUniqueViolation: (e) => typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505',
 };

@@ -56,5 +56,4 @@ export const sqliteDialect: Dialect = {
   sliceBytes: (bytes, from, length) => sql`substr(${bytes}, ${from}, ${length})`,
   bytesToText: (bytes) => sql<string>`cast(${bytes} as text)`,
   unloggedTables: false,
-  isUniqueViolation: (e) => typeof e === 'object' && e !== null && String((e as { code?: unknown }).code).startsWith('SQLITE_CONSTRAINT'),
 };

@@ -29,8 +29,6 @@ export interface Dialect {
   ilike(column: Expression<unknown>, pattern: string): Expression<SqlBool>;
   /** Serializes schema changes of one tenant across processes, inside the given transaction. */
   lockForMigration(trx: Kysely<any>, key: string): Promise<void>;
-  /** Whether an error is a unique-constraint violation. */
-  isUniqueViolation(e: unknown): boolean;
   /**
    * The concatenation, as text, of `value` over the rows of `source` in the order `orderBy`
    * (`''` when there are none): how a cursor packs its ids in one pass.
