@@ -9,8 +9,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import { BunSqliteDialect } from 'kysely-bun-sqlite';
 import { createEngine, EngineError, type DbEngine } from 'maintenance-records';
 import { boolean, defineResource, integer, string } from 'maintenance-records/define';
-import pg from 'pg';
-import { freshPostgresDatabase, TEST_DATABASE_URL } from '../test/support/pg.ts';
+import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from '../test/support/pg.ts';
 
 if (!TEST_DATABASE_URL) {
   if (process.env.CI === 'true') throw new Error('CI=true but TEST_DATABASE_URL is not set: the PostgreSQL half of the Bun suite may not be skipped');
@@ -41,7 +40,7 @@ const DATABASES: Record<string, () => Promise<Opened>> = {
     ? {
         postgres: async () => {
           const fresh = await freshPostgresDatabase();
-          return { db: new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh.url, max: 3 }) }) }), drop: fresh.drop };
+          return { db: new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url, 3) }) }), drop: fresh.drop };
         },
       }
     : {}),

@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { Hono } from 'hono';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   boolean,
@@ -18,7 +17,7 @@ import {
   type DbEngine,
   type TenantDb,
 } from '../engine/index.ts';
-import { freshPostgresDatabase, TEST_DATABASE_URL } from './support/pg.ts';
+import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from './support/pg.ts';
 
 /** An embedder's own collection, defined inline. */
 const tasks = defineResource({
@@ -48,7 +47,7 @@ async function hostDatabases(name: 'sqlite' | 'postgres'): Promise<HostDatabases
     // the engine must cope with what the host has.
     async open() {
       const fresh = await freshPostgresDatabase();
-      const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh.url, max: 3 }) }) });
+      const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url, 3) }) });
       opened.push({ db, drop: fresh.drop });
       return db;
     },

@@ -9,7 +9,6 @@ import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../engine/create-engine.ts';
 import { postgresDialect } from '../engine/dialects/postgres.ts';
@@ -18,7 +17,7 @@ import type { TenantDb } from '../engine/dialects/types.ts';
 import { allowAll } from '../engine/http/caller.ts';
 import { loadResources } from '../server/load-resources.ts';
 import { DATABASES, M, type DatabaseName } from './support/harness.ts';
-import { freshPostgresDatabase } from './support/pg.ts';
+import { freshPostgresDatabase, testPool } from './support/pg.ts';
 
 const RUNS = Number(process.env.FILTER_FUZZ_RUNS ?? 150);
 
@@ -46,7 +45,7 @@ async function openTarget(kind: DatabaseName): Promise<Target> {
     };
   } else {
     const fresh = await freshPostgresDatabase();
-    const pool = new pg.Pool({ connectionString: fresh.url, max: 2 });
+    const pool = testPool(fresh.url, 2);
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), log: onLog });
     await db.schema.createSchema('fuzz.main').execute();
     tenant = { key: 'fuzz.main', db: db.withSchema('fuzz.main'), dialect: postgresDialect, schema: 'fuzz.main' };

@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { freshPostgresDatabase, TEST_DATABASE_URL } from '../../test/support/pg.ts';
+import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from '../../test/support/pg.ts';
 import { createLimiter, rateLimitHeaders, type LimiterOptions, type RateLimiter } from './index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrs-rl-'));
@@ -22,7 +21,7 @@ if (TEST_DATABASE_URL)
     'postgres database',
     async () => {
       const fresh = await freshPostgresDatabase();
-      const pool = new pg.Pool({ connectionString: fresh.url, max: 10 });
+      const pool = testPool(fresh.url, 10);
       cleanups.push(async () => {
         await pool.end();
         await fresh.drop();

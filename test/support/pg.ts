@@ -23,3 +23,13 @@ export async function freshPostgresDatabase(): Promise<{ url: string; drop: () =
     },
   };
 }
+
+/**
+ * A pool for a test database. Dropping the database ends connections by force, and a client
+ * still closing then reports it: the pool swallows that instead of failing the run.
+ */
+export function testPool(url: string, max = 3): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on('error', () => {});
+  return pool;
+}
