@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import { engineMeta } from './001-engine-meta.ts';
 import { auth } from './002-auth.ts';
 import { cursors } from './003-cursors.ts';
+import { cursorExpiryHead } from './004-cursor-expiry-head.ts';
 
 /**
  * The engine's own tables, in order (names are sorted by Kysely: keep the numeric prefix).
@@ -10,6 +11,7 @@ import { cursors } from './003-cursors.ts';
 export const ENGINE_MIGRATIONS: Record<string, Migration> = {
   '001-engine-meta': engineMeta,
   '003-cursors': cursors,
+  '004-cursor-expiry-head': cursorExpiryHead,
 };
 
 /** The service's tables (users, roles, API keys): passed to createEngine by `mrs serve` only. */

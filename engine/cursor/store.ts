@@ -126,8 +126,9 @@ export async function readPage(db: Kysely<any>, id: string, page: number): Promi
   return { meta: { ...toMeta(head), limit: Number(head.page_size) }, chunks };
 }
 
+/** Moves the expiry on the head row, the one every read checks. */
 export async function touchSnapshot(db: Kysely<any>, id: string, expiresAt: number): Promise<void> {
-  await db.updateTable(TABLE).set({ expires_at: expiresAt }).where('id', '=', id).execute();
+  await db.updateTable(TABLE).set({ expires_at: expiresAt }).where('id', '=', id).where('chunk', '=', 0).execute();
 }
 
 export async function deleteSnapshot(db: Kysely<any>, id: string): Promise<void> {
@@ -136,5 +137,6 @@ export async function deleteSnapshot(db: Kysely<any>, id: string): Promise<void>
 
 /** Removes expired cursors, so storage stays bounded under constant traffic. */
 export async function sweepExpired(db: Kysely<any>, now: number): Promise<void> {
-  await db.deleteFrom(TABLE).where('expires_at', '<', now).execute();
+  const expired = db.selectFrom(TABLE).select('id').where('chunk', '=', 0).where('expires_at', '<', now);
+  await db.deleteFrom(TABLE).where('id', 'in', expired).execute();
 }
