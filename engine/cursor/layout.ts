@@ -33,10 +33,14 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
   return ids;
 }
 
-/** 128 random bits, URL-safe base64: unguessable and opaque. */
-export function newCursorId(): string {
+/**
+ * The creation time in base 36 (so ids sort by age), then 128 random bits in URL-safe base64:
+ * unguessable and opaque. New cursors land at the end of the primary-key index instead of at
+ * a random place in it, and the sweep removes them from its start.
+ */
+export function newCursorId(now = Date.now()): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   let s = '';
   for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return now.toString(36).padStart(9, '0') + btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }

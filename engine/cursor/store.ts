@@ -34,30 +34,94 @@ export interface CursorRead {
 }
 
 
+export interface SnapshotArgs {
+  id: string;
+  table: string;
+  where: (eb: any) => Expression<SqlBool>;
+  order: Reserved['order'];
+  binding: CursorBinding;
+  query: CanonicalQuery;
+  expiresAt: number;
+  firstChunk: number;
+  lastChunk: number;
+}
+
+export interface Snapshot {
+  total: number;
+  width: number;
+  /** Chunk number -> packed ids, for the chunks in [firstChunk, lastChunk]. */
+  chunks: Map<number, string>;
+}
+
 /**
- * Snapshots the ordered ids of the matching rows with one statement: the ids are packed in one
- * ordered pass (see layout.ts), then cut into CHUNK-id rows; they never travel to the
- * application. Returns the total and the chunks in [first, last], for the first answer.
+ * Snapshots the ordered ids of the matching rows: they are packed in one ordered pass (see
+ * layout.ts) and cut into CHUNK-id rows, where the dialect says that is cheapest.
  */
-export async function insertSnapshot(
-  t: TenantDb,
-  args: {
-    id: string;
-    table: string;
-    where: (eb: any) => Expression<SqlBool>;
-    order: Reserved['order'];
-    binding: CursorBinding;
-    query: CanonicalQuery;
-    expiresAt: number;
-    firstChunk: number;
-    lastChunk: number;
-  },
-): Promise<{ total: number; width: number; chunks: Map<number, string> }> {
-  const { db, dialect } = t;
-  const maxId = db.selectFrom(args.table).select((eb) => eb.fn.max('id').as('m'));
+export function insertSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  return t.dialect.chunkSnapshotsIn === 'database' ? snapshotInDatabase(t, args) : snapshotThroughApplication(t, args);
+}
+
+/** The width (10 or 16 digits) and offset that fit every id of the table, as a CTE `w`. */
+function widthCte(t: TenantDb, table: string) {
+  const maxId = t.db.selectFrom(table).select((eb) => eb.fn.max('id').as('m'));
   const narrow = sql`coalesce((${maxId}), 0) < ${sql.lit(NARROW_LIMIT)}`;
-  const source = db.selectFrom(args.table).where(args.where);
-  const packed = dialect.concatInOrder(source, sql`${sql.ref('id')} + (select w.base from w)`, orderBySql(args.order));
+  return sql`w (width, base) as (select
+      case when ${narrow} then ${sql.lit(NARROW_WIDTH)} else ${sql.lit(WIDE_WIDTH)} end,
+      case when ${narrow} then ${sql.lit(offsetOf(NARROW_WIDTH))} else ${sql.lit(offsetOf(WIDE_WIDTH))} end)`;
+}
+
+const packedIds = (t: TenantDb, args: SnapshotArgs) =>
+  t.dialect.concatInOrder(t.db.selectFrom(args.table).where(args.where), sql`${sql.ref('id')} + (select w.base from w)`, orderBySql(args.order));
+
+/** Chunk rows per INSERT: 11 parameters a row stays far below every database's limit. */
+const ROWS_PER_INSERT = 500;
+
+/**
+ * One SELECT packs the ids and brings the packed text back; the chunk rows go in with one
+ * INSERT (a transaction of several for very large snapshots). The head row alone carries the
+ * query, the only metadata too large to repeat.
+ */
+async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  const { db } = t;
+  const result = await sql<{ width: number; packed: string | null }>`with ${widthCte(t, args.table)}
+    select (select w.width from w) as width, ${packedIds(t, args)} as packed`.execute(db);
+  const width = Number(result.rows[0]!.width);
+  const packed = result.rows[0]!.packed ?? '';
+  const total = packed.length / width;
+  const span = width * CHUNK;
+  const b = args.binding;
+  const query = JSON.stringify(args.query);
+  const rows: Record<string, string | number>[] = [];
+  for (let chunk = 0; chunk === 0 || chunk * span < packed.length; chunk++)
+    rows.push({
+      id: args.id,
+      chunk,
+      total,
+      width,
+      collection: b.collection,
+      scope: b.scope,
+      owner: b.owner,
+      query: chunk === 0 ? query : '',
+      page_size: args.query.limit,
+      expires_at: args.expiresAt,
+      ids: packed.slice(chunk * span, (chunk + 1) * span),
+    });
+  if (rows.length <= ROWS_PER_INSERT) await db.insertInto(TABLE).values(rows).execute();
+  else
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await trx.insertInto(TABLE).values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+    });
+  const chunks = new Map<number, string>();
+  for (let c = args.firstChunk; c <= args.lastChunk && c < rows.length; c++) chunks.set(c, rows[c]!.ids as string);
+  return { total, width, chunks };
+}
+
+/**
+ * One INSERT ... SELECT packs the ids and cuts them into chunk rows: the ids never travel to
+ * the application. Returns the total and the chunks in [first, last], for the first answer.
+ */
+async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  const { db, dialect } = t;
   const b = args.binding;
   // Each (select ... from m) is evaluated once per statement: slicing reads the packed value in
   // place, so cutting N ids into chunks costs O(N), not O(N * chunks).
@@ -65,14 +129,12 @@ export async function insertSnapshot(
   const width = sql`(select w.width from w)`;
   const chunkBytes = sql`(${width} * ${sql.lit(CHUNK)})`;
   const result = await sql<{ chunk: number; total: number; width: number; ids: string | null }>`with recursive
-    w (width, base) as (select
-      case when ${narrow} then ${sql.lit(NARROW_WIDTH)} else ${sql.lit(WIDE_WIDTH)} end,
-      case when ${narrow} then ${sql.lit(offsetOf(NARROW_WIDTH))} else ${sql.lit(offsetOf(WIDE_WIDTH))} end),
-    m (b) as materialized (select ${dialect.toBytes(packed)}),
+    ${widthCte(t, args.table)},
+    m (b) as materialized (select ${dialect.toBytes(packedIds(t, args))}),
     n (chunk) as (select 0 union all select chunk + 1 from n where (chunk + 1) * ${chunkBytes} < length(${bytes}))
     insert into ${qualified(t, TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids)
     select ${args.id}, n.chunk, length(${bytes}) / ${width}, ${width}, ${b.collection}, ${b.scope}, ${b.owner},
-      ${JSON.stringify(args.query)}, cast(${args.query.limit} as integer), cast(${args.expiresAt} as bigint),
+      case when n.chunk = 0 then ${JSON.stringify(args.query)} else '' end, cast(${args.query.limit} as integer), cast(${args.expiresAt} as bigint),
       coalesce(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
     from n
     returning chunk, total, width, case when chunk between ${args.firstChunk} and ${args.lastChunk} then ids end as ids`.execute(db);

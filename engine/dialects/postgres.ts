@@ -43,5 +43,6 @@ export const postgresDialect: Dialect = {
   toBytes: (text) => sql`convert_to(${text}, 'UTF8')`,
   sliceBytes: (bytes, from, length) => sql`substring(${bytes} from ${from} for ${length})`,
   bytesToText: (bytes) => sql<string>`convert_from(${bytes}, 'UTF8')`,
+  chunkSnapshotsIn: 'database',
   unloggedTables: true,
 };

@@ -55,5 +55,6 @@ export const sqliteDialect: Dialect = {
   toBytes: (text) => sql`cast(${text} as blob)`,
   sliceBytes: (bytes, from, length) => sql`substr(${bytes}, ${from}, ${length})`,
   bytesToText: (bytes) => sql<string>`cast(${bytes} as text)`,
+  chunkSnapshotsIn: 'application',
   unloggedTables: false,
 };

@@ -39,6 +39,13 @@ export interface Dialect {
   /** `length` bytes from 1-based `from`. */
   sliceBytes(bytes: Expression<unknown>, from: Expression<unknown>, length: Expression<unknown>): RawBuilder<unknown>;
   bytesToText(bytes: Expression<unknown>): RawBuilder<string>;
+  /**
+   * Where a cursor's packed ids are cut into chunk rows: `'database'` in one INSERT ... SELECT
+   * (the ids never leave a server database), `'application'` after one SELECT brings the packed
+   * text back (an in-process database, where that costs a string copy and the INSERT is cheaper
+   * than slicing in SQL).
+   */
+  readonly chunkSnapshotsIn: 'database' | 'application';
   /** Whether tables of throwaway data (cursors) may skip the write-ahead log. */
   readonly unloggedTables: boolean;
 }
