@@ -1,6 +1,8 @@
-import { afterEach, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLimiter } from '../server/rate-limit/index.ts';
 import { AUTHENTICATE } from './support/auth.ts';
 import { describeEachDatabase, M, startHarness } from './support/harness.ts';
+import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from './support/pg.ts';
 import { workOrder } from './support/rows.ts';
 
 const limitEnv = { RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_S: '3600' };
@@ -129,3 +131,25 @@ describeEachDatabase(
   },
   { env: { RATE_LIMIT_MAX: '10', RATE_LIMIT_STORE: 'database' } },
 );
+
+describe.skipIf(!TEST_DATABASE_URL)('rate limiting: the PostgreSQL store', () => {
+  it('keeps its windows in an unlogged table, switching over a logged one made by an earlier version', async () => {
+    const fresh = await freshPostgresDatabase();
+    const pool = testPool(fresh.url);
+    try {
+      // The table as rate-limiter-flexible creates it (logged), holding a window in progress.
+      await pool.query('create table public.mrs_rate_limits (key varchar(255) primary key, points integer not null default 0, expire bigint)');
+      await pool.query(`insert into public.mrs_rate_limits values ('api:alice', 2, $1)`, [Date.now() + 3_600_000]);
+      const limiter = await createLimiter({ name: 'api', max: 5, windowS: 3600, store: 'database', pool });
+      const persistence = await pool.query(`select relpersistence from pg_class where oid = 'public.mrs_rate_limits'::regclass`);
+      expect(persistence.rows[0].relpersistence).toBe('u');
+      // The window in progress carries on: two calls spent, this is the third.
+      const state = await limiter.hit('alice');
+      expect(state.remaining).toBe(2);
+      await limiter.close();
+    } finally {
+      await pool.end();
+      await fresh.drop();
+    }
+  });
+});

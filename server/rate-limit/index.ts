@@ -23,6 +23,30 @@ const ready = (make: (cb: (err?: unknown) => void) => unknown) =>
   new Promise<void>((resolve, reject) => void make((err) => (err ? reject(err) : resolve())));
 
 /**
+ * The PostgreSQL store's table (rate-limiter-flexible's own layout), unlogged: every request
+ * writes it, and window counts are not worth a WAL record and a flush each; a crash empties the
+ * table, so windows start afresh. Tables made logged by earlier versions are switched over.
+ * Processes starting together take turns through an advisory lock.
+ */
+async function unloggedLimitTable(pool: pg.Pool, table: string): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    await client.query(`select pg_advisory_xact_lock(hashtext('mrs-rate-limit-table'))`);
+    await client.query(`create unlogged table if not exists public.${table} (
+      key varchar(255) primary key, points integer not null default 0, expire bigint)`);
+    const { rows } = await client.query(`select relpersistence from pg_class where oid = $1::regclass`, [`public.${table}`]);
+    if (rows[0]?.relpersistence === 'p') await client.query(`alter table public.${table} set unlogged`);
+    await client.query('commit');
+  } catch (e) {
+    await client.query('rollback').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+/**
  * A limiter in process memory (one process), or in the database every process shares:
  * PostgreSQL's public schema, or one SQLite file in the data directory.
  */
@@ -31,8 +55,11 @@ export async function createLimiter(o: LimiterOptions): Promise<RateLimiter> {
   if (o.store === 'memory') return fromFlexible(new RateLimiterMemory(base), o.max, o.windowS, async () => {});
   const tableName = 'mrs_rate_limits';
   if (o.pool) {
+    await unloggedLimitTable(o.pool, tableName);
     let rl!: RateLimiterPostgres;
-    await ready((cb) => (rl = new RateLimiterPostgres({ ...base, storeClient: o.pool, tableName, schemaName: 'public', clearExpiredByTimeout: true }, cb)));
+    await ready(
+      (cb) => (rl = new RateLimiterPostgres({ ...base, storeClient: o.pool, tableName, schemaName: 'public', tableCreated: true, clearExpiredByTimeout: true }, cb)),
+    );
     return fromFlexible(rl, o.max, o.windowS, async () => {});
   }
   if (!o.dataDir) throw new Error('the database rate-limit store needs a data directory or a pool');
