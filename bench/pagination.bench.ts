@@ -37,7 +37,7 @@ export async function run(): Promise<void> {
         const matches = await count();
         const runs = matches > 100_000 ? 5 : 25;
         const countMs = await medianMs(runs, count);
-        const createMs = await medianMs(runs, () => cursors.create({ table: resource.name, where: where(q), query: q, binding: { collection: resource.name, scope: '', owner: '' } }));
+        const createMs = await medianMs(runs, () => cursors.create({ table: resource.name, where: where(q), whereKey: qs, query: q, binding: { collection: resource.name, scope: '', owner: '' } }));
         rows.push([label, matches, fmt(countMs), fmt(createMs), fmt(createMs / countMs), kind === 'sqlite' ? '<= 4' : '<= 3']);
       }
       console.log(table(rows));

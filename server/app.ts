@@ -8,7 +8,7 @@ import { requestLog, silentLogger, type Logger } from './logging.ts';
 import { createMetrics } from './metrics.ts';
 import { limitByAddress } from './rate-limit/middleware.ts';
 import type { ServiceLimiters } from './rate-limit/service-limiters.ts';
-import { routeLabeler } from './route-label.ts';
+import { requestRouteLabeler, routeLabeler } from './route-label.ts';
 import type { TenantStore } from './tenants/types.ts';
 
 export interface AppDeps {
@@ -33,7 +33,7 @@ const OPERATIONAL = new Set(['/healthz', '/readyz', '/metrics']);
 /** The service's HTTP surface; never listens (the Node entry does). */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
-  const routeOf = routeLabeler(deps.engine.registry, deps.engine.basePath);
+  const routeOf = requestRouteLabeler(routeLabeler(deps.engine.registry, deps.engine.basePath));
   const metrics = createMetrics({ tenants: deps.tenants, routeOf, ...(deps.now ? { now: deps.now } : {}) });
   app.use(requestLog(deps.logger ?? silentLogger(), routeOf));
   app.use(metrics.middleware);

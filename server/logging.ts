@@ -26,21 +26,16 @@ export function requestIdOf(req: Request): string {
  * Echoes the request id in `X-Request-Id` and logs one line per request: id, method, route
  * pattern, status, latency. Never headers, query strings or bodies (tokens, keys, cursors).
  */
-export function requestLog(logger: Logger, routeOf: (pathname: string) => string): MiddlewareHandler {
+export function requestLog(logger: Logger, routeOf: (req: Request) => string): MiddlewareHandler {
   return async function logRequest(c, next) {
     const start = performance.now();
     const reqId = requestIdOf(c.req.raw);
     await next();
     setResponseHeader(c, 'x-request-id', reqId);
     const status = c.res.status;
-    const line = {
-      reqId,
-      method: c.req.method,
-      route: routeOf(new URL(c.req.url).pathname),
-      status,
-      latencyMs: Math.round((performance.now() - start) * 10) / 10,
-    };
-    if (status >= 500) logger.error(line, 'request');
-    else logger.info(line, 'request');
+    const level = status >= 500 ? 'error' : 'info';
+    if (!logger.isLevelEnabled(level)) return; // LOG_LEVEL above it: no line to build
+    const line = { reqId, method: c.req.method, route: routeOf(c.req.raw), status, latencyMs: Math.round((performance.now() - start) * 10) / 10 };
+    logger[level](line, 'request');
   };
 }

@@ -13,7 +13,8 @@ export interface Metrics {
 
 export interface MetricsOptions {
   readonly tenants: TenantStore;
-  readonly routeOf: (pathname: string) => string;
+  /** The route pattern of a request. */
+  readonly routeOf: (req: Request) => string;
   /** The cursors' clock, in epoch milliseconds. */
   readonly now?: () => number;
 }
@@ -100,7 +101,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     middleware: async function countRequest(c, next) {
       const start = performance.now();
       await next();
-      const labels = { method: c.req.method, route: options.routeOf(new URL(c.req.url).pathname), status: String(c.res.status) };
+      const labels = { method: c.req.method, route: options.routeOf(c.req.raw), status: String(c.res.status) };
       requests.inc(labels);
       duration.observe(labels, (performance.now() - start) / 1000);
     },

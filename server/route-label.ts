@@ -28,3 +28,16 @@ function decodeOrKeep(s: string): string {
     return s;
   }
 }
+
+/**
+ * The route label of a request, worked out once however many middlewares ask (logs and metrics
+ * both label every request).
+ */
+export function requestRouteLabeler(routeOf: (pathname: string) => string): (req: Request) => string {
+  const seen = new WeakMap<Request, string>();
+  return (req) => {
+    let route = seen.get(req);
+    if (route === undefined) seen.set(req, (route = routeOf(new URL(req.url).pathname)));
+    return route;
+  };
+}

@@ -45,19 +45,23 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
     async create(args: {
       table: string;
       where: (eb: any) => Expression<SqlBool>;
+      /** Determines `where` completely: searches with the same key share its compiled SQL. */
+      whereKey: string;
       query: ResolvedQuery;
       binding: CursorBinding;
     }): Promise<CursorPage> {
       await sweep();
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
+      const query = canonicalize(args.query);
       const snap = await insertSnapshot(tenant, {
         id,
         table: args.table,
         where: args.where,
         order: args.query.order,
         binding: args.binding,
-        query: canonicalize(args.query),
+        query,
+        searchKey: JSON.stringify([args.table, args.whereKey, query.order]),
         expiresAt: expiry(),
         firstChunk: span.firstChunk,
         lastChunk: span.lastChunk,

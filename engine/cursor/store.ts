@@ -3,6 +3,7 @@ import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import type { Reserved } from '../query/reserved.ts';
 import { orderBySql } from '../sql/order.ts';
+import { compiledCache, prepared, preparedFamily } from '../sql/prepared.ts';
 import { CHUNK, NARROW_LIMIT, NARROW_WIDTH, offsetOf, WIDE_WIDTH } from './layout.ts';
 
 const TABLE = 'mrs_cursors';
@@ -44,6 +45,8 @@ export interface SnapshotArgs {
   expiresAt: number;
   firstChunk: number;
   lastChunk: number;
+  /** Determines the search completely (collection, scope, filters with their values, order, deleted). */
+  searchKey: string;
 }
 
 export interface Snapshot {
@@ -76,6 +79,19 @@ const packedIds = (t: TenantDb, args: SnapshotArgs) =>
 /** Chunk rows per INSERT: 11 parameters a row stays far below every database's limit. */
 const ROWS_PER_INSERT = 500;
 
+const CHUNK_COLUMNS = ['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', 'ids'] as const;
+
+/** An INSERT of n chunk rows (the key), compiled once per n. */
+const insertChunks = preparedFamily<unknown[]>((n, db, ...values) => {
+  const rows = [];
+  for (let r = 0; r < Number(n); r++)
+    rows.push(Object.fromEntries(CHUNK_COLUMNS.map((c, i) => [c, values[r * CHUNK_COLUMNS.length + i]])));
+  return db.insertInto(TABLE).values(rows).compile();
+});
+
+/** The packing SELECT of a search, compiled once while it stays among the recent ones. */
+const packQueries = compiledCache(500);
+
 /**
  * One SELECT packs the ids and brings the packed text back; the chunk rows go in with one
  * INSERT (a transaction of several for very large snapshots). The head row alone carries the
@@ -83,36 +99,36 @@ const ROWS_PER_INSERT = 500;
  */
 async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db } = t;
-  const result = await sql<{ width: number; packed: string | null }>`with ${widthCte(t, args.table)}
-    select (select w.width from w) as width, ${packedIds(t, args)} as packed`.execute(db);
+  const pack = packQueries(db, args.searchKey, () =>
+    sql<{ width: number; packed: string | null }>`with ${widthCte(t, args.table)}
+      select (select w.width from w) as width, ${packedIds(t, args)} as packed`.compile(db),
+  );
+  const result = await db.executeQuery(pack);
   const width = Number(result.rows[0]!.width);
   const packed = result.rows[0]!.packed ?? '';
   const total = packed.length / width;
   const span = width * CHUNK;
   const b = args.binding;
   const query = JSON.stringify(args.query);
-  const rows: Record<string, string | number>[] = [];
-  for (let chunk = 0; chunk === 0 || chunk * span < packed.length; chunk++)
-    rows.push({
-      id: args.id,
-      chunk,
-      total,
-      width,
-      collection: b.collection,
-      scope: b.scope,
-      owner: b.owner,
-      query: chunk === 0 ? query : '',
-      page_size: args.query.limit,
-      expires_at: args.expiresAt,
-      ids: packed.slice(chunk * span, (chunk + 1) * span),
-    });
-  if (rows.length <= ROWS_PER_INSERT) await db.insertInto(TABLE).values(rows).execute();
+  const count = Math.max(1, Math.ceil(packed.length / span));
+  const slice = (chunk: number) => packed.slice(chunk * span, (chunk + 1) * span);
+  // Values row after row, in CHUNK_COLUMNS order.
+  const values = (from: number, to: number) => {
+    const out: unknown[] = [];
+    for (let chunk = from; chunk < to; chunk++)
+      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, slice(chunk));
+    return out;
+  };
+  if (count <= ROWS_PER_INSERT) await insertChunks(String(count), db, ...values(0, count));
   else
     await db.transaction().execute(async (trx) => {
-      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await trx.insertInto(TABLE).values(rows.slice(i, i + ROWS_PER_INSERT)).execute();
+      for (let from = 0; from < count; from += ROWS_PER_INSERT) {
+        const to = Math.min(count, from + ROWS_PER_INSERT);
+        await insertChunks(String(to - from), trx, ...values(from, to));
+      }
     });
   const chunks = new Map<number, string>();
-  for (let c = args.firstChunk; c <= args.lastChunk && c < rows.length; c++) chunks.set(c, rows[c]!.ids as string);
+  for (let c = args.firstChunk; c <= args.lastChunk && c < count; c++) chunks.set(c, slice(c));
   return { total, width, chunks };
 }
 
@@ -160,14 +176,14 @@ const toMeta = (r: Record<string, any>): Omit<CursorMeta, 'limit'> => ({
  * One read for any page: the cursor's head row (metadata) and the chunk rows holding the page,
  * whose range is computed in SQL from the cursor's own page size. Undefined: no such cursor.
  */
-export async function readPage(db: Kysely<any>, id: string, page: number): Promise<CursorRead | undefined> {
+const pageRows = prepared<[string, number], Record<string, any>>((db, id, page) => {
   // Two primary-key lookups in one statement: the head row, and the range of chunk rows the page
   // needs, bounded by the cursor's own page size (an OR of both would scan every chunk row).
   const pageSize = db.selectFrom(TABLE).select('page_size').where('id', '=', id).where('chunk', '=', 0);
   const p = sql`cast(${page} as integer)`;
   const first = sql<number>`((${p} - 1) * (${pageSize})) / ${sql.lit(CHUNK)}`;
   const last = sql<number>`(${p} * (${pageSize}) - 1) / ${sql.lit(CHUNK)}`;
-  const rows = await db
+  return db
     .selectFrom(TABLE)
     .select([...META, 'page_size', sql<string | null>`null`.as('ids')])
     .where('id', '=', id)
@@ -180,7 +196,11 @@ export async function readPage(db: Kysely<any>, id: string, page: number): Promi
         .where('chunk', '>=', first)
         .where('chunk', '<=', last),
     )
-    .execute();
+    .compile();
+});
+
+export async function readPage(db: Kysely<any>, id: string, page: number): Promise<CursorRead | undefined> {
+  const { rows } = await pageRows(db, id, page);
   const head = rows.find((r) => Number(r.chunk) === 0);
   if (!head) return undefined;
   const chunks = new Map<number, string>();
@@ -188,9 +208,13 @@ export async function readPage(db: Kysely<any>, id: string, page: number): Promi
   return { meta: { ...toMeta(head), limit: Number(head.page_size) }, chunks };
 }
 
+const touch = prepared<[number, string]>((db, expiresAt, id) =>
+  db.updateTable(TABLE).set({ expires_at: expiresAt }).where('id', '=', id).where('chunk', '=', 0).compile(),
+);
+
 /** Moves the expiry on the head row, the one every read checks. */
 export async function touchSnapshot(db: Kysely<any>, id: string, expiresAt: number): Promise<void> {
-  await db.updateTable(TABLE).set({ expires_at: expiresAt }).where('id', '=', id).where('chunk', '=', 0).execute();
+  await touch(db, expiresAt, id);
 }
 
 export async function deleteSnapshot(db: Kysely<any>, id: string): Promise<void> {

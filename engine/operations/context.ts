@@ -4,6 +4,7 @@ import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { toRecord, type ApiRecord } from '../records.ts';
+import { preparedFamily } from '../sql/prepared.ts';
 
 /** What an operation runs with: the tenant's database and the caller. Never HTTP. */
 export interface OperationContext {
@@ -25,6 +26,10 @@ export interface ParentScope {
 export const notFound = (resource: string, id: number) =>
   new EngineError('not-found', `${resource} ${id} does not exist or was deleted.`);
 
+const rowById = preparedFamily<[number], Record<string, unknown>>((table, db, id) =>
+  db.selectFrom(table).selectAll().where('id', '=', id).compile(),
+);
+
 /** Loads one row, live only unless asked otherwise. */
 export async function loadRecord(
   db: Kysely<any>,
@@ -33,7 +38,7 @@ export async function loadRecord(
   id: number,
   includeDeleted = false,
 ): Promise<ApiRecord | undefined> {
-  const row = await db.selectFrom(resource.name).selectAll().where('id', '=', id).executeTakeFirst();
+  const row = (await rowById(resource.name, db, id)).rows[0];
   if (!row) return undefined;
   const record = toRecord(resource, ctx.tenant.dialect, row);
   return record.deleted && !includeDeleted ? undefined : record;

@@ -1,8 +1,10 @@
 import { cursorsFor, type CursorPage, type Cursors } from '../cursor/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
+import { canonicalize } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
 import type { Resource } from '../registry.ts';
 import { toRecord, type ApiRecord } from '../records.ts';
+import { preparedFamily } from '../sql/prepared.ts';
 import { compileWhere } from '../sql/where.ts';
 import { loadRecord, notFound, type OperationContext, type ParentScope } from './context.ts';
 
@@ -53,14 +55,21 @@ export async function list(
             includeDeleted: query.deleted,
             scope: parent && { field: parent.field, id: parent.id },
           }),
+        // Everything compileWhere reads: the filters with their values, $deleted, the parent.
+        whereKey: JSON.stringify([canonicalize(query).filters, query.deleted, parent ? [parent.field, parent.id] : null]),
       });
   return { records: await recordsInOrder(ctx, resource, page.ids), cursor: page.cursor, total: page.total, page: query.page, limit: page.limit };
 }
 
+/** `table/n`: the rows of n ids (a page holds at most 50). */
+const rowsByIds = preparedFamily<number[], Record<string, unknown>>((key, db, ...ids) =>
+  db.selectFrom(key.split('/')[0]!).selectAll().where('id', 'in', ids).compile(),
+);
+
 /** The current values of the given records, in the given order. */
 async function recordsInOrder(ctx: OperationContext, resource: Resource, ids: number[]): Promise<ApiRecord[]> {
   if (ids.length === 0) return [];
-  const rows = await ctx.tenant.db.selectFrom(resource.name).selectAll().where('id', 'in', ids).execute();
+  const { rows } = await rowsByIds(`${resource.name}/${ids.length}`, ctx.tenant.db, ...ids);
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
   return ids.flatMap((id) => {
     const row = byId.get(id);

@@ -1,0 +1,116 @@
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type CompiledQuery,
+} from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { compiledCache, prepared, preparedFamily } from './prepared.ts';
+
+/** A database that runs nothing and records what it was asked to run. */
+function recording(kind: 'sqlite' | 'postgres') {
+  const ran: CompiledQuery[] = [];
+  const db = new Kysely<any>({
+    dialect: {
+      createAdapter: () => (kind === 'sqlite' ? new SqliteAdapter() : new PostgresAdapter()),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => (kind === 'sqlite' ? new SqliteIntrospector(k) : new PostgresIntrospector(k)),
+      createQueryCompiler: () => (kind === 'sqlite' ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
+    },
+    log: (e) => void ran.push(e.query),
+  });
+  return { db, ran };
+}
+
+describe('prepared queries', () => {
+  it('compiles a shape once and fills each run with its own values, in parameter order', async () => {
+    const { db, ran } = recording('sqlite');
+    let builds = 0;
+    const find = prepared<[number, string, string]>((d, a, b, c) => {
+      builds++;
+      return d.selectFrom('t').selectAll().where('a', '=', a).where('b', 'in', [b, c]).where('d', '=', 'fixed').compile();
+    });
+    await find(db, 1, 'x', 'y');
+    await find(db, 2, 'p', 'q');
+    expect(builds).toBe(1);
+    expect(ran.map((q) => q.sql)).toEqual(Array(2).fill('select * from "t" where "a" = ? and "b" in (?, ?) and "d" = ?'));
+    expect(ran.map((q) => q.parameters)).toEqual([
+      [1, 'x', 'y', 'fixed'],
+      [2, 'p', 'q', 'fixed'],
+    ]);
+  });
+
+  it('compiles again for another dialect or schema, but a transaction shares its database\u2019s', async () => {
+    const lite = recording('sqlite');
+    const pg = recording('postgres');
+    const a = pg.db.withSchema('a');
+    const b = pg.db.withSchema('b');
+    let builds = 0;
+    const find = prepared<[number]>((d, id) => {
+      builds++;
+      return d.selectFrom('t').selectAll().where('id', '=', id).compile();
+    });
+    await find(lite.db, 1);
+    await find(pg.db, 2);
+    await find(a, 3);
+    await find(b, 4);
+    await find(a, 5);
+    await a.transaction().execute(async (trx) => void (await find(trx, 6)));
+    expect(builds).toBe(4);
+    expect(lite.ran[0]!.sql).toBe('select * from "t" where "id" = ?');
+    const sqls = pg.ran.filter((q) => q.sql.startsWith('select')).map((q) => [q.sql, q.parameters[0]]);
+    expect(sqls).toEqual([
+      ['select * from "t" where "id" = $1', 2],
+      ['select * from "a"."t" where "id" = $1', 3],
+      ['select * from "b"."t" where "id" = $1', 4],
+      ['select * from "a"."t" where "id" = $1', 5],
+      ['select * from "a"."t" where "id" = $1', 6],
+    ]);
+  });
+
+  it('keeps one compiled member of a family per key', async () => {
+    const { db, ran } = recording('sqlite');
+    const builds: string[] = [];
+    const byTable = preparedFamily<[number]>((table, d, id) => {
+      builds.push(table);
+      return d.selectFrom(table).select('id').where('id', '=', id).compile();
+    });
+    await byTable('one', db, 1);
+    await byTable('two', db, 2);
+    await byTable('one', db, 3);
+    expect(builds).toEqual(['one', 'two']);
+    expect(ran.map((q) => [q.sql, q.parameters])).toEqual([
+      ['select "id" from "one" where "id" = ?', [1]],
+      ['select "id" from "two" where "id" = ?', [2]],
+      ['select "id" from "one" where "id" = ?', [3]],
+    ]);
+  });
+});
+
+describe('compiled query cache', () => {
+  it('builds a key once, per database setup, and drops the least recently used past its size', () => {
+    const lite = recording('sqlite');
+    const pg = recording('postgres');
+    const cache = compiledCache(2);
+    const builds: string[] = [];
+    const get = (db: Kysely<any>, key: string) =>
+      cache(db, key, () => {
+        builds.push(key);
+        return db.selectFrom('t').selectAll().where('k', '=', key).compile();
+      });
+    const first = get(lite.db, 'a');
+    expect(get(lite.db, 'a')).toBe(first);
+    expect(get(pg.db, 'a').sql).toBe('select * from "t" where "k" = $1');
+    get(lite.db, 'b');
+    get(lite.db, 'a'); // a is now the most recent
+    get(lite.db, 'c'); // evicts b
+    get(lite.db, 'a');
+    get(lite.db, 'b');
+    expect(builds).toEqual(['a', 'a', 'b', 'c', 'b']);
+  });
+});

@@ -1,0 +1,105 @@
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+
+/**
+ * Queries compiled once and run many times. Building and compiling a Kysely query costs more
+ * than running a small indexed one; the engine's hot queries come in few shapes, so each shape
+ * is compiled once per database setup and later runs only fill in its parameters.
+ *
+ * A compiled query depends on the dialect and the plugins (on PostgreSQL, the tenant's schema),
+ * not on the connection: a transaction shares its database's adapter and plugin objects, so it
+ * shares its compiled queries too.
+ */
+
+type Setup = object;
+const ROOT: Setup = {};
+const children = new WeakMap<object, WeakMap<object, Setup>>();
+
+function child(parent: Setup, key: object): Setup {
+  let byKey = children.get(parent);
+  if (!byKey) children.set(parent, (byKey = new WeakMap()));
+  let c = byKey.get(key);
+  if (!c) byKey.set(key, (c = {}));
+  return c;
+}
+
+/** One object per (dialect adapter, plugin objects): the key under which compiled queries live. */
+function setupOf(db: Kysely<any>): Setup {
+  const executor = db.getExecutor();
+  let level = child(ROOT, executor.adapter);
+  for (const plugin of executor.plugins) level = child(level, plugin);
+  return level;
+}
+
+const SLOT = Symbol('slot');
+type Slot = { readonly [SLOT]: number };
+const slots: Slot[] = [];
+function placeholders(n: number): Slot[] {
+  while (slots.length < n) slots.push({ [SLOT]: slots.length });
+  return slots.slice(0, n);
+}
+const slotIndex = (v: unknown): number => (typeof v === 'object' && v !== null && SLOT in v ? (v as Slot)[SLOT] : -1);
+
+interface Template<R> {
+  readonly query: CompiledQuery<R>;
+  /** For each parameter: the argument it takes, or -1 for a value fixed at compile time. */
+  readonly from: readonly number[];
+}
+
+/**
+ * A query of one shape whose values are arguments: `build` compiles it with placeholders in
+ * their place (use them only as values, never to decide the shape), once per database setup.
+ */
+export function prepared<A extends readonly unknown[], R = unknown>(
+  build: (db: Kysely<any>, ...placeholders: { [K in keyof A]: any }) => CompiledQuery<R>,
+): (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>> {
+  const templates = new WeakMap<Setup, Template<R>>();
+  return (db, ...args) => {
+    const setup = setupOf(db);
+    let t = templates.get(setup);
+    if (!t) {
+      const query = build(db, ...(placeholders(args.length) as any));
+      t = { query, from: query.parameters.map(slotIndex) };
+      templates.set(setup, t);
+    }
+    const fixed = t.query.parameters;
+    const parameters = t.from.map((a, i) => (a < 0 ? fixed[i] : args[a]));
+    return db.executeQuery<R>({ ...t.query, parameters });
+  };
+}
+
+/**
+ * Like `prepared`, for a family of shapes told apart by `key` (a collection name, a count): each
+ * member is compiled once per database setup.
+ */
+export function preparedFamily<A extends readonly unknown[], R = unknown>(
+  build: (key: string, db: Kysely<any>, ...placeholders: { [K in keyof A]: any }) => CompiledQuery<R>,
+): (key: string, db: Kysely<any>, ...args: A) => Promise<QueryResult<R>> {
+  const members = new Map<string, (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>>>();
+  return (key, db, ...args) => {
+    let run = members.get(key);
+    if (!run) members.set(key, (run = prepared<A, R>((d, ...p) => build(key, d, ...p))));
+    return run(db, ...args);
+  };
+}
+
+/**
+ * Whole compiled queries (values included) by a key that determines them completely, least
+ * recently used out first: for queries whose values pass through compilers that transform them
+ * (filters), so placeholders cannot stand in for them.
+ */
+export function compiledCache(max = 1000) {
+  const bySetup = new WeakMap<Setup, Map<string, CompiledQuery<any>>>();
+  return function compiled<R>(db: Kysely<any>, key: string, build: () => CompiledQuery<R>): CompiledQuery<R> {
+    const setup = setupOf(db);
+    let cache = bySetup.get(setup);
+    if (!cache) bySetup.set(setup, (cache = new Map()));
+    let query = cache.get(key) as CompiledQuery<R> | undefined;
+    if (query) cache.delete(key);
+    else {
+      query = build();
+      if (cache.size >= max) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(key, query);
+    return query;
+  };
+}
