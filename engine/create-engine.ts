@@ -41,6 +41,11 @@ interface CommonOptions {
   readonly rateLimit?: { readonly limiter: RateLimiter; readonly key?: (caller: Caller, req: Request) => string };
   /** See BeforeRequest; runs after rateLimit. */
   readonly beforeRequest?: BeforeRequest;
+  /**
+   * Headers for every answer the engine gives a request, errors included (e.g. a request id),
+   * set when the Response is made: cheaper than adding them to it afterwards.
+   */
+  readonly responseHeaders?: (req: Request) => Readonly<Record<string, string>>;
 }
 
 /** Many tenants: the host resolves each request's tenant database (the service's form). */
@@ -107,8 +112,9 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const inFlight = new Set<Promise<Response>>();
   let closed = false;
   const serve = (req: Request): Promise<Response> => {
-    if (closed) return Promise.resolve(problemResponse(new EngineError('unavailable', 'The engine is closed.')));
-    const answer = handle(req).catch((e: unknown) => problemResponse(e, (err) => options.onUnexpectedError?.(err, req)));
+    const headers = options.responseHeaders?.(req);
+    if (closed) return Promise.resolve(problemResponse(new EngineError('unavailable', 'The engine is closed.'), undefined, headers));
+    const answer = handle(req, headers).catch((e: unknown) => problemResponse(e, (err) => options.onUnexpectedError?.(err, req), headers));
     inFlight.add(answer);
     void answer.finally(() => inFlight.delete(answer));
     return answer;

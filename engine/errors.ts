@@ -63,11 +63,11 @@ export function problemBody(e: EngineError): Record<string, unknown> {
 }
 
 /** The one place an error becomes an HTTP answer; anything unknown is a bare 500. */
-export function problemResponse(e: unknown, onUnknown?: (e: unknown) => void): Response {
+export function problemResponse(e: unknown, onUnknown?: (e: unknown) => void, headers?: Readonly<Record<string, string>>): Response {
   const err = isEngineError(e) ? e : new EngineError('internal', 'The server could not complete the request.');
   if (!isEngineError(e)) onUnknown?.(e);
   return new Response(JSON.stringify(problemBody(err)), {
     status: err.status,
-    headers: { 'content-type': 'application/problem+json', ...err.headers },
+    headers: { 'content-type': 'application/problem+json', ...headers, ...err.headers },
   });
 }

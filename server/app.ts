@@ -4,7 +4,7 @@ import { EngineError, problemResponse } from '../engine/errors.ts';
 import { apiDocsRoutes } from './api-docs.ts';
 import type { Auth } from './auth/index.ts';
 import { httpsPolicy } from './https-policy.ts';
-import { requestLog, silentLogger, type Logger } from './logging.ts';
+import { requestLog, silentLogger, type Logger, type RequestIds } from './logging.ts';
 import { createMetrics } from './metrics.ts';
 import { limitByAddress } from './rate-limit/middleware.ts';
 import type { ServiceLimiters } from './rate-limit/service-limiters.ts';
@@ -25,6 +25,8 @@ export interface AppDeps {
   readonly requireHttps?: boolean;
   /** The cursors' clock for /metrics, in epoch milliseconds. */
   readonly now?: () => number;
+  /** Request ids, shared with the engine (which puts them in its own answers). */
+  readonly requestIds?: RequestIds;
 }
 
 /** Health, readiness and metrics come from inside the network (load balancers, Prometheus): any transport. */
@@ -35,7 +37,7 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const routeOf = requestRouteLabeler(routeLabeler(deps.engine.registry, deps.engine.basePath));
   const metrics = createMetrics({ tenants: deps.tenants, routeOf, ...(deps.now ? { now: deps.now } : {}) });
-  app.use(requestLog(deps.logger ?? silentLogger(), routeOf));
+  app.use(requestLog(deps.logger ?? silentLogger(), routeOf, deps.requestIds));
   app.use(metrics.middleware);
   app.use(httpsPolicy({ requireHttps: deps.requireHttps ?? false, trustProxy: deps.trustProxy ?? false, exempt: (p) => OPERATIONAL.has(p) }));
   app.get('/metrics', async (c) => c.body(await metrics.text(), 200, { 'content-type': metrics.contentType }));

@@ -23,15 +23,40 @@ export function requestIdOf(req: Request): string {
 }
 
 /**
+ * Each request's id, the same for everyone who asks. The engine puts it in its answers as they
+ * are made (`headersFor`); other answers get it from the request log afterwards.
+ */
+export function requestIds() {
+  const ids = new WeakMap<Request, string>();
+  const echoed = new WeakSet<Request>();
+  const of = (req: Request) => {
+    let id = ids.get(req);
+    if (id === undefined) ids.set(req, (id = requestIdOf(req)));
+    return id;
+  };
+  return {
+    of,
+    /** The headers of an answer that will carry the id itself (the engine's, via responseHeaders). */
+    headersFor(req: Request): Record<string, string> {
+      echoed.add(req);
+      return { 'x-request-id': of(req) };
+    },
+    echoed: (req: Request) => echoed.has(req),
+  };
+}
+
+export type RequestIds = ReturnType<typeof requestIds>;
+
+/**
  * Echoes the request id in `X-Request-Id` and logs one line per request: id, method, route
  * pattern, status, latency. Never headers, query strings or bodies (tokens, keys, cursors).
  */
-export function requestLog(logger: Logger, routeOf: (req: Request) => string): MiddlewareHandler {
+export function requestLog(logger: Logger, routeOf: (req: Request) => string, ids: RequestIds = requestIds()): MiddlewareHandler {
   return async function logRequest(c, next) {
     const start = performance.now();
-    const reqId = requestIdOf(c.req.raw);
+    const reqId = ids.of(c.req.raw);
     await next();
-    setResponseHeader(c, 'x-request-id', reqId);
+    if (!ids.echoed(c.req.raw)) setResponseHeader(c, 'x-request-id', reqId);
     const status = c.res.status;
     const level = status >= 500 ? 'error' : 'info';
     if (!logger.isLevelEnabled(level)) return; // LOG_LEVEL above it: no line to build

@@ -7,7 +7,7 @@ import { createAuth, type Auth } from './auth/index.ts';
 import { serviceCaller } from './caller.ts';
 import type { Config } from './config.ts';
 import { loadResources } from './load-resources.ts';
-import type { Logger } from './logging.ts';
+import { requestIds, type Logger } from './logging.ts';
 import { openLimiters, type ServiceLimiters } from './rate-limit/service-limiters.ts';
 import { openTenants, type TenantStore } from './tenants/index.ts';
 
@@ -39,7 +39,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const resources = options.resources ?? (await loadResources());
   const onUnexpectedError = options.onUnexpectedError ?? ((e: unknown) => console.error(e));
   let auth: Auth | undefined;
+  const ids = requestIds();
   const engine = createEngine({
+    responseHeaders: (req) => ids.headersFor(req),
     resources,
     resolveCaller: serviceCaller((req) => auth!.resolve(req), () => limiters.keys),
     onUnexpectedError,
@@ -51,7 +53,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const tenants = openTenants(config, (t) => engine.migrate(t));
   auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs });
   const app = createApp({ engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy,
-    requireHttps: config.requireHttps, logger: options.logger, now: options.now });
+    requireHttps: config.requireHttps, logger: options.logger, now: options.now, requestIds: ids });
   return {
     config,
     engine,

@@ -257,6 +257,33 @@ describe.each(DATABASES)('embedding on %s', (name) => {
     expect(where.rows).toEqual([{ table_schema: 'records' }]);
   });
 
+  it('puts responseHeaders on every answer: success, the resolver\'s refusals, engine errors, unexpected errors', async () => {
+    const db = await dbs.open();
+    const engine = createEngine({
+      db,
+      resources: [tasks],
+      basePath: BASE,
+      responseHeaders: (req) => ({ 'x-trace': req.headers.get('x-t') ?? 'none' }),
+      async resolveCaller(req) {
+        if (req.headers.get('x-who') === 'nobody') throw new EngineError('unauthorized', 'Who are you?');
+        if (req.headers.get('x-who') === 'crash') throw new Error('a bug in the host');
+        return { can: () => true };
+      },
+    });
+    await engine.migrate();
+    const ask = (path: string, t: string, who = 'me') => engine.fetch(new Request(`http://h${path}`, { headers: { 'x-who': who, 'x-t': t } }));
+    const answers = [
+      await ask(TASKS, 'a'),
+      await ask(`${TASKS}/12345`, 'b'),
+      await ask(`${TASKS}?nope=1`, 'c'),
+      await ask(TASKS, 'd', 'nobody'),
+      await ask(TASKS, 'e', 'crash'),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 404, 400, 401, 500]);
+    expect(answers.map((r) => r.headers.get('x-trace'))).toEqual(['a', 'b', 'c', 'd', 'e']);
+    await engine.close();
+  });
+
   describe('close', () => {
     it('answers 503 once closed, then destroys the handed-over database', async () => {
       const db = await dbs.open();

@@ -68,6 +68,21 @@ for (const db of DATABASES) {
       expect(s.lines.every((l) => l.route === 'unmatched' && l.status === 404)).toBe(true);
     });
 
+    it('echo the request id on every kind of answer, the engine\'s own errors included', async () => {
+      const wo = await makeWorkOrder(h);
+      const answers = [
+        await h.get(`${M}/work_orders/${wo.id}`, { 'x-request-id': 'id-1' }), // 200
+        await h.get(`${M}/work_orders?$limit=0`, { 'x-request-id': 'id-2' }), // 400
+        await h.get(`${M}/work_orders/99999999`, { 'x-request-id': 'id-3' }), // 404 from the engine
+        await h.request('GET', `${M}/work_orders`, { headers: { 'x-request-id': 'id-4' }, token: 'not-a-token' }), // 401
+        await h.request('DELETE', `${M}/work_orders`, { headers: { 'x-request-id': 'id-5' } }), // 405
+        await h.get('/healthz', { 'x-request-id': 'id-6' }), // outside the engine
+        await h.request('POST', AUTHENTICATE, { headers: { 'x-request-id': 'id-7', 'content-type': 'application/json' }, raw: '{' }), // 400 from the auth route
+      ];
+      expect(answers.map((r) => r.status)).toEqual([200, 400, 404, 401, 405, 200, 400]);
+      expect(answers.map((r) => r.headers.get('x-request-id'))).toEqual(['id-1', 'id-2', 'id-3', 'id-4', 'id-5', 'id-6', 'id-7']);
+    });
+
     it('never hold tokens, API keys, cursors, query strings or raw paths', async () => {
       s.lines.length = 0;
       s.raw.length = 0;

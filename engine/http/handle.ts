@@ -115,7 +115,7 @@ async function listResponse(call: Call): Promise<Response> {
 /** Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation. */
 export function createMaintenanceHandler(deps: HandlerDeps) {
   const prefix = `${deps.basePath}/maintenance`;
-  const dispatch = async (req: Request, caller: Caller): Promise<Response> => {
+  const dispatch = async (req: Request, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     const url = new URL(req.url);
     const rest = url.pathname.slice(prefix.length);
     const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
@@ -127,16 +127,17 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
     if (!caller.can(match.resource.name, route.action))
       throw new EngineError('forbidden', `Your roles do not grant ${route.action} on ${match.resource.name}.`);
     const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, cursors: deps.cursors };
-    const headers = caller.headers ?? {};
     return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps, headers });
   };
-  return async (req: Request): Promise<Response> => {
+  /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */
+  return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
-    if (!caller.headers) return dispatch(req, caller);
+    const headers = caller.headers ? { ...hostHeaders, ...caller.headers } : (hostHeaders ?? {});
+    if (!caller.headers && !hostHeaders) return dispatch(req, caller, headers);
     try {
-      return await dispatch(req, caller);
+      return await dispatch(req, caller, headers);
     } catch (e) {
-      if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, { ...e.headers, ...caller.headers });
+      if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, { ...e.headers, ...headers });
       throw e;
     }
   };
