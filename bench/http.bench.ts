@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPostgresDatabase } from '../test/support/pg.ts';
 import { load, type LoadResult } from './support/load.ts';
-import { rssMiB, runCommand, startProcess } from './support/processes.ts';
+import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
 
 const SEARCH = 'department_id=7&status=open'; // about 500 of 100,000
@@ -45,7 +45,7 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
   const origin = `http://127.0.0.1:${port}`;
   const stops: (() => void)[] = [];
   try {
-    let server = await startProcess(['bin/mrs.js', 'serve'], env, `${origin}/healthz`);
+    let server = await startProcess(SERVE, env, `${origin}/healthz`);
     server.kill('SIGTERM');
     await new Promise((r) => server.on('exit', r));
     await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], env);
@@ -56,7 +56,7 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
       await runCommand(['bin/mrs.js', 'tenant', 'create', 'demo.main'], sqliteEnv);
       await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], sqliteEnv);
     }
-    server = await startProcess(['bin/mrs.js', 'serve'], env, `${origin}/healthz`);
+    server = await startProcess(SERVE, env, `${origin}/healthz`);
     stops.push(() => server.kill('SIGTERM'));
     const headers = await token(env, origin);
     const json = { ...headers, 'content-type': 'application/json' };

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from './support/load.ts';
-import { runCommand, startProcess } from './support/processes.ts';
+import { runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
 
 const BASE = '/v4_server/external/v1';
@@ -18,7 +18,7 @@ export async function run(): Promise<void> {
   const origin = `http://127.0.0.1:${port}`;
   const env = (store: string) => ({ DATA_DIR: dataDir, PORT: String(port), RATE_LIMIT_STORE: store, RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'silent' });
   try {
-    const first = await startProcess(['bin/mrs.js', 'serve'], env('off'), `${origin}/healthz`);
+    const first = await startProcess(SERVE, env('off'), `${origin}/healthz`);
     first.kill('SIGTERM');
     await new Promise((r) => first.on('exit', r));
     await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '20000'], env('off'));
@@ -26,7 +26,7 @@ export async function run(): Promise<void> {
     const rows: (string | number)[][] = [['RATE_LIMIT_STORE', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'ratio to off']];
     let off = 0;
     for (const store of ['off', 'memory', 'database']) {
-      const server = await startProcess(['bin/mrs.js', 'serve'], env(store), `${origin}/healthz`);
+      const server = await startProcess(SERVE, env(store), `${origin}/healthz`);
       try {
         const auth = await fetch(`${origin}${BASE}/authenticate`, {
           method: 'POST',

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load } from './support/load.ts';
-import { rssMiB, runCommand, startProcess } from './support/processes.ts';
+import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
 
 const BASE = '/v4_server/external/v1';
@@ -20,13 +20,13 @@ export async function run(): Promise<void> {
   const port = 18280;
   const origin = `http://127.0.0.1:${port}`;
   const env = { DATA_DIR: dataDir, PORT: String(port), CURSOR_TTL_S: '60', RATE_LIMIT_MAX: '1000000000', LOG_LEVEL: 'silent' };
-  let server = await startProcess(['bin/mrs.js', 'serve'], env, `${origin}/healthz`);
+  let server = await startProcess(SERVE, env, `${origin}/healthz`);
   try {
     server.kill('SIGTERM');
     await new Promise((r) => server.on('exit', r));
     await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], env);
     const key = (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim();
-    server = await startProcess(['bin/mrs.js', 'serve'], env, `${origin}/healthz`);
+    server = await startProcess(SERVE, env, `${origin}/healthz`);
     const auth = await fetch(`${origin}${BASE}/authenticate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -3,6 +3,9 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+/** `mrs serve` as `npm start` runs it (package.json): the node flags, then the command. */
+export const SERVE = ['--max-semi-space-size=4', 'bin/mrs.js', 'serve'];
+
 /** Starts a server process (pinned to CPU 0 when taskset exists) and waits until it answers. */
 export async function startProcess(args: string[], env: Record<string, string>, probeUrl: string): Promise<ChildProcess> {
   const pinned = process.platform === 'linux' ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
