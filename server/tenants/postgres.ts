@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { postgresDialect } from '../../engine/dialects/postgres.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import { namedStatementPool } from './named-statements.ts';
 import { settled } from './settled.ts';
 import { openOnce } from './open-once.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
@@ -24,7 +25,7 @@ const types = {
 export function openPostgres(url: string, max = 10): { pool: pg.Pool; db: Kysely<any> } {
   const pool = new pg.Pool({ connectionString: url, max, types: types as pg.CustomTypesConfig });
   pool.on('error', () => {}); // idle client errors surface on the next query instead of crashing
-  return { pool, db: new Kysely<any>({ dialect: new PostgresDialect({ pool }) }) };
+  return { pool, db: new Kysely<any>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) }) };
 }
 
 const SERVER_SCHEMA = 'mrs_server';
