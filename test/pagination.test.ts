@@ -247,6 +247,33 @@ describeEachDatabase('pagination: expiry', (h) => {
   });
 }, { env: { CURSOR_TTL_S: '60' }, now: () => clock.t });
 
+describeEachDatabase('pagination: a cursor kept alive by another process', (h) => {
+  it('is served by a process whose own memory of it has expired, once the database says it lives on', async () => {
+    const { startHarness } = await import('./support/harness.ts');
+    const s = h().service.config;
+    const other = await startHarness(h().db, { reuse: { dataDir: s.dataDir, databaseUrl: s.databaseUrl }, env: { CURSOR_TTL_S: '60' }, now: () => shared.t });
+    try {
+      const start = Date.now();
+      shared.t = start;
+      await insertRecords(h(), 'work_orders', Array.from({ length: 40 }, () => workOrder({ department_id: 31 })));
+      const c = (await h().get(`${M}/work_orders?department_id=31`)).headers.get('x-cursor');
+      shared.t = start + 50_000; // the other process uses the cursor, moving its expiry on
+      expect((await other.harness.get(`${M}/work_orders?$cursor=${c}&$page=2`)).status).toBe(200);
+      shared.t = start + 100_000; // past what the first process remembers, not past the new expiry
+      const r = await h().get(`${M}/work_orders?$cursor=${c}&$page=3`);
+      expect(r.status).toBe(200);
+      expect(r.body).toHaveLength(10);
+      shared.t = start + 300_000; // unused for longer than the TTL: gone for both
+      expect((await h().get(`${M}/work_orders?$cursor=${c}&$page=4`)).status).toBe(410);
+      expect((await other.harness.get(`${M}/work_orders?$cursor=${c}&$page=4`)).status).toBe(410);
+    } finally {
+      await other.stop(true);
+    }
+  });
+}, { env: { CURSOR_TTL_S: '60' }, now: () => shared.t });
+
+const shared = { t: Date.now() };
+
 const clock = { t: Date.now() };
 
 describeEachDatabase('pagination: shared by processes on one database', (h) => {

@@ -3,6 +3,7 @@ import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import { canonicalize, followUpProblems } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
+import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { idsAt, newCursorId, pageSpan } from './layout.ts';
 import { deleteSnapshot, insertSnapshot, readPage, sweepExpired, touchSnapshot, type CursorBinding } from './store.ts';
 
@@ -33,6 +34,32 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
   let lastSweep = 0;
   const expiry = () => settings.now() + settings.ttlMs + slack;
 
+  const cache = cursorCacheFor();
+
+  /** The head and the chunk rows a page needs: from memory while the cursor is surely alive, else read. */
+  async function pageData(id: string, page: number, now: number): Promise<{ head: CachedHead; chunks: ReadonlyMap<number, string> } | undefined> {
+    const head = cache.head(id);
+    if (head && head.expiresAt >= now) {
+      const span = pageSpan(page, head.meta.limit, head.meta.total);
+      const chunks = new Map<number, string>();
+      for (let c = span.firstChunk; span.start < head.meta.total && c <= span.lastChunk; c++) {
+        const ids = cache.chunk(id, c);
+        if (ids === undefined) break;
+        chunks.set(c, ids);
+      }
+      if (span.start >= head.meta.total || chunks.size === span.lastChunk - span.firstChunk + 1) return { head, chunks };
+    }
+    const read = await readPage(db, id, page);
+    if (!read) {
+      cache.forget(id);
+      return undefined;
+    }
+    const fresh: CachedHead = { meta: read.meta, expiresAt: read.meta.expiresAt };
+    cache.setHead(id, fresh);
+    for (const [c, ids] of read.chunks) cache.setChunk(id, c, ids);
+    return { head: fresh, chunks: read.chunks };
+  }
+
   async function sweep() {
     const now = settings.now();
     if (now - lastSweep < Math.min(settings.ttlMs, 60_000)) return;
@@ -54,6 +81,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
       const query = canonicalize(args.query);
+      const expiresAt = expiry();
       const snap = await insertSnapshot(tenant, {
         id,
         table: args.table,
@@ -62,10 +90,13 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         binding: args.binding,
         query,
         searchKey: JSON.stringify([args.table, args.whereKey, query.order]),
-        expiresAt: expiry(),
+        expiresAt,
         firstChunk: span.firstChunk,
         lastChunk: span.lastChunk,
       });
+      const meta = { ...args.binding, total: snap.total, limit: args.query.limit, width: snap.width, query, expiresAt };
+      cache.setHead(id, { meta, expiresAt: meta.expiresAt });
+      for (const [c, ids] of snap.chunks) cache.setChunk(id, c, ids);
       const end = Math.min(span.end, snap.total);
       return { cursor: id, total: snap.total, limit: args.query.limit, ids: idsAt(snap.chunks, snap.width, span.start, end) };
     },
@@ -74,20 +105,26 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
     async page(query: ResolvedQuery, binding: CursorBinding): Promise<CursorPage> {
       const id = query.cursor!;
       if (!/^[A-Za-z0-9_-]{16,64}$/.test(id)) throw gone();
-      const read = await readPage(db, id, query.page);
-      if (!read) throw gone();
-      const { meta } = read;
+      const now = settings.now();
+      const data = await pageData(id, query.page, now);
+      if (!data) throw gone();
+      const { head } = data;
+      const { meta } = head;
       if (meta.collection !== binding.collection || meta.scope !== binding.scope || meta.owner !== binding.owner) throw gone();
       const problems = followUpProblems(meta.query, query);
       if (problems.length) throw new EngineError('invalid-query', 'A later page of a cursor must repeat its search exactly.', problems);
-      const now = settings.now();
-      if (meta.expiresAt < now) {
+      if (head.expiresAt < now) {
         await deleteSnapshot(db, id);
+        cache.forget(id);
         throw gone();
       }
-      if (meta.expiresAt - now < settings.ttlMs) await touchSnapshot(db, id, expiry());
+      if (head.expiresAt - now < settings.ttlMs) {
+        const expiresAt = expiry();
+        await touchSnapshot(db, id, expiresAt);
+        head.expiresAt = expiresAt;
+      }
       const span = pageSpan(query.page, meta.limit, meta.total);
-      const ids = span.start >= meta.total ? [] : idsAt(read.chunks, meta.width, span.start, span.end);
+      const ids = span.start >= meta.total ? [] : idsAt(data.chunks, meta.width, span.start, span.end);
       return { cursor: id, total: meta.total, limit: meta.limit, ids };
     },
   };

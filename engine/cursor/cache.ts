@@ -1,0 +1,65 @@
+import type { CursorMeta } from './store.ts';
+
+/**
+ * What this process read of cursors lately. A cursor's metadata and chunk rows never change
+ * once written; only its expiry moves, and only later (use refreshes it, nothing shortens it,
+ * and the sweep removes only cursors past it). So while the remembered expiry is ahead of the
+ * clock, a page can be served from memory without asking the database whether the cursor
+ * still exists; past it, the database is asked again. Shared by every tenant of the process:
+ * keys carry the tenant's number, and both maps are bounded (least recently used out first).
+ */
+export interface CachedHead {
+  readonly meta: CursorMeta;
+  /** The expiry as this process last read or wrote it. */
+  expiresAt: number;
+}
+
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  private used = 0;
+  constructor(
+    private readonly max: number,
+    private readonly sizeOf: (v: V) => number,
+  ) {}
+  get(key: string): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, v: V): void {
+    this.delete(key);
+    this.map.set(key, v);
+    this.used += this.sizeOf(v);
+    for (const [k] of this.map) {
+      if (this.used <= this.max) break;
+      this.delete(k);
+    }
+  }
+  delete(key: string): void {
+    const old = this.map.get(key);
+    if (old === undefined) return;
+    this.map.delete(key);
+    this.used -= this.sizeOf(old);
+  }
+}
+
+/** Heads by count, chunk rows by characters (ASCII digits: a byte each). */
+const heads = new Lru<CachedHead>(20_000, () => 1);
+const chunks = new Lru<string>(16 * 1024 * 1024, (ids) => ids.length + 64);
+let tenants = 0;
+
+/** The cache as one tenant's cursors see it. */
+export function cursorCacheFor() {
+  const prefix = `${++tenants}/`;
+  return {
+    head: (id: string) => heads.get(prefix + id),
+    setHead: (id: string, head: CachedHead) => heads.set(prefix + id, head),
+    chunk: (id: string, chunk: number) => chunks.get(`${prefix}${id}/${chunk}`),
+    setChunk: (id: string, chunk: number, ids: string) => chunks.set(`${prefix}${id}/${chunk}`, ids),
+    /** Forgets a cursor's head (its chunk rows age out: nothing reaches them without it). */
+    forget: (id: string) => heads.delete(prefix + id),
+  };
+}
