@@ -3,7 +3,7 @@ import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import type { Reserved } from '../query/reserved.ts';
 import { orderBySql } from '../sql/order.ts';
-import { compiledCache, prepared, preparedFamily } from '../sql/prepared.ts';
+import { prepared, preparedByKey, preparedFamily } from '../sql/prepared.ts';
 import { CHUNK, NARROW_LIMIT, NARROW_WIDTH, offsetOf, WIDE_WIDTH } from './layout.ts';
 
 const TABLE = 'mrs_cursors';
@@ -89,8 +89,8 @@ const insertChunks = preparedFamily<unknown[]>((n, db, ...values) => {
   return db.insertInto(TABLE).values(rows).compile();
 });
 
-/** The packing SELECT of a search, compiled once while it stays among the recent ones. */
-const packQueries = compiledCache(500);
+/** A search's snapshot statement, compiled once while it stays among the recent ones. */
+const snapshotQueries = preparedByKey(500);
 
 /**
  * One SELECT packs the ids and brings the packed text back; the chunk rows go in with one
@@ -99,11 +99,10 @@ const packQueries = compiledCache(500);
  */
 async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db } = t;
-  const pack = packQueries(db, args.searchKey, () =>
+  const result = await snapshotQueries(db, args.searchKey, () =>
     sql<{ width: number; packed: string | null }>`with ${widthCte(t, args.table)}
       select (select w.width from w) as width, ${packedIds(t, args)} as packed`.compile(db),
   );
-  const result = await db.executeQuery(pack);
   const width = Number(result.rows[0]!.width);
   const packed = result.rows[0]!.packed ?? '';
   const total = packed.length / width;
@@ -144,16 +143,19 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
   const bytes = sql`(select m.b from m)`;
   const width = sql`(select w.width from w)`;
   const chunkBytes = sql`(${width} * ${sql.lit(CHUNK)})`;
-  const result = await sql<{ chunk: number; total: number; width: number; ids: string | null }>`with recursive
+  const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, first: unknown, last: unknown) =>
+    sql<{ chunk: number; total: number; width: number; ids: string | null }>`with recursive
     ${widthCte(t, args.table)},
     m (b) as materialized (select ${dialect.toBytes(packedIds(t, args))}),
     n (chunk) as (select 0 union all select chunk + 1 from n where (chunk + 1) * ${chunkBytes} < length(${bytes}))
     insert into ${qualified(t, TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids)
-    select ${args.id}, n.chunk, length(${bytes}) / ${width}, ${width}, ${b.collection}, ${b.scope}, ${b.owner},
-      case when n.chunk = 0 then ${JSON.stringify(args.query)} else '' end, cast(${args.query.limit} as integer), cast(${args.expiresAt} as bigint),
+    select ${id}, n.chunk, length(${bytes}) / ${width}, ${width}, ${collection}, ${scope}, ${owner},
+      case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
       coalesce(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
     from n
-    returning chunk, total, width, case when chunk between ${args.firstChunk} and ${args.lastChunk} then ids end as ids`.execute(db);
+    returning chunk, total, width, case when chunk between ${first} and ${last} then ids end as ids`.compile(db);
+  const result = await snapshotQueries(db, args.searchKey, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
+    args.query.limit, args.expiresAt, args.firstChunk, args.lastChunk);
   const rows = result.rows;
   const chunks = new Map<number, string>();
   for (const r of rows) if (r.ids !== null) chunks.set(Number(r.chunk), r.ids);

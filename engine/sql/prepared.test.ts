@@ -10,7 +10,7 @@ import {
   type CompiledQuery,
 } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { compiledCache, prepared, preparedFamily } from './prepared.ts';
+import { prepared, preparedByKey, preparedFamily } from './prepared.ts';
 
 /** A database that runs nothing and records what it was asked to run. */
 function recording(kind: 'sqlite' | 'postgres') {
@@ -92,25 +92,32 @@ describe('prepared queries', () => {
   });
 });
 
-describe('compiled query cache', () => {
-  it('builds a key once, per database setup, and drops the least recently used past its size', () => {
+describe('queries prepared by key', () => {
+  it('compiles a key once per database setup, fills its placeholders, and drops the least recently used past its size', async () => {
     const lite = recording('sqlite');
     const pg = recording('postgres');
-    const cache = compiledCache(2);
+    const run = preparedByKey(2);
     const builds: string[] = [];
-    const get = (db: Kysely<any>, key: string) =>
-      cache(db, key, () => {
-        builds.push(key);
-        return db.selectFrom('t').selectAll().where('k', '=', key).compile();
-      });
-    const first = get(lite.db, 'a');
-    expect(get(lite.db, 'a')).toBe(first);
-    expect(get(pg.db, 'a').sql).toBe('select * from "t" where "k" = $1');
-    get(lite.db, 'b');
-    get(lite.db, 'a'); // a is now the most recent
-    get(lite.db, 'c'); // evicts b
-    get(lite.db, 'a');
-    get(lite.db, 'b');
+    const get = (db: Kysely<any>, key: string, value: number) =>
+      run(
+        db,
+        key,
+        (v) => {
+          builds.push(key);
+          return db.selectFrom('t').selectAll().where('k', '=', key).where('v', '=', v).compile();
+        },
+        value,
+      );
+    await get(lite.db, 'a', 1);
+    await get(lite.db, 'a', 2);
+    await get(pg.db, 'a', 3);
+    await get(lite.db, 'b', 4);
+    await get(lite.db, 'a', 5); // a is now the most recent
+    await get(lite.db, 'c', 6); // evicts b
+    await get(lite.db, 'a', 7);
+    await get(lite.db, 'b', 8);
     expect(builds).toEqual(['a', 'a', 'b', 'c', 'b']);
+    expect(lite.ran.map((q) => q.parameters)).toEqual([['a', 1], ['a', 2], ['b', 4], ['a', 5], ['c', 6], ['a', 7], ['b', 8]]);
+    expect(pg.ran.map((q) => [q.sql, q.parameters])).toEqual([['select * from "t" where "k" = $1 and "v" = $2', ['a', 3]]]);
   });
 });

@@ -61,10 +61,14 @@ export function prepared<A extends readonly unknown[], R = unknown>(
       t = { query, from: query.parameters.map(slotIndex) };
       templates.set(setup, t);
     }
-    const fixed = t.query.parameters;
-    const parameters = t.from.map((a, i) => (a < 0 ? fixed[i] : args[a]));
-    return db.executeQuery<R>({ ...t.query, parameters });
+    return execute(db, t, args);
   };
+}
+
+function execute<R>(db: Kysely<any>, t: Template<R>, args: readonly unknown[]): Promise<QueryResult<R>> {
+  const fixed = t.query.parameters;
+  const parameters = t.from.map((a, i) => (a < 0 ? fixed[i] : args[a]));
+  return db.executeQuery<R>({ ...t.query, parameters });
 }
 
 /**
@@ -83,23 +87,30 @@ export function preparedFamily<A extends readonly unknown[], R = unknown>(
 }
 
 /**
- * Whole compiled queries (values included) by a key that determines them completely, least
- * recently used out first: for queries whose values pass through compilers that transform them
- * (filters), so placeholders cannot stand in for them.
+ * Queries of many shapes, each told apart by a key that determines it completely, compiled
+ * once per database setup while among the `max` most recently used. For queries whose values
+ * partly go through compilers that transform them (filters): those are fixed in the compiled
+ * query, so the key must name them; the placeholders stand for the rest.
  */
-export function compiledCache(max = 1000) {
-  const bySetup = new WeakMap<Setup, Map<string, CompiledQuery<any>>>();
-  return function compiled<R>(db: Kysely<any>, key: string, build: () => CompiledQuery<R>): CompiledQuery<R> {
+export function preparedByKey(max = 500) {
+  const bySetup = new WeakMap<Setup, Map<string, Template<any>>>();
+  return function run<R>(
+    db: Kysely<any>,
+    key: string,
+    build: (...placeholders: any[]) => CompiledQuery<R>,
+    ...args: readonly unknown[]
+  ): Promise<QueryResult<R>> {
     const setup = setupOf(db);
     let cache = bySetup.get(setup);
     if (!cache) bySetup.set(setup, (cache = new Map()));
-    let query = cache.get(key) as CompiledQuery<R> | undefined;
-    if (query) cache.delete(key);
+    let t = cache.get(key) as Template<R> | undefined;
+    if (t) cache.delete(key);
     else {
-      query = build();
+      const query = build(...placeholders(args.length));
+      t = { query, from: query.parameters.map(slotIndex) };
       if (cache.size >= max) cache.delete(cache.keys().next().value!);
     }
-    cache.set(key, query);
-    return query;
+    cache.set(key, t);
+    return execute(db, t, args);
   };
 }
