@@ -47,8 +47,8 @@ class Lru<V> {
 }
 
 /** Heads by count, chunk rows by characters (ASCII digits: a byte each). */
-const heads = new Lru<CachedHead>(20_000, () => 1);
-const chunks = new Lru<string>(16 * 1024 * 1024, (ids) => ids.length + 64);
+const heads = new Lru<CachedHead>(5_000, () => 1);
+const chunks = new Lru<string>(4 * 1024 * 1024, (ids) => ids.length + 64);
 let tenants = 0;
 
 /** The cache as one tenant's cursors see it. */

@@ -94,9 +94,6 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         firstChunk: span.firstChunk,
         lastChunk: span.lastChunk,
       });
-      const meta = { ...args.binding, total: snap.total, limit: args.query.limit, width: snap.width, query, expiresAt };
-      cache.setHead(id, { meta, expiresAt: meta.expiresAt });
-      for (const [c, ids] of snap.chunks) cache.setChunk(id, c, ids);
       const end = Math.min(span.end, snap.total);
       return { cursor: id, total: snap.total, limit: args.query.limit, ids: idsAt(snap.chunks, snap.width, span.start, end) };
     },
