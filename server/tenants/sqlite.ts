@@ -3,6 +3,7 @@ import { Kysely, SqliteDialect, sql } from 'kysely';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
+import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { withStatementCache } from './statement-cache.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { openOnce } from './open-once.ts';
@@ -11,11 +12,16 @@ import { TenantExistsError, type TenantStore } from './types.ts';
 
 const SUFFIX = '.sqlite';
 
-export function openSqlite(file: string): Kysely<any> {
+/**
+ * A connection in WAL mode. `walAutocheckpoint` is SQLite's own threshold (pages of log);
+ * servers raise it to a backstop and checkpoint from a worker (checkpointer.ts).
+ */
+export function openSqlite(file: string, options: { walAutocheckpoint?: number } = {}): Kysely<any> {
   const database = new Database(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
+  if (options.walAutocheckpoint !== undefined) database.pragma(`wal_autocheckpoint = ${Math.trunc(options.walAutocheckpoint)}`);
   // SQLite's advice for long-lived connections: gather statistics where they are missing or stale.
   database.pragma('optimize = 0x10002');
   return new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
@@ -25,9 +31,12 @@ export function openSqlite(file: string): Kysely<any> {
 export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise<void>): TenantStore {
   mkdirSync(dataDir, { recursive: true });
   const fileOf = (clientDb: string) => join(dataDir, clientDb + SUFFIX);
+  let checkpointer: Checkpointer | undefined;
   const { open, load } = openOnce(async (clientDb) => {
-    const t: TenantDb = { key: clientDb, db: openSqlite(fileOf(clientDb)), dialect: sqliteDialect };
+    const file = fileOf(clientDb);
+    const t: TenantDb = { key: clientDb, db: openSqlite(file, { walAutocheckpoint: BACKSTOP_PAGES }), dialect: sqliteDialect };
     await migrate(t);
+    (checkpointer ??= startCheckpointer()).watch(file);
     return t;
   });
   return {
@@ -61,6 +70,8 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
     async close() {
       const all = await Promise.allSettled(open.values());
       open.clear();
+      await checkpointer?.stop();
+      checkpointer = undefined;
       for (const r of all) if (r.status === 'fulfilled') await r.value.db.destroy();
     },
   };
