@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { requestMetrics } from './request-metrics.ts';
 import type { TenantStore } from './tenants/types.ts';
 
 export interface Metrics {
@@ -52,18 +53,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const registry = new Registry();
   const process = processMetrics();
   const now = options.now ?? Date.now;
-  const requests = new Counter({
-    name: 'mrs_http_requests_total',
-    help: 'HTTP requests by method, route pattern and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'mrs_http_request_duration_seconds',
-    help: 'HTTP request latency by method, route pattern and status.',
-    labelNames: ['method', 'route', 'status'] as const,
+  const requests = requestMetrics(registry, {
+    counterName: 'mrs_http_requests_total',
+    counterHelp: 'HTTP requests by method, route pattern and status.',
+    histogramName: 'mrs_http_request_duration_seconds',
+    histogramHelp: 'HTTP request latency by method, route pattern and status.',
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
   });
   new Gauge({
     name: 'mrs_cursors_alive',
@@ -101,9 +96,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     middleware: async function countRequest(c, next) {
       const start = performance.now();
       await next();
-      const labels = { method: c.req.method, route: options.routeOf(c.req.raw), status: String(c.res.status) };
-      requests.inc(labels);
-      duration.observe(labels, (performance.now() - start) / 1000);
+      requests.record(c.req.method, options.routeOf(c.req.raw), c.res.status, (performance.now() - start) / 1000);
     },
   };
 }
