@@ -9,15 +9,19 @@ import { sqliteTenants } from '../server/tenants/sqlite.ts';
 
 /**
  * What is in the database file itself, without its write-ahead log: a copy of the file alone
- * holds only what a checkpoint has moved there.
+ * holds only what a checkpoint has moved there. A copy taken while a checkpoint is writing the
+ * file may be torn: that counts as -1 (not there yet), and callers poll.
  */
 function rowsInFileAlone(file: string, table: string): number {
   const copy = `${file}.alone`;
   copyFileSync(file, copy);
   const db = new Database(copy, { readonly: true });
   try {
+    if ((db.pragma('quick_check', { simple: true }) as string) !== 'ok') return -1;
     const exists = db.prepare(`select 1 from sqlite_master where type = 'table' and name = ?`).get(table);
     return exists ? (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n : 0;
+  } catch {
+    return -1;
   } finally {
     db.close();
     rmSync(copy, { force: true });

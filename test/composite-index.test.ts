@@ -5,7 +5,7 @@ import { insertRecords, workOrder } from './support/rows.ts';
 
 describeEachDatabase('composite indexes from declared query patterns', (h) => {
   it('work_orders gets its department_id + status index, and searches on both still answer right', async () => {
-    expect((await tableShape(h(), 'work_orders')).indexes).toContain('work_orders_department_id_status_idx');
+    expect((await tableShape(h(), 'work_orders')).indexes).toContain('work_orders_department_id_status_deleted_idx');
     const ids = await insertRecords(h(), 'work_orders', [
       workOrder({ department_id: 5, status: 'open' }),
       workOrder({ department_id: 5, status: 'closed' }),

@@ -3,7 +3,7 @@ import { boolean, defineResource, integer, string } from '../engine/define.ts';
 import notes from '../resources/notes.ts';
 import serviceRequests from '../resources/service-requests.ts';
 import workOrders from '../resources/work-orders.ts';
-import { describeEachDatabase, M, startHarness, type DatabaseName } from './support/harness.ts';
+import { describeEachDatabase, M, startHarness, type DatabaseName, type StartOptions } from './support/harness.ts';
 import { expectProblem, WORK_ORDER } from './support/fixtures.ts';
 import { tableShape } from './support/resources-dir.ts';
 
@@ -22,7 +22,7 @@ const EXTENDED = [extendedWorkOrders, notes, serviceRequests];
 /** Starts on fresh data, runs `before`, restarts on the same data with `resources`, runs `after`. */
 async function restartWith(
   db: DatabaseName,
-  resources: typeof EXTENDED,
+  resources: NonNullable<StartOptions['resources']>,
   before: (h: Awaited<ReturnType<typeof startHarness>>['harness']) => Promise<void>,
   after: (h: Awaited<ReturnType<typeof startHarness>>['harness']) => Promise<void>,
 ): Promise<void> {
@@ -104,6 +104,28 @@ describeEachDatabase('migrations from definitions', (h) => {
         // a second migration of the extended tables, by hand
         await second.service.engine.migrate((await second.service.tenants.get('demo.main'))!);
         expect((await second.get(`${M}/work_orders/${wo.id}`)).body).toEqual(read.body);
+      },
+    );
+  });
+  it("a declared query pattern's index from an earlier version (without deleted) is replaced on the next start", async () => {
+    const ids: number[] = [];
+    await restartWith(
+      h().db,
+      [workOrders, notes, serviceRequests],
+      async (first) => {
+        // What earlier versions derived for ['department_id', 'status'].
+        const t = (await first.service.tenants.get('demo.main'))!;
+        await t.db.schema.dropIndex('work_orders_department_id_status_deleted_idx').execute();
+        await t.db.schema.createIndex('work_orders_department_id_status_idx').on('work_orders').columns(['department_id', 'status']).execute();
+        expect((await tableShape(first, 'work_orders')).indexes).toContain('work_orders_department_id_status_idx');
+        for (const status of ['open', 'closed', 'open']) ids.push((await first.post(`${M}/work_orders`, { ...WORK_ORDER, department_id: 41, status })).body.id);
+      },
+      async (second) => {
+        const { indexes } = await tableShape(second, 'work_orders');
+        expect(indexes).toContain('work_orders_department_id_status_deleted_idx');
+        expect(indexes).not.toContain('work_orders_department_id_status_idx');
+        const r = await second.get(`${M}/work_orders?department_id=41&status=open`);
+        expect(r.body.map((w: { id: number }) => w.id)).toEqual([ids[0], ids[2]]);
       },
     );
   });

@@ -4,7 +4,8 @@ import { tableSpec, type TableSpec } from './table.ts';
 
 /**
  * Brings every resource table up to its definition: creates missing tables, adds missing
- * columns (existing rows keep their data) and missing indexes. Safe to run at every start.
+ * columns (existing rows keep their data) and missing indexes, and drops the indexes an earlier
+ * version derived that a current one replaces (table.ts). Safe to run at every start.
  */
 export async function migrateResources(t: TenantDb, registry: Registry): Promise<void> {
   for (const resource of registry.resources.values()) await migrateTable(t, tableSpec(resource));
@@ -36,4 +37,6 @@ async function migrateTable(t: TenantDb, spec: TableSpec): Promise<void> {
   for (const ix of spec.indexes) {
     await db.schema.createIndex(ix.name).ifNotExists().on(spec.name).columns([...ix.columns]).execute();
   }
+  // Only after their replacements exist, so searches always have an index.
+  for (const name of spec.superseded) await db.schema.dropIndex(name).ifExists().execute();
 }

@@ -36,12 +36,14 @@ describe('tableSpec', () => {
     expect(defaults).toEqual({ deleted: false, size: 3, shiny: false });
   });
 
-  it('has one index per filterable field but id, and one per declared query pattern', () => {
+  it('has one index per filterable field but id, and one per declared query pattern ending with deleted', () => {
     expect(spec.indexes).toEqual([
       { name: 'things_created_idx', columns: ['created'] },
       { name: 'things_name_idx', columns: ['name'] },
       { name: 'things_shiny_idx', columns: ['shiny'] },
-      { name: 'things_name_shiny_idx', columns: ['name', 'shiny'] },
+      { name: 'things_name_shiny_deleted_idx', columns: ['name', 'shiny', 'deleted'] },
     ]);
+    // The two-column index earlier versions derived for the pattern goes.
+    expect(spec.superseded).toEqual(['things_name_shiny_idx']);
   });
 });

@@ -7,7 +7,11 @@ export interface TableSpec {
   /** Every column but `id`, in definition order. */
   readonly columns: readonly { name: string; kind: FieldKind; notNull: boolean; default?: unknown }[];
   readonly indexes: readonly { name: string; columns: readonly string[] }[];
+  /** Indexes earlier versions derived that an index of `indexes` now replaces: dropped. */
+  readonly superseded: readonly string[];
 }
+
+const indexName = (table: string, columns: readonly string[]) => `${table}_${columns.join('_')}_idx`;
 
 /**
  * System columns are NOT NULL; field columns are nullable at the database level because the
@@ -28,9 +32,13 @@ export function tableSpec(resource: Resource): TableSpec {
       };
     });
   const single = resource.filterable.filter((n) => n !== 'id').map((n) => [n]);
-  const indexes = [...single, ...(resource.definition.indexes ?? [])].map((columns) => ({
-    name: `${resource.name}_${columns.join('_')}_idx`,
-    columns,
-  }));
-  return { name: resource.name, columns, indexes };
+  // A declared query pattern is searched on live records (`deleted = false`) unless $deleted:
+  // its index ends with `deleted`, so a live search and its count read the index alone, never
+  // the rows (the rowid or heap pointer the cursor needs is in every index entry).
+  // (`deleted` is not filterable, so no declared pattern names it.)
+  const declared = resource.definition.indexes ?? [];
+  const patterns = declared.map((cols) => [...cols, 'deleted']);
+  const indexes = [...single, ...patterns].map((cols) => ({ name: indexName(resource.name, cols), columns: cols }));
+  const superseded = declared.map((cols) => indexName(resource.name, cols));
+  return { name: resource.name, columns, indexes, superseded };
 }
