@@ -1,6 +1,7 @@
 import { EngineError, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
+import { insertRow } from '../sql/record-writes.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
@@ -37,7 +38,8 @@ export async function create(
     if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
     const t = now();
     const row = toRow(resource, ctx.tenant.dialect, { ...(checked.value as ApiRecord), created: t.date, updated: t.timestamp, deleted: false });
-    const inserted = await trx.insertInto(resource.name).values(row).returningAll().executeTakeFirstOrThrow();
+    const inserted = await insertRow(trx, resource.name, row);
+    if (!inserted) throw new EngineError('internal', 'The INSERT returned no row.');
     return toRecord(resource, ctx.tenant.dialect, inserted);
   });
 }

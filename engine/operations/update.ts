@@ -1,6 +1,7 @@
 import { EngineError } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, toRecord, toRow, type ApiRecord } from '../records.ts';
+import { updateRow } from '../sql/record-writes.ts';
 import { checkBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
@@ -23,7 +24,7 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
     if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
     const values = writableValues(resource, checked.value as ApiRecord);
     const row = toRow(resource, ctx.tenant.dialect, { ...values, updated: nextTimestamp(current.updated) });
-    const updated = await trx.updateTable(resource.name).set(row).where('id', '=', id).returningAll().executeTakeFirst();
+    const updated = await updateRow(trx, resource.name, id, row);
     if (!updated) throw new EngineError('internal', 'The record vanished during the update.');
     return toRecord(resource, ctx.tenant.dialect, updated);
   });

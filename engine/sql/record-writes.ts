@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import { preparedByKey } from './prepared.ts';
+
+/**
+ * A record's INSERT and UPDATE, compiled once per shape: the table and the columns written
+ * (a PATCH writes the fields it was sent), so building the query is paid once per shape, not
+ * per write. Both return the whole row.
+ */
+const writes = preparedByKey(500);
+
+export async function insertRow(db: Kysely<any>, table: string, row: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+  const columns = Object.keys(row);
+  const { rows } = await writes<Record<string, unknown>>(
+    db,
+    `insert\0${table}\0${columns.join('\0')}`,
+    (...p) => db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, p[i]]))).returningAll().compile(),
+    ...columns.map((c) => row[c]),
+  );
+  return rows[0];
+}
+
+export async function updateRow(db: Kysely<any>, table: string, id: number, row: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+  const columns = Object.keys(row);
+  const { rows } = await writes<Record<string, unknown>>(
+    db,
+    `update\0${table}\0${columns.join('\0')}`,
+    (...p) =>
+      db
+        .updateTable(table)
+        .set(Object.fromEntries(columns.map((c, i) => [c, p[i]])))
+        .where('id', '=', p[columns.length])
+        .returningAll()
+        .compile(),
+    ...columns.map((c) => row[c]),
+    id,
+  );
+  return rows[0];
+}
