@@ -3,7 +3,8 @@
  * orders seeded by `mrs seed`, as ratios to two baselines of the same run: bare Hono (a fixed
  * array) and the database floor (bare Hono + the same prepared SELECT + COUNT). SQLite always;
  * PostgreSQL too when TEST_DATABASE_URL is set (floor through pg). Servers are pinned to CPU 0;
- * autocannon (this process) is the load generator. BENCH_SECONDS sets each run's length.
+ * autocannon (this process) is the load generator. BENCH_SECONDS sets each run's length. The
+ * baselines run before and after the engine's cases; ratios use their mean (the machine drifts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,17 +79,22 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
       results.push([label, r, await rssMiB(pid)]);
       return r;
     };
-    const bare = await measure('bare Hono, fixed array', `http://127.0.0.1:${port + 1}/bare`, baseline.pid!);
-    const floor = await measure(
-      `floor: bare Hono + prepared SELECT + COUNT (${kind === 'sqlite' ? 'better-sqlite3' : 'pg'})`,
-      `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor' : 'floor-pg'}`,
-      baseline.pid!,
-    );
+    // The machine's speed drifts during a run: each baseline is measured before and after the
+    // engine's cases, and the ratios use the mean of the two.
+    const bareUrl = `http://127.0.0.1:${port + 1}/bare`;
+    const floorUrl = `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor' : 'floor-pg'}`;
+    const floorLabel = `floor: bare Hono + prepared SELECT + COUNT (${kind === 'sqlite' ? 'better-sqlite3' : 'pg'})`;
+    const bare1 = await measure('bare Hono, fixed array (before)', bareUrl, baseline.pid!);
+    const floor1 = await measure(`${floorLabel} (before)`, floorUrl, baseline.pid!);
     const search = await measure(`new search (${total} matches, a cursor each)`, `${origin}${M}/work_orders?${SEARCH}`, server.pid!, { headers });
     const page = await measure('later page of a cursor', `${origin}${M}/work_orders?$cursor=${cursor}&$page=3`, server.pid!, { headers });
     const read = await measure('read by id', `${origin}${M}/work_orders/12345`, server.pid!, { headers });
     const create = await measure('create', `${origin}${M}/work_orders`, server.pid!, { headers: json, requests: [{ method: 'POST', body: newWorkOrder }] });
     const patch = await measure('PATCH', `${origin}${M}/work_orders/23456`, server.pid!, { headers: json, requests: [{ method: 'PATCH', body: '{"priority":3}' }] });
+    const bare2 = await measure('bare Hono, fixed array (after)', bareUrl, baseline.pid!);
+    const floor2 = await measure(`${floorLabel} (after)`, floorUrl, baseline.pid!);
+    const bare = { rps: (bare1.rps + bare2.rps) / 2 };
+    const floor = { rps: (floor1.rps + floor2.rps) / 2 };
 
     console.log(`\n${kind}`);
     console.log(
@@ -97,6 +103,7 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
         ...results.map(([label, r, rss]) => [label, fmt(r.rps, 0), r.p50, r.p99, r.non2xx + r.errors, fmt(rss, 0), fmt(r.rps / bare.rps), fmt(r.rps / floor.rps)]),
       ]),
     );
+    console.log(`baselines for the ratios (mean of before and after): bare ${fmt(bare.rps, 0)} req/s, floor ${fmt(floor.rps, 0)} req/s`);
     const targets: [string, number, number][] =
       kind === 'sqlite'
         ? [

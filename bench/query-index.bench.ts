@@ -4,7 +4,7 @@
  * (EXPLAIN QUERY PLAN on SQLite, EXPLAIN after ANALYZE on PostgreSQL) and timed as a ratio to an
  * unfiltered page-1 request of the same run. SQLite, and PostgreSQL with TEST_DATABASE_URL.
  */
-import { CompiledQuery, createQueryId, type KyselyPlugin, type RootOperationNode } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { list } from '../engine/operations/list.ts';
 import { parseQuery } from '../engine/query/parse.ts';
 import { resolveQuery } from '../engine/query/resolve.ts';
@@ -15,17 +15,20 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
 const FILTERED = 'department_id=7&status=open';
 const RUNS = 30;
 
-/** Remembers the statements run through a Kysely instance, to explain the real ones. */
-function statementRecorder() {
-  const nodes: RootOperationNode[] = [];
-  const plugin: KyselyPlugin = {
-    transformQuery: (args) => {
-      nodes.push(args.node);
-      return args.node;
-    },
-    transformResult: async (args) => args.result,
-  };
-  return { plugin, nodes };
+/**
+ * Remembers the statements run through a Kysely instance with their parameters, to explain the
+ * real ones (hot statements are compiled once with placeholders, so the compiled text alone
+ * does not carry the values).
+ */
+function recordStatements(db: Kysely<any>): CompiledQuery[] {
+  const executed: CompiledQuery[] = [];
+  const executor = db.getExecutor();
+  const run = executor.executeQuery.bind(executor);
+  executor.executeQuery = ((query: CompiledQuery) => {
+    executed.push(query);
+    return run(query);
+  }) as typeof executor.executeQuery;
+  return executed;
 }
 
 export async function run(): Promise<void> {
@@ -33,22 +36,17 @@ export async function run(): Promise<void> {
     console.log(`\n${kind}: ${ROWS} work orders`);
     const seeded = await seededTenant(kind, ROWS);
     try {
-      const recorder = statementRecorder();
-      const tenant = { ...seeded.tenant, db: seeded.tenant.db.withPlugin(recorder.plugin) };
+      const tenant = seeded.tenant;
+      const executed = recordStatements(tenant.db);
       const resource = seeded.registry.get('work_orders')!;
       const settings = { ttlMs: 900_000, now: Date.now };
       const ctx = { tenant, registry: seeded.registry, cursors: settings };
       const page1 = (qs: string) => () => list(ctx, resource, resolveQuery(parseQuery(new URLSearchParams(qs)), resource));
 
-      // The statement that reads the work orders when the filtered list is asked for (the
-      // outermost one: the builders inside it pass through the plugin too).
-      recorder.nodes.length = 0;
+      // The statement that reads the work orders when the filtered list is asked for.
+      executed.length = 0;
       const first = await page1(FILTERED)();
-      const executor = tenant.db.getExecutor();
-      const snapshot = recorder.nodes
-        .map((n) => executor.compileQuery(n, createQueryId()))
-        .filter((c) => /"work_orders"/.test(c.sql) && /department_id/.test(c.sql))
-        .sort((a, b) => b.sql.length - a.sql.length)[0]!;
+      const snapshot = executed.filter((c) => /"work_orders"/.test(c.sql) && /department_id/.test(c.sql)).sort((a, b) => b.sql.length - a.sql.length)[0]!;
       const explain = kind === 'sqlite' ? 'explain query plan ' : 'explain ';
       const plan = await tenant.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + snapshot.sql, [...snapshot.parameters]));
       const lines = plan.rows.map((r) => String(r.detail ?? r['QUERY PLAN']));
@@ -56,7 +54,7 @@ export async function run(): Promise<void> {
       const reading = lines.filter((l) => /work_orders|Index Cond|Recheck Cond|Filter: \(NOT deleted\)/.test(l));
       console.log(`plan of the cursor snapshot of ${FILTERED} (${first.total} matches), lines reading work_orders (of ${lines.length}):`);
       for (const l of reading) console.log(`  ${l}`);
-      const indexed = lines.some((l) => /work_orders_(department_id|status)_idx/.test(l));
+      const indexed = lines.some((l) => /work_orders_\w+_idx/.test(l));
       console.log(`served by an index: ${indexed ? 'yes' : 'NO'}`);
 
       const filteredMs = await medianMs(RUNS, page1(FILTERED));
