@@ -39,8 +39,8 @@ export function createApp(deps: AppDeps): Hono {
   const metrics = createMetrics({ tenants: deps.tenants, routeOf, ...(deps.now ? { now: deps.now } : {}) });
   app.use(requestLog(deps.logger ?? silentLogger(), routeOf, deps.requestIds));
   app.use(metrics.middleware);
-  // Without REQUIRE_HTTPS the policy lets everything through: no middleware at all.
-  if (deps.requireHttps) app.use(httpsPolicy({ requireHttps: true, trustProxy: deps.trustProxy ?? false, exempt: (p) => OPERATIONAL.has(p) }));
+  // Without REQUIRE_HTTPS every transport is served: no middleware at all.
+  if (deps.requireHttps) app.use(httpsPolicy({ trustProxy: deps.trustProxy ?? false, exempt: (p) => OPERATIONAL.has(p) }));
   app.get('/metrics', async (c) => c.body(await metrics.text(), 200, { 'content-type': metrics.contentType }));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {

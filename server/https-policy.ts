@@ -3,7 +3,7 @@ import { EngineError, problemResponse } from '../engine/errors.ts';
 import type { Config } from './config.ts';
 import { setResponseHeader } from './response-headers.ts';
 
-export type HttpsPolicyOptions = Pick<Config, 'requireHttps' | 'trustProxy'> & {
+export type HttpsPolicyOptions = Pick<Config, 'trustProxy'> & {
   /** Paths served whatever the transport (health checks and metrics come from inside the network). */
   readonly exempt?: (pathname: string) => boolean;
 };
@@ -32,14 +32,11 @@ const refusal = () =>
   );
 
 /**
- * REQUIRE_HTTPS: a request that did not arrive over TLS, or from a trusted proxy
- * (TRUST_PROXY) saying `X-Forwarded-Proto: https`, is refused with 403 before anything else
- * runs. HTTPS answers then carry Strict-Transport-Security.
+ * REQUIRE_HTTPS (mounted only when it is set): a request that did not arrive over TLS, or from
+ * a trusted proxy (TRUST_PROXY) saying `X-Forwarded-Proto: https`, is refused with 403 before
+ * anything else runs. HTTPS answers then carry Strict-Transport-Security.
  */
 export function httpsPolicy(options: HttpsPolicyOptions): MiddlewareHandler {
-  if (!options.requireHttps) return async function anyTransport(_c, next) {
-    await next();
-  };
   const exempt = options.exempt ?? (() => false);
   return async function requireHttps(c, next) {
     const secure = overTls(c) || (options.trustProxy && forwardedProto(c) === 'https');

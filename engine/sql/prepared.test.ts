@@ -1,35 +1,11 @@
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type CompiledQuery,
-} from 'kysely';
+import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { compileOnlyDb } from '../../test/support/compile-only.ts';
 import { prepared, preparedByKey, preparedFamily } from './prepared.ts';
-
-/** A database that runs nothing and records what it was asked to run. */
-function recording(kind: 'sqlite' | 'postgres') {
-  const ran: CompiledQuery[] = [];
-  const db = new Kysely<any>({
-    dialect: {
-      createAdapter: () => (kind === 'sqlite' ? new SqliteAdapter() : new PostgresAdapter()),
-      createDriver: () => new DummyDriver(),
-      createIntrospector: (k) => (kind === 'sqlite' ? new SqliteIntrospector(k) : new PostgresIntrospector(k)),
-      createQueryCompiler: () => (kind === 'sqlite' ? new SqliteQueryCompiler() : new PostgresQueryCompiler()),
-    },
-    log: (e) => void ran.push(e.query),
-  });
-  return { db, ran };
-}
 
 describe('prepared queries', () => {
   it('compiles a shape once and fills each run with its own values, in parameter order', async () => {
-    const { db, ran } = recording('sqlite');
+    const { db, ran } = compileOnlyDb('sqlite');
     let builds = 0;
     const find = prepared<[number, string, string]>((d, a, b, c) => {
       builds++;
@@ -46,8 +22,8 @@ describe('prepared queries', () => {
   });
 
   it('compiles again for another dialect or schema, but a transaction shares its database\u2019s', async () => {
-    const lite = recording('sqlite');
-    const pg = recording('postgres');
+    const lite = compileOnlyDb('sqlite');
+    const pg = compileOnlyDb('postgres');
     const a = pg.db.withSchema('a');
     const b = pg.db.withSchema('b');
     let builds = 0;
@@ -74,7 +50,7 @@ describe('prepared queries', () => {
   });
 
   it('keeps one compiled member of a family per key', async () => {
-    const { db, ran } = recording('sqlite');
+    const { db, ran } = compileOnlyDb('sqlite');
     const builds: string[] = [];
     const byTable = preparedFamily<[number]>((table, d, id) => {
       builds.push(table);
@@ -94,8 +70,8 @@ describe('prepared queries', () => {
 
 describe('queries prepared by key', () => {
   it('compiles a key once per database setup, fills its placeholders, and drops the least recently used past its size', async () => {
-    const lite = recording('sqlite');
-    const pg = recording('postgres');
+    const lite = compileOnlyDb('sqlite');
+    const pg = compileOnlyDb('postgres');
     const run = preparedByKey(2);
     const builds: string[] = [];
     const get = (db: Kysely<any>, key: string, value: number) =>

@@ -8,12 +8,15 @@ import { preparedByKey } from './prepared.ts';
  */
 const writes = preparedByKey(500);
 
+/** The columns' placeholders as a row object, for a builder's values() or set(). */
+const rowOf = (columns: readonly string[], placeholders: readonly unknown[]) => Object.fromEntries(columns.map((c, i) => [c, placeholders[i]]));
+
 export async function insertRow(db: Kysely<any>, table: string, row: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
   const columns = Object.keys(row);
   const { rows } = await writes<Record<string, unknown>>(
     db,
     `insert\0${table}\0${columns.join('\0')}`,
-    (...p) => db.insertInto(table).values(Object.fromEntries(columns.map((c, i) => [c, p[i]]))).returningAll().compile(),
+    (...p) => db.insertInto(table).values(rowOf(columns, p)).returningAll().compile(),
     ...columns.map((c) => row[c]),
   );
   return rows[0];
@@ -24,13 +27,7 @@ export async function updateRow(db: Kysely<any>, table: string, id: number, row:
   const { rows } = await writes<Record<string, unknown>>(
     db,
     `update\0${table}\0${columns.join('\0')}`,
-    (...p) =>
-      db
-        .updateTable(table)
-        .set(Object.fromEntries(columns.map((c, i) => [c, p[i]])))
-        .where('id', '=', p[columns.length])
-        .returningAll()
-        .compile(),
+    (...p) => db.updateTable(table).set(rowOf(columns, p)).where('id', '=', p[columns.length]).returningAll().compile(),
     ...columns.map((c) => row[c]),
     id,
   );

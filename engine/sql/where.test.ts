@@ -1,13 +1,4 @@
-import {
-  DummyDriver,
-  Kysely,
-  PostgresAdapter,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-} from 'kysely';
+import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { postgresDialect } from '../dialects/postgres.ts';
 import { sqliteDialect } from '../dialects/sqlite.ts';
@@ -18,24 +9,11 @@ import { resolveQuery } from '../query/resolve.ts';
 import notes from '../../resources/notes.ts';
 import serviceRequests from '../../resources/service-requests.ts';
 import workOrders from '../../resources/work-orders.ts';
+import { compileOnlyDb } from '../../test/support/compile-only.ts';
 import { compileWhere } from './where.ts';
 
-const sqliteDb = new Kysely<any>({
-  dialect: {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  },
-});
-const postgresDb = new Kysely<any>({
-  dialect: {
-    createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new PostgresIntrospector(db),
-    createQueryCompiler: () => new PostgresQueryCompiler(),
-  },
-});
+const sqliteDb = compileOnlyDb('sqlite').db;
+const postgresDb = compileOnlyDb('postgres').db;
 const DATABASES: [string, Kysely<any>, Dialect][] = [
   ['sqlite', sqliteDb, sqliteDialect],
   ['postgres', postgresDb, postgresDialect],

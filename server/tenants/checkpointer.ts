@@ -22,7 +22,7 @@ function checkpointAll() {
   for (const [file, db] of open) {
     try {
       const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-      if (r.log > 0) parentPort.postMessage({ type: 'checkpointed', file, log: r.log, checkpointed: r.checkpointed });
+      if (workerData.report && r.log > 0) parentPort.postMessage({ type: 'checkpointed', file, log: r.log, checkpointed: r.checkpointed });
     } catch (e) {
       parentPort.postMessage({ type: 'failed', file, message: String(e && e.message || e) });
     }
@@ -63,13 +63,14 @@ export interface Checkpointer {
 
 /**
  * One worker for every database file of the process. `onReport` hears each checkpoint that
- * found frames, and each failure (a failure is retried at the next interval).
+ * found frames (without one, the worker posts none), `onFailure` each failure (a failure is
+ * retried at the next interval).
  */
 export function startCheckpointer(
   options: { intervalMs?: number; onReport?: (r: CheckpointReport) => void; onFailure?: (file: string, message: string) => void } = {},
 ): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, intervalMs: options.intervalMs ?? 100 } });
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, intervalMs: options.intervalMs ?? 100, report: options.onReport !== undefined } });
   worker.unref();
   worker.on('message', (m: { type: string; file: string; log: number; checkpointed: number; message: string }) => {
     if (m.type === 'checkpointed') options.onReport?.({ file: m.file, log: m.log, checkpointed: m.checkpointed });
