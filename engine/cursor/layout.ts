@@ -33,13 +33,24 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
   return ids;
 }
 
+/** Random bytes drawn 4 KiB at a time: one call into the system's generator per 256 ids, not one each (~8 us). */
+const pool = new Uint8Array(4096);
+let used = pool.length;
+function randomBytes(n: number): Uint8Array {
+  if (used + n > pool.length) {
+    crypto.getRandomValues(pool);
+    used = 0;
+  }
+  return pool.subarray(used, (used += n));
+}
+
 /**
  * The creation time in base 36 (so ids sort by age), then 128 random bits in URL-safe base64:
  * unguessable and opaque. New cursors land at the end of the primary-key index instead of at
  * a random place in it, and the sweep removes them from its start.
  */
 export function newCursorId(now = Date.now()): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const bytes = randomBytes(16);
   let s = '';
   for (const b of bytes) s += String.fromCharCode(b);
   return now.toString(36).padStart(9, '0') + btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');

@@ -2,6 +2,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import type { Reserved } from '../query/reserved.ts';
+import { opaqueValues } from '../sql/opaque-values.ts';
 import { orderBySql } from '../sql/order.ts';
 import { prepared, preparedByKey, preparedFamily } from '../sql/prepared.ts';
 import { CHUNK, NARROW_LIMIT, NARROW_WIDTH, offsetOf, WIDE_WIDTH } from './layout.ts';
@@ -73,8 +74,10 @@ function widthCte(t: TenantDb, table: string) {
       case when ${narrow} then ${sql.lit(offsetOf(NARROW_WIDTH))} else ${sql.lit(offsetOf(WIDE_WIDTH))} end)`;
 }
 
-const packedIds = (t: TenantDb, args: SnapshotArgs) =>
-  t.dialect.concatInOrder(t.db.selectFrom(args.table).where(args.where), sql`${sql.ref('id')} + (select w.base from w)`, orderBySql(args.order));
+const packedIds = (t: TenantDb, args: SnapshotArgs) => {
+  const where = t.dialect.opaqueSearchValues ? (eb: any) => opaqueValues(args.where(eb)) : args.where;
+  return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), sql`${sql.ref('id')} + (select w.base from w)`, orderBySql(args.order));
+};
 
 /** Chunk rows per INSERT: 11 parameters a row stays far below every database's limit. */
 const ROWS_PER_INSERT = 500;

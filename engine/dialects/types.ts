@@ -46,6 +46,14 @@ export interface Dialect {
    * than slicing in SQL).
    */
   readonly chunkSnapshotsIn: 'database' | 'application';
+  /**
+   * Whether a search's snapshot statement writes its comparison values as `+?` (sql/opaque-values.ts).
+   * SQLite: built with STAT4, it prepares a statement again before every run when a parameter
+   * meets an indexed column that has samples (about 80 us for a snapshot statement, more than
+   * running it); `+?` keeps the plan free of the values, so the cached statement runs as is.
+   * PostgreSQL chooses between generic and custom plans itself: plain parameters.
+   */
+  readonly opaqueSearchValues: boolean;
   /** Whether tables of throwaway data (cursors) may skip the write-ahead log. */
   readonly unloggedTables: boolean;
 }

@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { newCursorId } from './layout.ts';
+
+describe('newCursorId', () => {
+  it('gives distinct, URL-safe ids that sort by creation time, across refills of its random pool', () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => newCursorId(1_700_000_000_000 + i));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{16,64}$/);
+    expect([...ids].sort()).toEqual(ids);
+    // 128 random bits after the time: the random parts differ too, not just the clock.
+    expect(new Set(ids.map((id) => id.slice(9))).size).toBe(ids.length);
+  });
+});
