@@ -44,6 +44,6 @@ export const postgresDialect: Dialect = {
   sliceBytes: (bytes, from, length) => sql`substring(${bytes} from ${from} for ${length})`,
   bytesToText: (bytes) => sql<string>`convert_from(${bytes}, 'UTF8')`,
   chunkSnapshotsIn: 'database',
-  opaqueSearchValues: false,
+  opaqueValues: false,
   unloggedTables: true,
 };

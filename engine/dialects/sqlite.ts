@@ -56,6 +56,6 @@ export const sqliteDialect: Dialect = {
   sliceBytes: (bytes, from, length) => sql`substr(${bytes}, ${from}, ${length})`,
   bytesToText: (bytes) => sql<string>`cast(${bytes} as text)`,
   chunkSnapshotsIn: 'application',
-  opaqueSearchValues: true,
+  opaqueValues: true,
   unloggedTables: false,
 };

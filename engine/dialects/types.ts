@@ -47,13 +47,15 @@ export interface Dialect {
    */
   readonly chunkSnapshotsIn: 'database' | 'application';
   /**
-   * Whether a search's snapshot statement writes its comparison values as `+?` (sql/opaque-values.ts).
-   * SQLite: built with STAT4, it prepares a statement again before every run when a parameter
-   * meets an indexed column that has samples (about 80 us for a snapshot statement, more than
-   * running it); `+?` keeps the plan free of the values, so the cached statement runs as is.
-   * PostgreSQL chooses between generic and custom plans itself: plain parameters.
+   * Whether hot statements write the values they compare with indexed columns as `+?`
+   * (sql/opaque-values.ts): a search's snapshot and a cursor's page read. SQLite: built with
+   * STAT4, it prepares a statement again before every run when a parameter meets an indexed
+   * column that has samples (every column ANALYZE or `PRAGMA optimize` has seen; about 80 us for
+   * a snapshot statement, 20 us for a page read, more than running them); `+?` keeps the plan
+   * free of the values, so the cached statement runs as is. PostgreSQL chooses between generic
+   * and custom plans itself, and has no unary plus for text: plain parameters.
    */
-  readonly opaqueSearchValues: boolean;
+  readonly opaqueValues: boolean;
   /** Whether tables of throwaway data (cursors) may skip the write-ahead log. */
   readonly unloggedTables: boolean;
 }

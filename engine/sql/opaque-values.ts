@@ -30,8 +30,9 @@ class Opaque extends OperationNodeTransformer {
  * value nor its affinity), and still answered from the same indexes, but the planner plans
  * without them. SQLite built with STAT4 (better-sqlite3 is) otherwise marks a statement whose
  * parameters meet a sampled index to be prepared again before every run. Values inside raw
- * SQL (LIKE and GLOB patterns, whose prefix the planner needs) are left as they are.
- * See Dialect.opaqueSearchValues.
+ * SQL that are not compared (LIKE and GLOB patterns, whose prefix the planner needs) are left
+ * as they are.
+ * See Dialect.opaqueValues.
  */
 export function opaqueValues<T>(e: Expression<T>): Expression<T> {
   return new ExpressionWrapper<any, any, T>(new Opaque().transformNode(e.toOperationNode()));
