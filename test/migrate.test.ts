@@ -107,26 +107,32 @@ describeEachDatabase('migrations from definitions', (h) => {
       },
     );
   });
-  it("a declared query pattern's index from an earlier version (without deleted) is replaced on the next start", async () => {
-    const ids: number[] = [];
-    await restartWith(
-      h().db,
-      [workOrders, notes, serviceRequests],
-      async (first) => {
-        // What earlier versions derived for ['department_id', 'status'].
-        const t = (await first.service.tenants.get('demo.main'))!;
-        await t.db.schema.dropIndex('work_orders_department_id_status_deleted_idx').execute();
-        await t.db.schema.createIndex('work_orders_department_id_status_idx').on('work_orders').columns(['department_id', 'status']).execute();
-        expect((await tableShape(first, 'work_orders')).indexes).toContain('work_orders_department_id_status_idx');
-        for (const status of ['open', 'closed', 'open']) ids.push((await first.post(`${M}/work_orders`, { ...WORK_ORDER, department_id: 41, status })).body.id);
-      },
-      async (second) => {
-        const { indexes } = await tableShape(second, 'work_orders');
-        expect(indexes).toContain('work_orders_department_id_status_deleted_idx');
-        expect(indexes).not.toContain('work_orders_department_id_status_idx');
-        const r = await second.get(`${M}/work_orders?department_id=41&status=open`);
-        expect(r.body.map((w: { id: number }) => w.id)).toEqual([ids[0], ids[2]]);
-      },
-    );
+  // What earlier versions derived for ['department_id', 'status']: the bare columns, then the
+  // columns and deleted (PostgreSQL's index now ends with id as well).
+  const current = () => (h().db === 'sqlite' ? ['department_id', 'status', 'deleted'] : ['department_id', 'status', 'deleted', 'id']);
+  const earlierForms = () => (h().db === 'sqlite' ? [['department_id', 'status']] : [['department_id', 'status'], ['department_id', 'status', 'deleted']]);
+  const indexName = (cols: string[]) => `work_orders_${cols.join('_')}_idx`;
+  it("a declared query pattern's index from an earlier version is replaced on the next start", async () => {
+    for (const earlier of earlierForms()) {
+      const ids: number[] = [];
+      await restartWith(
+        h().db,
+        [workOrders, notes, serviceRequests],
+        async (first) => {
+          const t = (await first.service.tenants.get('demo.main'))!;
+          await t.db.schema.dropIndex(indexName(current())).execute();
+          await t.db.schema.createIndex(indexName(earlier)).on('work_orders').columns(earlier).execute();
+          expect((await tableShape(first, 'work_orders')).indexes).toContain(indexName(earlier));
+          for (const status of ['open', 'closed', 'open']) ids.push((await first.post(`${M}/work_orders`, { ...WORK_ORDER, department_id: 41, status })).body.id);
+        },
+        async (second) => {
+          const { indexes } = await tableShape(second, 'work_orders');
+          expect(indexes).toContain(indexName(current()));
+          expect(indexes).not.toContain(indexName(earlier));
+          const r = await second.get(`${M}/work_orders?department_id=41&status=open`);
+          expect(r.body.map((w: { id: number }) => w.id)).toEqual([ids[0], ids[2]]);
+        },
+      );
+    }
   });
 });

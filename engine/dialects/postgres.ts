@@ -46,4 +46,9 @@ export const postgresDialect: Dialect = {
   chunkSnapshotsIn: 'database',
   opaqueValues: false,
   unloggedTables: true,
+  indexesHoldId: false,
+  async afterBulkLoad(t, tables) {
+    // VACUUM runs outside any transaction: `t.db` must be the pool, not a transaction.
+    for (const table of tables) await sql`vacuum (analyze) ${t.schema === undefined ? sql.table(table) : sql.id(t.schema, table)}`.execute(t.db);
+  },
 };

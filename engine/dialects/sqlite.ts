@@ -58,4 +58,8 @@ export const sqliteDialect: Dialect = {
   chunkSnapshotsIn: 'application',
   opaqueValues: true,
   unloggedTables: false,
+  indexesHoldId: true,
+  async afterBulkLoad(t, tables) {
+    for (const table of tables) await sql`analyze ${sql.table(table)}`.execute(t.db);
+  },
 };

@@ -56,6 +56,18 @@ export interface Dialect {
    * and custom plans itself, and has no unary plus for text: plain parameters.
    */
   readonly opaqueValues: boolean;
+  /**
+   * Whether every index entry carries the row's `id`: SQLite's do (the rowid, which `id` is);
+   * PostgreSQL's point at the row's place in the table instead, so an index that must give a
+   * search its ids without reading rows ends with `id` there (schema/table.ts).
+   */
+  readonly indexesHoldId: boolean;
+  /**
+   * Fresh planner statistics after a bulk load of these tables (`mrs seed`). PostgreSQL also
+   * vacuums them: that sets the visibility map, without which an index-only scan still reads
+   * every row it returns (autovacuum would do the same, some time later).
+   */
+  afterBulkLoad(t: TenantDb, tables: readonly string[]): Promise<void>;
   /** Whether tables of throwaway data (cursors) may skip the write-ahead log. */
   readonly unloggedTables: boolean;
 }

@@ -8,7 +8,7 @@ import { tableSpec, type TableSpec } from './table.ts';
  * version derived that a current one replaces (table.ts). Safe to run at every start.
  */
 export async function migrateResources(t: TenantDb, registry: Registry): Promise<void> {
-  for (const resource of registry.resources.values()) await migrateTable(t, tableSpec(resource));
+  for (const resource of registry.resources.values()) await migrateTable(t, tableSpec(resource, t.dialect));
 }
 
 async function migrateTable(t: TenantDb, spec: TableSpec): Promise<void> {

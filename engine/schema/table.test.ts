@@ -16,7 +16,8 @@ const things = defineResource({
 });
 
 describe('tableSpec', () => {
-  const spec = tableSpec(createRegistry([things]).get('things')!);
+  const resource = createRegistry([things]).get('things')!;
+  const spec = tableSpec(resource, { indexesHoldId: true });
 
   it('has a column per field; system columns NOT NULL, field columns nullable', () => {
     expect(spec.columns.map((c) => [c.name, c.kind, c.notNull])).toEqual([
@@ -45,5 +46,12 @@ describe('tableSpec', () => {
     ]);
     // The two-column index earlier versions derived for the pattern goes.
     expect(spec.superseded).toEqual(['things_name_shiny_idx']);
+  });
+
+  it("ends a pattern's index with id too where index entries do not carry it (PostgreSQL), replacing both earlier forms", () => {
+    const pg = tableSpec(resource, { indexesHoldId: false });
+    expect(pg.indexes.at(-1)).toEqual({ name: 'things_name_shiny_deleted_id_idx', columns: ['name', 'shiny', 'deleted', 'id'] });
+    expect(pg.indexes.slice(0, -1)).toEqual(spec.indexes.slice(0, -1));
+    expect(pg.superseded).toEqual(['things_name_shiny_idx', 'things_name_shiny_deleted_idx']);
   });
 });

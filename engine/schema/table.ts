@@ -1,4 +1,5 @@
 import type { FieldKind } from '../define.ts';
+import type { Dialect } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
 
 /** A resource's table as the definition implies it. */
@@ -18,7 +19,7 @@ const indexName = (table: string, columns: readonly string[]) => `${table}_${col
  * engine validates every write, and a column added to a table with rows must accept them.
  * Fields with a default give it to their column, so rows that predate the column hold it.
  */
-export function tableSpec(resource: Resource): TableSpec {
+export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHoldId'>): TableSpec {
   const columns = resource.fieldNames
     .filter((n) => n !== 'id')
     .map((name) => {
@@ -33,12 +34,16 @@ export function tableSpec(resource: Resource): TableSpec {
     });
   const single = resource.filterable.filter((n) => n !== 'id').map((n) => [n]);
   // A declared query pattern is searched on live records (`deleted = false`) unless $deleted:
-  // its index ends with `deleted`, so a live search and its count read the index alone, never
-  // the rows (the rowid or heap pointer the cursor needs is in every index entry).
-  // (`deleted` is not filterable, so no declared pattern names it.)
+  // its index ends with `deleted`, and with `id` where index entries do not carry it already
+  // (PostgreSQL), so a live search reads its ids, in id order, and its count from the index
+  // alone, never the rows. (`deleted` is not filterable, so no declared pattern names it.)
   const declared = resource.definition.indexes ?? [];
-  const patterns = declared.map((cols) => [...cols, 'deleted']);
+  const tail = dialect.indexesHoldId ? ['deleted'] : ['deleted', 'id'];
+  const patterns = declared.map((cols) => [...cols, ...tail]);
   const indexes = [...single, ...patterns].map((cols) => ({ name: indexName(resource.name, cols), columns: cols }));
-  const superseded = declared.map((cols) => indexName(resource.name, cols));
+  // What earlier versions derived for the same patterns: the bare columns, then (on PostgreSQL)
+  // the columns and `deleted`.
+  const earlier = (cols: readonly string[]) => (dialect.indexesHoldId ? [[...cols]] : [[...cols], [...cols, 'deleted']]);
+  const superseded = declared.flatMap((cols) => earlier(cols).map((c) => indexName(resource.name, c)));
   return { name: resource.name, columns, indexes, superseded };
 }
