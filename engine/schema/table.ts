@@ -37,9 +37,11 @@ export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHol
   // its index ends with `deleted`, and with `id` where index entries do not carry it already
   // (PostgreSQL), so a live search reads its ids, in id order, and its count from the index
   // alone, never the rows. (`deleted` is not filterable, so no declared pattern names it.)
+  // The list without filters is a pattern too, the most common one: its index is the tail alone,
+  // the live records in id order.
   const declared = resource.definition.indexes ?? [];
   const tail = dialect.indexesHoldId ? ['deleted'] : ['deleted', 'id'];
-  const patterns = declared.map((cols) => [...cols, ...tail]);
+  const patterns = [[], ...declared].map((cols) => [...cols, ...tail]);
   const indexes = [...single, ...patterns].map((cols) => ({ name: indexName(resource.name, cols), columns: cols }));
   // What earlier versions derived for the same patterns: the bare columns, then (on PostgreSQL)
   // the columns and `deleted`.
