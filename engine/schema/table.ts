@@ -37,11 +37,14 @@ export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHol
   // its index ends with `deleted`, and with `id` where index entries do not carry it already
   // (PostgreSQL), so a live search reads its ids, in id order, and its count from the index
   // alone, never the rows. (`deleted` is not filterable, so no declared pattern names it.)
-  // The list without filters is a pattern too, the most common one: its index is the tail alone,
-  // the live records in id order.
+  // The list without filters, the most common search, is a pattern too on PostgreSQL: its index
+  // is the tail alone, the live records in id order (else the ids come from the primary key and
+  // every row, or a sort). Not on SQLite: the table itself is in id order, and on a table without
+  // statistics SQLite's planner would take an index on `deleted` for filtered searches too (every
+  // equality looks alike to it, and that one gives id order for free), scanning every live row.
   const declared = resource.definition.indexes ?? [];
   const tail = dialect.indexesHoldId ? ['deleted'] : ['deleted', 'id'];
-  const patterns = [[], ...declared].map((cols) => [...cols, ...tail]);
+  const patterns = [...(dialect.indexesHoldId ? [] : [[]]), ...declared].map((cols) => [...cols, ...tail]);
   const indexes = [...single, ...patterns].map((cols) => ({ name: indexName(resource.name, cols), columns: cols }));
   // What earlier versions derived for the same patterns: the bare columns, then (on PostgreSQL)
   // the columns and `deleted`.
