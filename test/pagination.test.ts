@@ -1,6 +1,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
+import { SWEEP_BATCH } from '../engine/cursor/store.ts';
 
 const cursorOf = (link: string | null) => /\$cursor=([^&>]+)/.exec(link ?? '')?.[1];
 const ids = (body: any[]) => body.map((r) => r.id);
@@ -244,6 +245,29 @@ describeEachDatabase('pagination: expiry', (h) => {
     const left = await tenant.db.selectFrom('mrs_cursors').select('id').distinct().execute();
     expect(left.map((r) => r.id)).not.toContain(stale);
     expect(left).toHaveLength(1);
+  });
+
+  it('sweeps a backlog of expired cursors a batch per new search, never all in one statement', async () => {
+    clock.t = Date.now() + 10 * 60_000; // past every cursor the test before left
+    const tenant = (await h().service.tenants.get('demo.main'))!;
+    const backlog = 2 * SWEEP_BATCH + 50;
+    // Expired cursors of two rows each, as a busy minute leaves them.
+    const rows = Array.from({ length: backlog }, (_, i) => [0, 1].map((chunk) => ({
+      id: `zzexpired${String(i).padStart(6, '0')}`, chunk, total: 300, width: 10, collection: 'work_orders', scope: '', owner: '',
+      query: chunk === 0 ? '{}' : '', page_size: 10, expires_at: 1, ids: '',
+    }))).flat();
+    for (let i = 0; i < rows.length; i += 100) await tenant.db.insertInto('mrs_cursors').values(rows.slice(i, i + 100)).execute();
+    // Every expired cursor, the earlier tests' included.
+    const expiredLeft = async () =>
+      Number((await tenant.db.selectFrom('mrs_cursors').select((eb) => eb.fn.countAll().as('n')).where('expires_at', '<', clock.t).where('chunk', '=', 0).executeTakeFirstOrThrow()).n);
+    const counts = [await expiredLeft()];
+    expect(counts[0]).toBeGreaterThanOrEqual(backlog);
+    for (let i = 0; i < 4; i++) {
+      expect((await h().get(`${M}/work_orders`)).status).toBe(200);
+      counts.push(await expiredLeft());
+    }
+    const n = counts[0]!;
+    expect(counts).toEqual([n, n - SWEEP_BATCH, n - 2 * SWEEP_BATCH, 0, 0]);
   });
 }, { env: { CURSOR_TTL_S: '60' }, now: () => clock.t });
 

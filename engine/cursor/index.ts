@@ -5,7 +5,7 @@ import { canonicalize, followUpProblems } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { idsAt, newCursorId, pageSpan } from './layout.ts';
-import { deleteSnapshot, insertSnapshot, readPage, sweepExpired, touchSnapshot, type CursorBinding } from './store.ts';
+import { deleteSnapshot, insertSnapshot, readPage, SWEEP_BATCH, sweepExpired, touchSnapshot, type CursorBinding } from './store.ts';
 
 export interface CursorSettings {
   /** Lifetime without use. */
@@ -31,7 +31,7 @@ const gone = () => new EngineError('cursor-gone', 'The cursor is unknown or expi
 export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
   const { db } = tenant;
   const slack = Math.min(settings.ttlMs / 10, 60_000);
-  let lastSweep = 0;
+  let nextSweep = 0;
   const expiry = () => settings.now() + settings.ttlMs + slack;
 
   const cache = cursorCacheFor();
@@ -60,11 +60,16 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
     return { head: fresh, chunks: read.chunks };
   }
 
+  /**
+   * At most one batch of expired cursors per new search, and none for a while once they are all
+   * gone: storage stays bounded under constant traffic and no request waits for a big delete.
+   */
   async function sweep() {
     const now = settings.now();
-    if (now - lastSweep < Math.min(settings.ttlMs, 60_000)) return;
-    lastSweep = now;
-    await sweepExpired(db, now);
+    if (now < nextSweep) return;
+    nextSweep = now + Math.min(settings.ttlMs, 60_000); // one sweep at a time
+    // Every cursor has at least one row: fewer rows than a batch of cursors means none are left.
+    if ((await sweepExpired(db, now)) >= SWEEP_BATCH) nextSweep = now;
   }
 
   return {

@@ -224,8 +224,16 @@ export async function deleteSnapshot(db: Kysely<any>, id: string): Promise<void>
   await db.deleteFrom(TABLE).where('id', '=', id).execute();
 }
 
-/** Removes expired cursors, so storage stays bounded under constant traffic. */
-export async function sweepExpired(db: Kysely<any>, now: number): Promise<void> {
-  const expired = db.selectFrom(TABLE).select('id').where('chunk', '=', 0).where('expires_at', '<', now);
-  await db.deleteFrom(TABLE).where('id', 'in', expired).execute();
+/**
+ * Expired cursors removed per statement. A sweep of every expired cursor at once could delete
+ * hundreds of thousands of rows in one statement under constant traffic (about 300 ms for 70,000
+ * on SQLite, where nothing else runs meanwhile); a batch is a few milliseconds.
+ */
+export const SWEEP_BATCH = 256;
+
+/** Removes up to `limit` expired cursors, every row of each; returns the rows removed. */
+export async function sweepExpired(db: Kysely<any>, now: number, limit = SWEEP_BATCH): Promise<number> {
+  const expired = db.selectFrom(TABLE).select('id').where('chunk', '=', 0).where('expires_at', '<', now).limit(limit);
+  const result = await db.deleteFrom(TABLE).where('id', 'in', expired).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
