@@ -1,3 +1,4 @@
+import { Lru } from '../lru.ts';
 import type { CursorMeta } from './store.ts';
 
 /**
@@ -14,40 +15,8 @@ export interface CachedHead {
   expiresAt: number;
 }
 
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  private used = 0;
-  constructor(
-    private readonly max: number,
-    private readonly sizeOf: (v: V) => number,
-  ) {}
-  get(key: string): V | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: string, v: V): void {
-    this.delete(key);
-    this.map.set(key, v);
-    this.used += this.sizeOf(v);
-    for (const [k] of this.map) {
-      if (this.used <= this.max) break;
-      this.delete(k);
-    }
-  }
-  delete(key: string): void {
-    const old = this.map.get(key);
-    if (old === undefined) return;
-    this.map.delete(key);
-    this.used -= this.sizeOf(old);
-  }
-}
-
 /** Heads by count, chunk rows by characters (ASCII digits: a byte each). */
-const heads = new Lru<CachedHead>(5_000, () => 1);
+const heads = new Lru<CachedHead>(5_000);
 const chunks = new Lru<string>(4 * 1024 * 1024, (ids) => ids.length + 64);
 let tenants = 0;
 

@@ -1,4 +1,5 @@
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { Lru } from '../lru.ts';
 
 /**
  * Queries compiled once and run many times. Building and compiling a Kysely query costs more
@@ -45,6 +46,12 @@ interface Template<R> {
   readonly from: readonly number[];
 }
 
+/** Compiles `build` with n placeholders and notes which argument each parameter takes. */
+function template<R>(build: (...placeholders: any[]) => CompiledQuery<R>, n: number): Template<R> {
+  const query = build(...placeholders(n));
+  return { query, from: query.parameters.map(slotIndex) };
+}
+
 /**
  * A query of one shape whose values are arguments: `build` compiles it with placeholders in
  * their place (use them only as values, never to decide the shape), once per database setup.
@@ -56,11 +63,7 @@ export function prepared<A extends readonly unknown[], R = unknown>(
   return (db, ...args) => {
     const setup = setupOf(db);
     let t = templates.get(setup);
-    if (!t) {
-      const query = build(db, ...(placeholders(args.length) as any));
-      t = { query, from: query.parameters.map(slotIndex) };
-      templates.set(setup, t);
-    }
+    if (!t) templates.set(setup, (t = template((...p) => build(db, ...(p as any)), args.length)));
     return execute(db, t, args);
   };
 }
@@ -93,7 +96,7 @@ export function preparedFamily<A extends readonly unknown[], R = unknown>(
  * query, so the key must name them; the placeholders stand for the rest.
  */
 export function preparedByKey(max = 500) {
-  const bySetup = new WeakMap<Setup, Map<string, Template<any>>>();
+  const bySetup = new WeakMap<Setup, Lru<Template<any>>>();
   return function run<R>(
     db: Kysely<any>,
     key: string,
@@ -102,15 +105,9 @@ export function preparedByKey(max = 500) {
   ): Promise<QueryResult<R>> {
     const setup = setupOf(db);
     let cache = bySetup.get(setup);
-    if (!cache) bySetup.set(setup, (cache = new Map()));
+    if (!cache) bySetup.set(setup, (cache = new Lru(max)));
     let t = cache.get(key) as Template<R> | undefined;
-    if (t) cache.delete(key);
-    else {
-      const query = build(...placeholders(args.length));
-      t = { query, from: query.parameters.map(slotIndex) };
-      if (cache.size >= max) cache.delete(cache.keys().next().value!);
-    }
-    cache.set(key, t);
+    if (!t) cache.set(key, (t = template(build, args.length)));
     return execute(db, t, args);
   };
 }

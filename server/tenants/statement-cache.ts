@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from 'kysely';
+import { Lru } from '../../engine/lru.ts';
 
 /**
  * Kysely's SQLite driver prepares every query anew, and preparing costs more than running a
@@ -7,18 +8,12 @@ import type { SqliteDatabase } from 'kysely';
  * parameters), so prepared statements are kept by SQL text, least recently used out first.
  */
 export function withStatementCache(db: Database, max = 500): SqliteDatabase {
-  const cache = new Map<string, Statement>();
+  const cache = new Lru<Statement>(max);
   return {
     close: () => void db.close(),
     prepare(sql: string) {
       let stmt = cache.get(sql);
-      if (stmt) {
-        cache.delete(sql);
-      } else {
-        stmt = db.prepare(sql);
-        if (cache.size >= max) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(sql, stmt);
+      if (!stmt) cache.set(sql, (stmt = db.prepare(sql)));
       return stmt as unknown as ReturnType<SqliteDatabase['prepare']>;
     },
   };
