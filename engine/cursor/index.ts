@@ -49,7 +49,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       }
       if (span.start >= head.meta.total || chunks.size === span.lastChunk - span.firstChunk + 1) return { head, chunks };
     }
-    const read = await readPage(tenant, id, page);
+    const read = await readPage(db, id, page);
     if (!read) {
       cache.forget(id);
       return undefined;

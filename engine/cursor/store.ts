@@ -2,7 +2,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import type { Reserved } from '../query/reserved.ts';
-import { opaqueValues } from '../sql/opaque-values.ts';
+import { dialectOf } from '../dialects/index.ts';
 import { orderBySql } from '../sql/order.ts';
 import { prepared, preparedByKey, preparedFamily } from '../sql/prepared.ts';
 import { CHUNK, NARROW_LIMIT, NARROW_WIDTH, offsetOf, WIDE_WIDTH } from './layout.ts';
@@ -75,7 +75,7 @@ function widthCte(t: TenantDb, table: string) {
 }
 
 const packedIds = (t: TenantDb, args: SnapshotArgs) => {
-  const where = t.dialect.opaqueValues ? (eb: any) => opaqueValues(args.where(eb)) : args.where;
+  const where = (eb: any) => t.dialect.opaqueValues(args.where(eb));
   return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), sql`${sql.ref('id')} + (select w.base from w)`, orderBySql(args.order));
 };
 
@@ -181,8 +181,8 @@ const toMeta = (r: Record<string, any>): Omit<CursorMeta, 'limit'> => ({
  * One read for any page: the cursor's head row (metadata) and the chunk rows holding the page,
  * whose range is computed in SQL from the cursor's own page size. Undefined: no such cursor.
  */
-const pageRows = preparedFamily<[string, number], Record<string, any>>((values, db, id, page) => {
-  const cmp = values === 'opaque' ? opaqueValues : <T>(e: Expression<T>) => e;
+const pageRows = prepared<[string, number], Record<string, any>>((db, id, page) => {
+  const { opaqueValues } = dialectOf(db);
   // Two primary-key lookups in one statement: the head row, and the range of chunk rows the page
   // needs, bounded by the cursor's own page size (an OR of both would scan every chunk row).
   const pageSize = db.selectFrom(TABLE).select('page_size').where('id', '=', id).where('chunk', '=', 0);
@@ -192,18 +192,18 @@ const pageRows = preparedFamily<[string, number], Record<string, any>>((values, 
   return db
     .selectFrom(TABLE)
     .select([...META, 'page_size', sql<string | null>`null`.as('ids')])
-    .where((eb) => cmp(eb.and([eb('id', '=', id), eb('chunk', '=', 0)])))
+    .where((eb) => opaqueValues(eb.and([eb('id', '=', id), eb('chunk', '=', 0)])))
     .unionAll(
       db
         .selectFrom(TABLE)
         .select([...META, 'page_size', 'ids'])
-        .where((eb) => cmp(eb.and([eb('id', '=', id), eb('chunk', '>=', first), eb('chunk', '<=', last)]))),
+        .where((eb) => opaqueValues(eb.and([eb('id', '=', id), eb('chunk', '>=', first), eb('chunk', '<=', last)]))),
     )
     .compile();
 });
 
-export async function readPage(t: TenantDb, id: string, page: number): Promise<CursorRead | undefined> {
-  const { rows } = await pageRows(t.dialect.opaqueValues ? 'opaque' : 'plain', t.db, id, page);
+export async function readPage(db: Kysely<any>, id: string, page: number): Promise<CursorRead | undefined> {
+  const { rows } = await pageRows(db, id, page);
   const head = rows.find((r) => Number(r.chunk) === 0);
   if (!head) return undefined;
   const chunks = new Map<number, string>();

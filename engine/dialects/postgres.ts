@@ -44,7 +44,7 @@ export const postgresDialect: Dialect = {
   sliceBytes: (bytes, from, length) => sql`substring(${bytes} from ${from} for ${length})`,
   bytesToText: (bytes) => sql<string>`convert_from(${bytes}, 'UTF8')`,
   chunkSnapshotsIn: 'database',
-  opaqueValues: false,
+  opaqueValues: (condition) => condition,
   unloggedTables: true,
   indexesHoldId: false,
   async afterBulkLoad(t, tables) {

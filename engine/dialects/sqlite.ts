@@ -1,6 +1,7 @@
 import { sql, type Expression } from 'kysely';
 import type { FieldKind } from '../define.ts';
 import type { Dialect, TenantDb } from './types.ts';
+import { opaqueValues } from '../sql/opaque-values.ts';
 import { integerNumber } from './values.ts';
 
 const TYPES: Record<FieldKind, 'integer' | 'text'> = {
@@ -56,7 +57,7 @@ export const sqliteDialect: Dialect = {
   sliceBytes: (bytes, from, length) => sql`substr(${bytes}, ${from}, ${length})`,
   bytesToText: (bytes) => sql<string>`cast(${bytes} as text)`,
   chunkSnapshotsIn: 'application',
-  opaqueValues: true,
+  opaqueValues,
   unloggedTables: false,
   indexesHoldId: true,
   async afterBulkLoad(t, tables) {

@@ -47,15 +47,15 @@ export interface Dialect {
    */
   readonly chunkSnapshotsIn: 'database' | 'application';
   /**
-   * Whether hot statements write the values they compare with indexed columns as `+?`
-   * (sql/opaque-values.ts): a search's snapshot and a cursor's page read. SQLite: built with
+   * A condition as hot statements write it: a search's snapshot and a cursor's page read. SQLite
+   * writes the values it compares with indexed columns as `+?` (sql/opaque-values.ts): built with
    * STAT4, it prepares a statement again before every run when a parameter meets an indexed
    * column that has samples (every column ANALYZE or `PRAGMA optimize` has seen; about 80 us for
-   * a snapshot statement, 20 us for a page read, more than running them); `+?` keeps the plan
+   * a snapshot statement, 20 us for a page read, more than running them), and `+?` keeps the plan
    * free of the values, so the cached statement runs as is. PostgreSQL chooses between generic
-   * and custom plans itself, and has no unary plus for text: plain parameters.
+   * and custom plans itself, and has no unary plus for text: the condition as it is.
    */
-  readonly opaqueValues: boolean;
+  opaqueValues<T>(condition: Expression<T>): Expression<T>;
   /**
    * Whether every index entry carries the row's `id`: SQLite's do (the rowid, which `id` is);
    * PostgreSQL's point at the row's place in the table instead, so an index that must give a

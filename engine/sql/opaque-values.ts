@@ -32,7 +32,7 @@ class Opaque extends OperationNodeTransformer {
  * parameters meet a sampled index to be prepared again before every run. Values inside raw
  * SQL that are not compared (LIKE and GLOB patterns, whose prefix the planner needs) are left
  * as they are.
- * See Dialect.opaqueValues.
+ * Dialect.opaqueValues says where it applies.
  */
 export function opaqueValues<T>(e: Expression<T>): Expression<T> {
   return new ExpressionWrapper<any, any, T>(new Opaque().transformNode(e.toOperationNode()));
