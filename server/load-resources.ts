@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isDefinitionFile } from '../bin/definition-files.js';
 import type { ResourceDefinition } from '../engine/define.ts';
 
 export const RESOURCES_DIR = fileURLToPath(new URL('../resources', import.meta.url));
@@ -10,7 +11,7 @@ const isDefinition = (x: unknown): x is ResourceDefinition =>
 
 /** Every definition file in a folder (default export), sorted by file name: adding a file adds a collection. */
 export async function loadResources(dir = RESOURCES_DIR): Promise<ResourceDefinition[]> {
-  const files = (await readdir(dir)).filter((f) => /\.(ts|js|mjs)$/.test(f) && !/\.(d|test)\.ts$/.test(f)).sort();
+  const files = (await readdir(dir)).filter(isDefinitionFile).sort();
   const out: ResourceDefinition[] = [];
   for (const file of files) {
     const mod = (await import(pathToFileURL(join(dir, file)).href)) as { default?: unknown };

@@ -1,0 +1,2 @@
+/** Scripts, not declaration files or tests. */
+export declare const isDefinitionFile: (name: string) => boolean;

@@ -1,0 +1,109 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isDefinitionFile } from '../bin/definition-files.js';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/**
+ * A copy of the project's sources whose node_modules folder is its own (each package a link
+ * to the real one), so its compiled build lands in its own node_modules/.cache.
+ */
+function projectCopy(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'mrs-compiled-'));
+  for (const d of ['bin', 'engine', 'server', 'migrations', 'resources']) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
+  cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  mkdirSync(join(dir, 'node_modules'));
+  for (const p of readdirSync(join(ROOT, 'node_modules'))) if (p !== '.cache') symlinkSync(join(ROOT, 'node_modules', p), join(dir, 'node_modules', p));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const assets = (fields: string) => `import { defineResource, string } from '../engine/define.ts';
+
+export default defineResource({ name: 'assets', fields: { ${fields} } });
+`;
+
+/** `mrs serve` of the copy on a free port; resolves with its origin once it listens. */
+async function serve(dir: string, dataDir: string): Promise<{ origin: string; child: ChildProcess }> {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, [join(dir, 'bin', 'mrs.js'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const origin = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stderr!.on('data', (d) => {
+      seen += d;
+      const m = /mrs serving (http:\/\/127\.0\.0\.1:\d+)\//.exec(seen);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`mrs serve exited ${code}: ${seen}`)));
+  });
+  return { origin, child };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+const assetFields = async (origin: string) => {
+  const doc = (await (await fetch(`${origin}/v4_server/external/v1/openapi.json`)).json()) as { components: { schemas: Record<string, { properties?: object }> } };
+  const schema = Object.entries(doc.components.schemas).find(([name]) => /^asset/i.test(name))?.[1];
+  return schema?.properties ? Object.keys(schema.properties).sort() : undefined;
+};
+
+describe('bin/mrs.js runs the sources compiled to JavaScript', () => {
+  const copy = projectCopy();
+  const dataDir = mkdtempSync(join(tmpdir(), 'mrs-compiled-data-'));
+  afterAll(() => {
+    copy.remove();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const manifest = () => JSON.parse(readFileSync(join(copy.dir, 'node_modules', '.cache', 'mrs', 'manifest.json'), 'utf8'));
+
+  it('serves a definition file dropped into resources/, and its new version after a restart', async () => {
+    writeFileSync(join(copy.dir, 'resources', 'assets.ts'), assets(`name: string({ required: true })`));
+    let server = await serve(copy.dir, dataDir);
+    try {
+      expect(await assetFields(server.origin)).toEqual(expect.arrayContaining(['id', 'name']));
+      expect(await assetFields(server.origin)).not.toContain('serial');
+    } finally {
+      await stop(server.child);
+    }
+    const first = manifest();
+    expect(first.resources).toContain('assets.ts');
+    expect(existsSync(join(copy.dir, 'node_modules', '.cache', 'mrs', first.dir, 'resources', 'assets.mjs'))).toBe(true);
+
+    writeFileSync(join(copy.dir, 'resources', 'assets.ts'), assets(`name: string({ required: true }), serial: string({ nullable: true })`));
+    server = await serve(copy.dir, dataDir);
+    try {
+      expect(await assetFields(server.origin)).toEqual(expect.arrayContaining(['id', 'name', 'serial']));
+    } finally {
+      await stop(server.child);
+    }
+    expect(manifest().dir).not.toBe(first.dir);
+  });
+
+  it('compiles again only when a source changed', async () => {
+    const before = manifest();
+    const help = spawn(process.execPath, [join(copy.dir, 'bin', 'mrs.js'), '--help'], { stdio: 'ignore' });
+    expect(await new Promise((r) => help.once('exit', r))).toBe(0);
+    expect(manifest()).toEqual(before);
+  });
+});
+
+describe('which files of resources/ are definitions', () => {
+  it.each([
+    ['work-orders.ts', true],
+    ['assets.js', true],
+    ['assets.mjs', true],
+    ['types.d.ts', false],
+    ['work-orders.test.ts', false],
+    ['README.md', false],
+    ['assets.json', false],
+  ])('%s: %s', (name, expected) => {
+    expect(isDefinitionFile(name)).toBe(expected);
+  });
+});
