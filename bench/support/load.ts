@@ -8,11 +8,20 @@ export interface LoadResult {
   non2xx: number;
 }
 
-/** autocannon from this process (the servers run in their own), bounded in time, 127.0.0.1 only. */
+/**
+ * autocannon from this process (the servers run in their own), bounded in time, 127.0.0.1 only.
+ * Each run starts with an unmeasured warm-up at the same concurrency (BENCH_WARMUP_SECONDS,
+ * default 2): the first second of a fresh case runs unoptimized code and fills statement caches,
+ * and counting it measured how fast a case warms up (a fifth of its steady rate for the engine's
+ * cases, half for bare Hono) as much as how fast it serves.
+ */
 export async function load(url: string, opts: { seconds?: number; connections?: number; headers?: Record<string, string>; requests?: autocannon.Request[] } = {}): Promise<LoadResult> {
+  const connections = opts.connections ?? 50;
+  const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
   const result = await autocannon({
     url,
-    connections: opts.connections ?? 50,
+    connections,
+    ...(warmup > 0 ? { warmup: { connections, duration: warmup } } : {}),
     duration: opts.seconds ?? Number(process.env.BENCH_SECONDS ?? 10),
     headers: opts.headers,
     ...(opts.requests ? { requests: opts.requests } : {}),

@@ -1,10 +1,10 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
-import { withStatementCache } from './statement-cache.ts';
+import { GroupCommitSqliteDialect } from './group-commit.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { openOnce } from './open-once.ts';
 import { settled } from './settled.ts';
@@ -13,8 +13,9 @@ import { TenantExistsError, type TenantStore } from './types.ts';
 const SUFFIX = '.sqlite';
 
 /**
- * A connection in WAL mode. `walAutocheckpoint` is SQLite's own threshold (pages of log);
- * servers raise it to a backstop and checkpoint from a worker (checkpointer.ts).
+ * A tenant file in WAL mode, through Kysely with group commit (group-commit.ts).
+ * `walAutocheckpoint` is SQLite's own threshold (pages of log); servers raise it to a backstop
+ * and checkpoint from a worker (checkpointer.ts).
  */
 export function openSqlite(file: string, options: { walAutocheckpoint?: number } = {}): Kysely<any> {
   const database = new Database(file);
@@ -24,7 +25,9 @@ export function openSqlite(file: string, options: { walAutocheckpoint?: number }
   if (options.walAutocheckpoint !== undefined) database.pragma(`wal_autocheckpoint = ${Math.trunc(options.walAutocheckpoint)}`);
   // SQLite's advice for long-lived connections: gather statistics where they are missing or stale.
   database.pragma('optimize = 0x10002');
-  return new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  // Waiting for another connection's write lock is the driver's, without blocking (group-commit.ts).
+  database.pragma('busy_timeout = 0');
+  return new Kysely<any>({ dialect: new GroupCommitSqliteDialect(database) });
 }
 
 /** One SQLite file per tenant under the data directory. */

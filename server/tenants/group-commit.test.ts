@@ -1,0 +1,125 @@
+import Database from 'better-sqlite3';
+import { Kysely, sql } from 'kysely';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { GroupCommitSqliteDialect } from './group-commit.ts';
+
+let dir: string;
+let file: string;
+let dialect: GroupCommitSqliteDialect;
+let db: Kysely<any>;
+/** Another connection to the file: it sees only what is committed. */
+let other: Database.Database;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'mrs-group-commit-'));
+  file = join(dir, 't.sqlite');
+  const setup = new Database(file);
+  setup.pragma('journal_mode = WAL');
+  setup.exec(`create table t (id integer primary key, v text unique);
+    create table parent (id integer primary key);
+    create table child (id integer primary key, parent_id integer references parent (id) deferrable initially deferred);`);
+  setup.close();
+  const database = new Database(file);
+  database.pragma('foreign_keys = on');
+  database.pragma('busy_timeout = 0');
+  dialect = new GroupCommitSqliteDialect(database);
+  db = new Kysely<any>({ dialect });
+  other = new Database(file, { readonly: true });
+});
+
+afterEach(async () => {
+  other.close();
+  await db.destroy();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const committedValues = () => (other.prepare('select v from t order by v').pluck().all() as string[]);
+const insert = (v: string) => db.insertInto('t').values({ v }).execute();
+
+describe('SQLite group commit', () => {
+  it('writes sent together share one commit, and each is answered only once it is committed', async () => {
+    const seenAtAnswer: string[][] = [];
+    await Promise.all(Array.from({ length: 20 }, (_, i) => insert(`v${String(i).padStart(2, '0')}`).then(() => seenAtAnswer.push(committedValues()))));
+    expect(committedValues()).toHaveLength(20);
+    // Every answer came after the commit that holds its write: the other connection saw all 20.
+    for (const seen of seenAtAnswer) expect(seen).toHaveLength(20);
+    expect(dialect.stats()).toEqual({ groups: 1, writes: 20 });
+  });
+
+  it('a transaction that fails is undone alone; the others of its group are kept', async () => {
+    const results = await Promise.allSettled([
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ v: 'a' }).execute();
+        await trx.insertInto('t').values({ v: 'b' }).execute();
+      }),
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ v: 'c' }).execute();
+        throw new Error('refused');
+      }),
+      insert('d'),
+      insert('a'), // unique: fails alone
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect(committedValues()).toEqual(['a', 'b', 'd']);
+    expect(dialect.stats().groups).toBe(1);
+  });
+
+  it('a read never sees a transaction still in progress', async () => {
+    let inside!: () => void;
+    const paused = new Promise<void>((r) => (inside = r));
+    let resume!: () => void;
+    const trx = db.transaction().execute(async (t) => {
+      await t.insertInto('t').values({ v: 'x' }).execute();
+      inside();
+      await new Promise<void>((r) => (resume = r));
+    });
+    await paused;
+    const read = db.selectFrom('t').select('v').execute();
+    let readDone = false;
+    void read.then(() => (readDone = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(readDone).toBe(false); // it waits for the connection
+    resume();
+    await trx;
+    expect((await read).map((r) => r.v)).toEqual(['x']);
+  });
+
+  it('when the commit fails every write of the group fails, nothing is kept, and a read that saw them fails too', async () => {
+    const results = await Promise.allSettled([
+      insert('kept?'),
+      db.insertInto('child').values({ parent_id: 42 }).execute(), // checked only at COMMIT
+      db.selectFrom('t').select('v').execute(),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/FOREIGN KEY/);
+    expect(committedValues()).toEqual([]);
+    // The connection goes on.
+    await insert('later');
+    expect(committedValues()).toEqual(['later']);
+  });
+
+  it("waits for another connection's write lock without blocking the event loop", async () => {
+    const holder = new Database(file);
+    holder.prepare('begin immediate').run();
+    holder.prepare("insert into t (v) values ('first')").run();
+    const write = insert('second');
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(ticks).toBeGreaterThan(3);
+    expect(committedValues()).toEqual([]);
+    holder.prepare('commit').run();
+    await write;
+    clearInterval(timer);
+    holder.close();
+    expect(committedValues()).toEqual(['first', 'second']);
+  });
+
+  it('a PRAGMA reads the connection itself, outside any group', async () => {
+    const [row] = (await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db)).rows;
+    expect(row!.foreign_keys).toBe(1);
+  });
+});

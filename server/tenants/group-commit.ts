@@ -1,0 +1,297 @@
+import type { Database, Statement } from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SqliteDialect,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
+import { Lru } from '../../engine/lru.ts';
+
+/**
+ * SQLite writes committed in groups.
+ *
+ * A commit costs more than a small write: SQLite appends a frame to its log for every page the
+ * transaction touched (a work order's row and each of its indexes), so two creates in one
+ * commit write the shared pages once. The writes of requests that arrive together (one turn of
+ * the event loop) therefore share one transaction: each keeps its own atomicity (a transaction
+ * is a SAVEPOINT inside the group, a lone statement is rolled back by SQLite alone when it
+ * fails), and each is answered only once the group has committed, so an answer still means the
+ * write is in the database. If the commit itself fails, every write of the group fails with it
+ * and none is kept.
+ *
+ * Everything runs on one connection, whose page cache stays warm (a second connection for reads
+ * would find its cache dropped after every commit of the first). A read never sees a write
+ * still in progress (transactions hold the connection until they end), and a read that saw the
+ * writes of a group not yet committed is answered only once that group has committed: if it
+ * fails, the read fails too, so nothing that was not kept is ever shown.
+ */
+/** Prepared statements by SQL text: preparing costs more than running a small indexed query. */
+function statements(db: Database, max = 500) {
+  const cache = new Lru<Statement>(max);
+  return (sql: string): Statement => {
+    let stmt = cache.get(sql);
+    if (!stmt) cache.set(sql, (stmt = db.prepare(sql)));
+    return stmt;
+  };
+}
+
+function run(stmt: Statement, parameters: readonly unknown[]): QueryResult<unknown> {
+  if (stmt.reader) return { rows: stmt.all(parameters) };
+  const { changes, lastInsertRowid } = stmt.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
+
+/**
+ * A FIFO lock on the connection: one transaction (or lone statement) at a time. Taking a free
+ * lock costs no promise; a release hands the lock straight to the next in line.
+ */
+class Lock {
+  #held = false;
+  readonly #queue: (() => void)[] = [];
+  /** Undefined when taken at once; else a promise that settles once it is this caller's. */
+  acquire(): Promise<void> | undefined {
+    if (!this.#held) {
+      this.#held = true;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => this.#queue.push(resolve));
+  }
+  release = (): void => {
+    const next = this.#queue.shift();
+    if (next) next();
+    else this.#held = false;
+  };
+}
+
+type StatementKind = 'read' | 'write' | 'pragma';
+
+/** How long a write waits for another connection's write lock: SQLite's usual busy timeout. */
+const BUSY_WAIT_MS = 5000;
+
+interface Group {
+  readonly waiting: { resolve: () => void; reject: (e: unknown) => void }[];
+}
+
+export interface GroupCommitStats {
+  /** Groups committed (or failed), and the writes they carried. */
+  readonly groups: number;
+  readonly writes: number;
+}
+
+class GroupCommitDriver implements Driver {
+  readonly #writer: Database;
+  readonly #write: (sql: string) => Statement;
+  readonly #lock = new Lock();
+  /** What a statement is, by SQL text (whether it writes is asked of the writer's prepared statement). */
+  readonly #kinds = new Map<string, StatementKind>();
+  #group: Group | undefined;
+  #stats = { groups: 0, writes: 0 };
+
+  constructor(writer: Database) {
+    this.#writer = writer;
+    this.#write = statements(writer);
+  }
+
+  stats = (): GroupCommitStats => ({ ...this.#stats });
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new Connection(this);
+  }
+
+  async releaseConnection(): Promise<void> {}
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as Connection;
+    await this.#lock.acquire();
+    try {
+      await this.#join();
+      this.#write('savepoint mrs_write').run();
+    } catch (e) {
+      this.#lock.release();
+      throw e;
+    }
+    c.release = this.#lock.release;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as Connection;
+    this.#write('release mrs_write').run();
+    const committed = this.#member();
+    c.end();
+    await committed;
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const c = connection as Connection;
+    // After a failed group commit the transaction is already over; nothing to undo here.
+    if (!c.release) return;
+    try {
+      this.#write('rollback to mrs_write').run();
+      this.#write('release mrs_write').run();
+    } finally {
+      c.end();
+    }
+  }
+
+  // A transaction's own savepoints (Kysely's trx.savepoint()), nested in its member savepoint.
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(savepointCommand('savepoint', name));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(savepointCommand('rollback to', name));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(savepointCommand('release', name));
+  }
+
+  async destroy(): Promise<void> {
+    await this.#lock.acquire();
+    try {
+      if (this.#group) this.#commit(this.#group);
+    } finally {
+      this.#lock.release();
+      this.#writer.close();
+    }
+  }
+
+  /** Runs a statement of a transaction: on the writer, in the transaction. */
+  inTransaction(query: CompiledQuery): QueryResult<unknown> {
+    return run(this.#write(query.sql), query.parameters);
+  }
+
+  /**
+   * Runs a statement outside any transaction: a write joins the group; a read runs at once, but
+   * when it saw an open group's writes it is answered after that group commits; a PRAGMA reads
+   * or sets the connection itself, outside any group.
+   */
+  async alone(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    const kind = this.#kindOf(query.sql);
+    await this.#lock.acquire();
+    let result: QueryResult<unknown>;
+    let committed: Promise<void> | undefined;
+    try {
+      if (kind === 'pragma' && this.#group) this.#commit(this.#group);
+      if (kind === 'write') await this.#join();
+      result = run(this.#write(query.sql), query.parameters);
+      if (this.#group) committed = this.#member(kind === 'write');
+    } finally {
+      this.#lock.release();
+    }
+    await committed;
+    return result;
+  }
+
+  #kindOf(sql: string): StatementKind {
+    let kind = this.#kinds.get(sql);
+    if (kind === undefined) {
+      kind = /^\s*pragma\b/i.test(sql) ? 'pragma' : this.#write(sql).readonly ? 'read' : 'write';
+      if (this.#kinds.size < 10_000) this.#kinds.set(sql, kind);
+    }
+    return kind;
+  }
+
+  /** Opens the group transaction if none is open; its commit runs once this turn's writes are in. */
+  async #join(): Promise<void> {
+    if (this.#group) return;
+    await this.#begin();
+    const group: Group = { waiting: [] };
+    this.#group = group;
+    setImmediate(() => void this.#flush(group));
+  }
+
+  /**
+   * Takes the file's write lock. Another connection (another process, or another service in
+   * this one) may hold it for its own group: wait for it without blocking the event loop, which
+   * SQLite's busy timeout would do (and, in one process, would keep the holder from committing).
+   */
+  async #begin(): Promise<void> {
+    const deadline = Date.now() + BUSY_WAIT_MS;
+    for (let wait = 1; ; wait = Math.min(2 * wait, 50)) {
+      try {
+        this.#write('begin immediate').run();
+        return;
+      } catch (e) {
+        if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw e;
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
+  /** A write that has gone into the open group (or a read that saw it): settles when the group commits or fails. */
+  #member(write = true): Promise<void> {
+    const group = this.#group!;
+    if (write) this.#stats.writes++;
+    return new Promise<void>((resolve, reject) => group.waiting.push({ resolve, reject }));
+  }
+
+  async #flush(group: Group): Promise<void> {
+    await this.#lock.acquire();
+    try {
+      if (this.#group === group) this.#commit(group);
+    } finally {
+      this.#lock.release();
+    }
+  }
+
+  #commit(group: Group): void {
+    this.#group = undefined;
+    this.#stats.groups++;
+    try {
+      this.#write('commit').run();
+    } catch (e) {
+      if (this.#writer.inTransaction) this.#write('rollback').run();
+      for (const w of group.waiting) w.reject(e);
+      return;
+    }
+    for (const w of group.waiting) w.resolve();
+  }
+}
+
+/** The name is quoted as an identifier. */
+const savepointCommand = (command: 'savepoint' | 'rollback to' | 'release', name: string) =>
+  CompiledQuery.raw(`${command} "${name.replace(/"/g, '""')}"`);
+
+/** One use of the database by Kysely: a transaction (holding the connection) or lone statements. */
+class Connection implements DatabaseConnection {
+  readonly #driver: GroupCommitDriver;
+  /** Set while this use holds the connection for a transaction. */
+  release: (() => void) | undefined;
+
+  constructor(driver: GroupCommitDriver) {
+    this.#driver = driver;
+  }
+
+  end(): void {
+    const release = this.release;
+    this.release = undefined;
+    release?.();
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return (this.release ? this.#driver.inTransaction(query) : await this.#driver.alone(query)) as QueryResult<R>;
+  }
+
+  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    yield (await this.executeQuery<R>(query));
+  }
+}
+
+/** SQLite through Kysely (better-sqlite3), with group commit. */
+export class GroupCommitSqliteDialect extends SqliteDialect {
+  readonly #driver: GroupCommitDriver;
+  constructor(database: Database) {
+    super({ database });
+    this.#driver = new GroupCommitDriver(database);
+  }
+  override createDriver(): Driver {
+    return this.#driver;
+  }
+  stats(): GroupCommitStats {
+    return this.#driver.stats();
+  }
+}
