@@ -36,9 +36,8 @@ const OPERATIONAL = new Set(['/healthz', '/readyz', '/metrics']);
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const routeOf = requestRouteLabeler(routeLabeler(deps.engine.registry, deps.engine.basePath));
-  const metrics = createMetrics({ tenants: deps.tenants, routeOf, ...(deps.now ? { now: deps.now } : {}) });
-  app.use(requestLog(deps.logger ?? silentLogger(), routeOf, deps.requestIds));
-  app.use(metrics.middleware);
+  const metrics = createMetrics({ tenants: deps.tenants, ...(deps.now ? { now: deps.now } : {}) });
+  app.use(requestLog(deps.logger ?? silentLogger(), routeOf, deps.requestIds, metrics.record));
   // Without REQUIRE_HTTPS every transport is served: no middleware at all.
   if (deps.requireHttps) app.use(httpsPolicy({ trustProxy: deps.trustProxy ?? false, exempt: (p) => OPERATIONAL.has(p) }));
   app.get('/metrics', async (c) => c.body(await metrics.text(), 200, { 'content-type': metrics.contentType }));

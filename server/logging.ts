@@ -48,19 +48,30 @@ export function requestIds() {
 export type RequestIds = ReturnType<typeof requestIds>;
 
 /**
- * Echoes the request id in `X-Request-Id` and logs one line per request: id, method, route
- * pattern, status, latency. Never headers, query strings or bodies (tokens, keys, cursors).
+ * Around every request: echoes its id in `X-Request-Id`, logs one line (id, method, route
+ * pattern, status, latency; never headers, query strings or bodies: tokens, keys, cursors) and
+ * hands the same figures to `observe` (the request metrics). One middleware with one timing and
+ * one route label for both.
  */
-export function requestLog(logger: Logger, routeOf: (req: Request) => string, ids: RequestIds = requestIds()): MiddlewareHandler {
+export function requestLog(
+  logger: Logger,
+  routeOf: (req: Request) => string,
+  ids: RequestIds = requestIds(),
+  observe?: (method: string, route: string, status: number, seconds: number) => void,
+): MiddlewareHandler {
   return async function logRequest(c, next) {
     const start = performance.now();
-    const reqId = ids.of(c.req.raw);
+    const req = c.req.raw;
+    const reqId = ids.of(req);
     await next();
-    if (!ids.echoed(c.req.raw)) setResponseHeader(c, 'x-request-id', reqId);
+    if (!ids.echoed(req)) setResponseHeader(c, 'x-request-id', reqId);
     const status = c.res.status;
+    const ms = performance.now() - start;
     const level = status >= 500 ? 'error' : 'info';
-    if (!logger.isLevelEnabled(level)) return; // LOG_LEVEL above it: no line to build
-    const line = { reqId, method: c.req.method, route: routeOf(c.req.raw), status, latencyMs: Math.round((performance.now() - start) * 10) / 10 };
-    logger[level](line, 'request');
+    const logged = logger.isLevelEnabled(level); // LOG_LEVEL above it: no line to build
+    if (!observe && !logged) return;
+    const route = routeOf(req);
+    observe?.(req.method, route, status, ms / 1000);
+    if (logged) logger[level]({ reqId, method: req.method, route, status, latencyMs: Math.round(ms * 10) / 10 }, 'request');
   };
 }

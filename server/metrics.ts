@@ -1,12 +1,11 @@
-import type { MiddlewareHandler } from 'hono';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { requestMetrics } from './request-metrics.ts';
 import type { TenantStore } from './tenants/types.ts';
 
 export interface Metrics {
   readonly registry: Registry;
-  /** Counts and times every request by method, route pattern and status. */
-  readonly middleware: MiddlewareHandler;
+  /** Counts and times one request by method, route pattern and status (latency in seconds). */
+  record(method: string, route: string, status: number, seconds: number): void;
   /** The Prometheus text of every metric (cursors and pool read at scrape time). */
   text(): Promise<string>;
   readonly contentType: string;
@@ -14,8 +13,6 @@ export interface Metrics {
 
 export interface MetricsOptions {
   readonly tenants: TenantStore;
-  /** The route pattern of a request. */
-  readonly routeOf: (req: Request) => string;
   /** The cursors' clock, in epoch milliseconds. */
   readonly now?: () => number;
 }
@@ -93,10 +90,6 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registry,
     contentType: registry.contentType,
     text: async () => `${await registry.metrics()}\n${await process.metrics()}`,
-    middleware: async function countRequest(c, next) {
-      const start = performance.now();
-      await next();
-      requests.record(c.req.method, options.routeOf(c.req.raw), c.res.status, (performance.now() - start) / 1000);
-    },
+    record: requests.record,
   };
 }

@@ -1,3 +1,4 @@
+import { targetOf } from '../engine/http/request-target.ts';
 import { matchPath } from '../engine/http/route-table.ts';
 import type { Registry } from '../engine/registry.ts';
 
@@ -37,7 +38,7 @@ export function requestRouteLabeler(routeOf: (pathname: string) => string): (req
   const seen = new WeakMap<Request, string>();
   return (req) => {
     let route = seen.get(req);
-    if (route === undefined) seen.set(req, (route = routeOf(new URL(req.url).pathname)));
+    if (route === undefined) seen.set(req, (route = routeOf(targetOf(req).pathname)));
     return route;
   };
 }

@@ -12,6 +12,7 @@ import type { Registry, Resource } from '../registry.ts';
 import { readJsonBody } from './body.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
+import { targetOf, type RequestTarget } from './request-target.ts';
 import { allowHeader, matchPath, ROUTES, type OperationName } from './route-table.ts';
 
 export interface HandlerDeps {
@@ -23,7 +24,7 @@ export interface HandlerDeps {
 
 interface Call {
   readonly req: Request;
-  readonly url: URL;
+  readonly url: RequestTarget;
   readonly ctx: OperationContext;
   readonly resource: Resource;
   readonly id: number;
@@ -33,12 +34,9 @@ interface Call {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-
 /** Every answer carries the caller's headers (rate-limit state), set when the Response is made. */
-const reply = (call: Call, body: unknown, status = 200, headers: Record<string, string> = {}) =>
-  json(body, status, { ...call.headers, ...headers });
+const reply = (call: Call, body: unknown, status = 200, headers?: Record<string, string>) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...call.headers, ...headers } });
 
 /**
  * Problems found before the record was looked up are answered only once the record (or parent)
@@ -53,7 +51,7 @@ async function failAfterExists(call: Call, error: EngineError | undefined, targe
   throw error;
 }
 
-function queryError(url: URL, allowed: readonly string[] = []): EngineError | undefined {
+function queryError(url: RequestTarget, allowed: readonly string[] = []): EngineError | undefined {
   const bad = [...url.searchParams.keys()].filter((k) => !allowed.includes(k));
   if (!bad.length) return undefined;
   return new EngineError(
@@ -116,7 +114,7 @@ async function listResponse(call: Call): Promise<Response> {
 export function createMaintenanceHandler(deps: HandlerDeps) {
   const prefix = `${deps.basePath}/maintenance`;
   const dispatch = async (req: Request, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
-    const url = new URL(req.url);
+    const url = targetOf(req);
     const rest = url.pathname.slice(prefix.length);
     const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
     const match = matchPath(deps.registry, segments.map(safeDecode));
