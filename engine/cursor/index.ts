@@ -20,6 +20,8 @@ export interface CursorPage {
   readonly total: number;
   readonly limit: number;
   readonly ids: number[];
+  /** Their rows, in the same order, when the snapshot's statement read them too. */
+  readonly rows?: Record<string, unknown>[] | undefined;
 }
 
 const gone = () => new EngineError('cursor-gone', 'The cursor is unknown or expired; start the search again without $cursor.');
@@ -96,11 +98,10 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         query,
         searchKey: JSON.stringify([args.table, args.whereKey, query.order]),
         expiresAt,
-        firstChunk: span.firstChunk,
-        lastChunk: span.lastChunk,
+        start: span.start,
+        end: span.end,
       });
-      const end = Math.min(span.end, snap.total);
-      return { cursor: id, total: snap.total, limit: args.query.limit, ids: idsAt(snap.chunks, snap.width, span.start, end) };
+      return { cursor: id, total: snap.total, limit: args.query.limit, ids: snap.ids, rows: snap.rows };
     },
 
     /** A page of an existing cursor, after checking it belongs here and the request repeats it faithfully. */

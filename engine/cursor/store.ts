@@ -1,11 +1,11 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
-import type { Reserved } from '../query/reserved.ts';
+import { MAX_LIMIT, type Reserved } from '../query/reserved.ts';
 import { dialectOf } from '../dialects/index.ts';
 import { orderBySql } from '../sql/order.ts';
 import { prepared, preparedByKey, preparedFamily } from '../sql/prepared.ts';
-import { CHUNK, NARROW_LIMIT, NARROW_WIDTH, offsetOf, WIDE_WIDTH } from './layout.ts';
+import { CHUNK, idsAt, NARROW_LIMIT, NARROW_WIDTH, offsetOf, WIDE_WIDTH } from './layout.ts';
 
 const TABLE = 'mrs_cursors';
 
@@ -44,17 +44,22 @@ export interface SnapshotArgs {
   binding: CursorBinding;
   query: CanonicalQuery;
   expiresAt: number;
-  firstChunk: number;
-  lastChunk: number;
+  /** Positions [start, end) of the page to answer with. */
+  start: number;
+  end: number;
   /** Determines the search completely (collection, scope, filters with their values, order, deleted). */
   searchKey: string;
 }
 
 export interface Snapshot {
   total: number;
-  width: number;
-  /** Chunk number -> packed ids, for the chunks in [firstChunk, lastChunk]. */
-  chunks: Map<number, string>;
+  /** The ids at [start, end), in snapshot order. */
+  ids: number[];
+  /**
+   * The rows of those ids, in the same order, where the database read them in the snapshot's
+   * own statement (one round trip less); otherwise the caller reads them.
+   */
+  rows?: Record<string, unknown>[];
 }
 
 /**
@@ -130,13 +135,20 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
       }
     });
   const chunks = new Map<number, string>();
-  for (let c = args.firstChunk; c <= args.lastChunk && c < count; c++) chunks.set(c, slice(c));
-  return { total, width, chunks };
+  const end = Math.min(args.end, total);
+  for (let c = Math.floor(args.start / CHUNK); c * CHUNK < end; c++) chunks.set(c, slice(c));
+  return { total, ids: idsAt(chunks, width, args.start, end) };
 }
 
+/** Column names of the snapshot statement's own values: no field name has a `$` (define.ts). */
+const TOTAL = '$total';
+const ORD = '$ord';
+
 /**
- * One INSERT ... SELECT packs the ids and cuts them into chunk rows: the ids never travel to
- * the application. Returns the total and the chunks in [first, last], for the first answer.
+ * One statement packs the ids, cuts them into chunk rows and inserts them, and reads the rows of
+ * the requested page: the ids never travel to the application, and a new search costs one
+ * round trip. Answers one row per record of the page, in snapshot order (or a single row of
+ * nulls but the total when the page is empty).
  */
 async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db, dialect } = t;
@@ -146,23 +158,27 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
   const bytes = sql`(select m.b from m)`;
   const width = sql`(select w.width from w)`;
   const chunkBytes = sql`(${width} * ${sql.lit(CHUNK)})`;
-  const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, first: unknown, last: unknown) =>
-    sql<{ chunk: number; total: number; width: number; ids: string | null }>`with recursive
+  const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, start: unknown, end: unknown) =>
+    sql<Record<string, unknown>>`with recursive
     ${widthCte(t, args.table)},
     m (b) as materialized (select ${dialect.toBytes(packedIds(t, args))}),
-    n (chunk) as (select 0 union all select chunk + 1 from n where (chunk + 1) * ${chunkBytes} < length(${bytes}))
-    insert into ${qualified(t, TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids)
-    select ${id}, n.chunk, length(${bytes}) / ${width}, ${width}, ${collection}, ${scope}, ${owner},
-      case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
-      coalesce(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
-    from n
-    returning chunk, total, width, case when chunk between ${first} and ${last} then ids end as ids`.compile(db);
+    n (chunk) as (select 0 union all select chunk + 1 from n where (chunk + 1) * ${chunkBytes} < length(${bytes})),
+    ins as (insert into ${qualified(t, TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids)
+      select ${id}, n.chunk, length(${bytes}) / ${width}, ${width}, ${collection}, ${scope}, ${owner},
+        case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
+        coalesce(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
+      from n
+      returning chunk, total),
+    page (ord, id) as (select p.i, cast(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`p.i * w.width + 1`, sql`w.width`))} as bigint) - w.base
+      from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p
+      where p.i < cast(${end} as integer) and p.i * w.width < length(${bytes}))
+    select head.total as ${sql.id(TOTAL)}, p.* from (select total from ins where chunk = 0) as head
+    left join lateral (select page.ord as ${sql.id(ORD)}, r.* from page join ${qualified(t, args.table)} as r on r.id = page.id) as p on true
+    order by p.${sql.id(ORD)}`.compile(db);
   const result = await snapshotQueries(db, args.searchKey, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
-    args.query.limit, args.expiresAt, args.firstChunk, args.lastChunk);
-  const rows = result.rows;
-  const chunks = new Map<number, string>();
-  for (const r of rows) if (r.ids !== null) chunks.set(Number(r.chunk), r.ids);
-  return { total: Number(rows[0]?.total ?? 0), width: Number(rows[0]?.width ?? NARROW_WIDTH), chunks };
+    args.query.limit, args.expiresAt, args.start, args.end);
+  const rows = result.rows.filter((r) => r[ORD] !== null);
+  return { total: Number(result.rows[0]?.[TOTAL] ?? 0), ids: rows.map((r) => Number(r.id)), rows };
 }
 
 const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at'] as const;

@@ -58,7 +58,8 @@ export async function list(
         // Everything compileWhere reads: the filters with their values, $deleted, the parent.
         whereKey: JSON.stringify([canonicalize(query).filters, query.deleted, parent ? [parent.field, parent.id] : null]),
       });
-  return { records: await recordsInOrder(ctx, resource, page.ids), cursor: page.cursor, total: page.total, page: query.page, limit: page.limit };
+  const records = page.rows ? page.rows.map((row) => toRecord(resource, dialect, row)) : await recordsInOrder(ctx, resource, page.ids);
+  return { records, cursor: page.cursor, total: page.total, page: query.page, limit: page.limit };
 }
 
 /** `table/n`: the rows of n ids (a page holds at most 50). */
