@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** `mrs serve` as `npm start` runs it (package.json): the node flags, then the command. */
-export const SERVE = ['--max-semi-space-size=4', '--heap-growing-percent=20', 'bin/mrs.js', 'serve'];
+export const SERVE = ['--max-semi-space-size=8', '--heap-growing-percent=20', 'bin/mrs.js', 'serve'];
 
 /** Starts a server process (pinned to CPU 0 when taskset exists) and waits until it answers. */
 export async function startProcess(args: string[], env: Record<string, string>, probeUrl: string): Promise<ChildProcess> {
