@@ -52,6 +52,7 @@ async function failAfterExists(call: Call, error: EngineError | undefined, targe
 }
 
 function queryError(url: RequestTarget, allowed: readonly string[] = []): EngineError | undefined {
+  if (!url.hasQuery) return undefined;
   const bad = [...url.searchParams.keys()].filter((k) => !allowed.includes(k));
   if (!bad.length) return undefined;
   return new EngineError(
@@ -73,7 +74,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
   list: (call) => listResponse(call),
   childList: (call) => listResponse(call),
   read: async (call) => {
-    const deleted = call.url.searchParams.get('$deleted');
+    const deleted = call.url.hasQuery ? call.url.searchParams.get('$deleted') : null;
     const error =
       queryError(call.url, ['$deleted']) ??
       (deleted !== null && deleted !== 'true' && deleted !== 'false'

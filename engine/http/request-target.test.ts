@@ -15,6 +15,7 @@ describe('RequestTarget', () => {
         const target = new RequestTarget(url);
         expect(target.pathname).toBe(parsed.pathname);
         expect([...target.searchParams]).toEqual([...parsed.searchParams]);
+        if (!target.hasQuery) expect([...parsed.searchParams]).toEqual([]);
       }),
       { numRuns: 500 },
     );
@@ -30,5 +31,6 @@ describe('RequestTarget', () => {
     const t = new RequestTarget(url);
     expect(t.pathname).toBe(pathname);
     expect([...t.searchParams]).toEqual(params);
+    expect(t.hasQuery).toBe(params.length > 0);
   });
 });

@@ -23,6 +23,11 @@ export class RequestTarget {
   get searchParams(): URLSearchParams {
     return (this.#params ??= new URLSearchParams(this.#query));
   }
+
+  /** Whether the URL has a query with anything in it (most reads and writes have none). */
+  get hasQuery(): boolean {
+    return this.#query !== '';
+  }
 }
 
 const targets = new WeakMap<Request, RequestTarget>();
