@@ -2,6 +2,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
 import { SWEEP_BATCH } from '../engine/cursor/store.ts';
+import { widthFor } from '../engine/cursor/layout.ts';
 
 const cursorOf = (link: string | null) => /\$cursor=([^&>]+)/.exec(link ?? '')?.[1];
 const ids = (body: any[]) => body.map((r) => r.id);
@@ -315,6 +316,31 @@ describeEachDatabase('pagination: shared by processes on one database', (h) => {
       expect(r.body).toHaveLength(5);
     } finally {
       await second.stop(true);
+    }
+  });
+});
+
+describeEachDatabase('pagination: ids of every size', (h) => {
+  it('a cursor packs ids at the width the largest id needs, and every page gives them back, at each boundary', async () => {
+    const tenant = (await h().service.tenants.get('demo.main'))!;
+    const walk = async () => {
+      let r = await h().get(`${M}/work_orders?department_id=42&$limit=2`);
+      const seen = ids(r.body);
+      const cursor = r.headers.get('x-cursor')!;
+      for (let page = 2; seen.length < Number(r.headers.get('x-total')); page++) {
+        r = await h().get(`${M}/work_orders?department_id=42&$limit=2&$cursor=${cursor}&$page=${page}`);
+        expect(r.status).toBe(200);
+        seen.push(...ids(r.body));
+      }
+      const head = await tenant.db.selectFrom('mrs_cursors').select('width').where('id', '=', cursor).where('chunk', '=', 0).executeTakeFirstOrThrow();
+      return { seen, width: Number(head.width) };
+    };
+    const inserted: number[] = [];
+    // Each boundary of the width ladder: the largest id needs one digit more past it.
+    for (const id of [1, 8, 9, 89, 90, 899_999, 900_000, 8_999_999_999, 9_000_000_000, 123_456_789_012_345]) {
+      await insertRecords(h(), 'work_orders', [workOrder({ id, department_id: 42 })]);
+      inserted.push(id);
+      expect(await walk()).toEqual({ seen: inserted, width: widthFor(id) });
     }
   });
 });

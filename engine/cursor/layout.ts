@@ -1,17 +1,20 @@
 /**
  * How a cursor's ordered ids are packed: each id plus 10^(width-1), in decimal, so every id
  * takes exactly `width` digits (integer-to-text is the cheapest conversion both databases
- * have); CHUNK ids per row. Pure.
+ * have); CHUNK ids per row. The width is the least that fits the table's largest id. Pure.
  */
 
 /** Ids per chunk row: small enough that a row stays in one page (no overflow, no TOAST compression). */
 export const CHUNK = 192;
 
-/** 10 digits while every id is below 9e9, else 16 (any id below 9e15). */
-export const NARROW_WIDTH = 10;
-export const WIDE_WIDTH = 16;
-export const NARROW_LIMIT = 9e9;
+/** Widths 1 to 16: every id below 9e15 (and every id JavaScript holds exactly is below 2^53). */
+export const WIDTHS = Array.from({ length: 16 }, (_, i) => i + 1);
 export const offsetOf = (width: number) => 10 ** (width - 1);
+/** Ids below this take `width` digits once offset: id + 10^(width-1) < 10^width. */
+export const limitOf = (width: number) => 9 * offsetOf(width);
+
+/** The least width that holds every id up to `maxId`. */
+export const widthFor = (maxId: number) => WIDTHS.find((w) => maxId < limitOf(w)) ?? WIDTHS.length;
 
 /** Positions [start, end) of a page in the snapshot, and the chunks that hold them. */
 export function pageSpan(page: number, limit: number, total?: number) {

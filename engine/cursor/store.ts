@@ -5,7 +5,7 @@ import { MAX_LIMIT, type Reserved } from '../query/reserved.ts';
 import { dialectOf } from '../dialects/index.ts';
 import { orderBySql } from '../sql/order.ts';
 import { prepared, preparedByKey, preparedFamily } from '../sql/prepared.ts';
-import { CHUNK, idsAt, NARROW_LIMIT, NARROW_WIDTH, offsetOf, WIDE_WIDTH } from './layout.ts';
+import { CHUNK, idsAt, limitOf, offsetOf, WIDTHS } from './layout.ts';
 
 const TABLE = 'mrs_cursors';
 
@@ -70,13 +70,16 @@ export function insertSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapsho
   return t.dialect.chunkSnapshotsIn === 'database' ? snapshotInDatabase(t, args) : snapshotThroughApplication(t, args);
 }
 
-/** The width (10 or 16 digits) and offset that fit every id of the table, as a CTE `w`. */
+/**
+ * The width and offset that fit every id of the table (widthFor in SQL: the least width whose
+ * limit is above the largest id), as a CTE `w`. The narrowest width writes the fewest bytes:
+ * 7 digits an id for a table of a million records instead of 10.
+ */
 function widthCte(t: TenantDb, table: string) {
   const maxId = t.db.selectFrom(table).select((eb) => eb.fn.max('id').as('m'));
-  const narrow = sql`coalesce((${maxId}), 0) < ${sql.lit(NARROW_LIMIT)}`;
-  return sql`w (width, base) as (select
-      case when ${narrow} then ${sql.lit(NARROW_WIDTH)} else ${sql.lit(WIDE_WIDTH)} end,
-      case when ${narrow} then ${sql.lit(offsetOf(NARROW_WIDTH))} else ${sql.lit(offsetOf(WIDE_WIDTH))} end)`;
+  const ladder = (value: (width: number) => number) =>
+    sql`case ${sql.join(WIDTHS.map((w) => sql`when m.v < ${sql.lit(limitOf(w))} then ${sql.lit(value(w))}`), sql` `)} end`;
+  return sql`w (width, base) as (select ${ladder((w) => w)}, ${ladder(offsetOf)} from (select coalesce((${maxId}), 0) as v) as m)`;
 }
 
 const packedIds = (t: TenantDb, args: SnapshotArgs) => {
