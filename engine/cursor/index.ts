@@ -4,7 +4,7 @@ import { EngineError } from '../errors.ts';
 import { canonicalize, followUpProblems } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
-import { idsAt, newCursorId, pageSpan } from './layout.ts';
+import { chunksOf, idsAt, newCursorId, pageSpan } from './layout.ts';
 import { deleteSnapshot, insertSnapshot, readPage, SWEEP_BATCH, sweepExpired, touchSnapshot, type CursorBinding } from './store.ts';
 
 export interface CursorSettings {
@@ -43,13 +43,14 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
     const head = cache.head(id);
     if (head && head.expiresAt >= now) {
       const span = pageSpan(page, head.meta.limit, head.meta.total);
+      const { first, last } = chunksOf(span, head.meta.width);
       const chunks = new Map<number, string>();
-      for (let c = span.firstChunk; span.start < head.meta.total && c <= span.lastChunk; c++) {
+      for (let c = first; span.start < head.meta.total && c <= last; c++) {
         const ids = cache.chunk(id, c);
         if (ids === undefined) break;
         chunks.set(c, ids);
       }
-      if (span.start >= head.meta.total || chunks.size === span.lastChunk - span.firstChunk + 1) return { head, chunks };
+      if (span.start >= head.meta.total || chunks.size === last - first + 1) return { head, chunks };
     }
     const read = await readPage(db, id, page);
     if (!read) {

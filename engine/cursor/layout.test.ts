@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { limitOf, newCursorId, offsetOf, widthFor } from './layout.ts';
+import { chunksOf, idsAt, idsPerChunk, limitOf, newCursorId, offsetOf, pageSpan, WIDTHS, widthFor } from './layout.ts';
 
 describe('newCursorId', () => {
   it('gives distinct, URL-safe ids that sort by creation time, across refills of its random pool', () => {
@@ -41,5 +41,30 @@ describe('widthFor', () => {
     [9_000_000_000, 11],
   ])('largest id %i: width %i', (maxId, width) => {
     expect(widthFor(maxId)).toBe(width);
+  });
+});
+
+describe('chunk rows', () => {
+  it('keep 192 ids a row at widths 10 and 16 (the layout cursors had before narrower widths), 1,920 characters below', () => {
+    expect(idsPerChunk(10)).toBe(192);
+    expect(idsPerChunk(16)).toBe(192);
+    expect(idsPerChunk(7)).toBe(274);
+    for (const w of WIDTHS) expect(idsPerChunk(w) * w).toBeLessThanOrEqual(Math.max(1920, 192 * w));
+  });
+
+  it('give back the ids of any page, cut the way snapshots cut them, at every width', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...WIDTHS), fc.integer({ min: 0, max: 1500 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 40 }), (width, total, limit, page) => {
+        const ids = Array.from({ length: total }, (_, i) => (i * 7919) % limitOf(width));
+        const packed = ids.map((id) => String(id + offsetOf(width))).join('');
+        const perChunk = idsPerChunk(width);
+        const span = pageSpan(page, limit, total);
+        const { first, last } = chunksOf(span, width);
+        const chunks = new Map<number, string>();
+        for (let c = first; c <= last; c++) chunks.set(c, packed.slice(c * perChunk * width, (c + 1) * perChunk * width));
+        expect(idsAt(chunks, width, span.start, span.end)).toEqual(ids.slice(span.start, span.end));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

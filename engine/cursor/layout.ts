@@ -1,11 +1,9 @@
 /**
  * How a cursor's ordered ids are packed: each id plus 10^(width-1), in decimal, so every id
  * takes exactly `width` digits (integer-to-text is the cheapest conversion both databases
- * have); CHUNK ids per row. The width is the least that fits the table's largest id. Pure.
+ * have), cut into chunk rows of idsPerChunk(width) ids. The width is the least that fits the
+ * table's largest id. Pure.
  */
-
-/** Ids per chunk row: small enough that a row stays in one page (no overflow, no TOAST compression). */
-export const CHUNK = 192;
 
 /** Widths 1 to 16: every id below 9e15 (and every id JavaScript holds exactly is below 2^53). */
 export const WIDTHS = Array.from({ length: 16 }, (_, i) => i + 1);
@@ -16,20 +14,40 @@ export const limitOf = (width: number) => 9 * offsetOf(width);
 /** The least width that holds every id up to `maxId`. */
 export const widthFor = (maxId: number) => WIDTHS.find((w) => maxId < limitOf(w)) ?? WIDTHS.length;
 
-/** Positions [start, end) of a page in the snapshot, and the chunks that hold them. */
+/**
+ * A chunk row holds 1,920 characters of ids: small enough that a row stays in one page (no
+ * overflow, no TOAST compression), large enough that a million ids take a few thousand rows.
+ * Never fewer than 192 ids: cursors of widths 10 and 16, the only widths before narrower ones,
+ * were cut 192 ids a chunk, and stay readable as they were written.
+ */
+const CHUNK_CHARS = 1920;
+const MIN_CHUNK_IDS = 192;
+export const idsPerChunk = (width: number) => Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
+/** idsPerChunk in SQL, of an integer expression (integer division in both databases). */
+export const idsPerChunkSql = (width: string) =>
+  `(case when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
+
+/** Positions [start, end) of a page in the snapshot (end clipped to the total when known). */
 export function pageSpan(page: number, limit: number, total?: number) {
   const start = (page - 1) * limit;
   const end = total === undefined ? start + limit : Math.min(start + limit, total);
-  return { start, end, firstChunk: Math.floor(start / CHUNK), lastChunk: Math.floor(Math.max(start, end - 1) / CHUNK) };
+  return { start, end };
+}
+
+/** The chunk rows that hold positions [start, end). */
+export function chunksOf(span: { start: number; end: number }, width: number) {
+  const perChunk = idsPerChunk(width);
+  return { first: Math.floor(span.start / perChunk), last: Math.floor(Math.max(span.start, span.end - 1) / perChunk) };
 }
 
 /** The ids at positions [start, end) from the chunk rows that hold them. */
 export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start: number, end: number): number[] {
+  const perChunk = idsPerChunk(width);
   const ids: number[] = [];
   for (let pos = start; pos < end; pos++) {
-    const text = chunks.get(Math.floor(pos / CHUNK));
+    const text = chunks.get(Math.floor(pos / perChunk));
     if (text === undefined) break;
-    const at = (pos % CHUNK) * width;
+    const at = (pos % perChunk) * width;
     if (at >= text.length) break;
     ids.push(Number(text.slice(at, at + width)) - offsetOf(width));
   }

@@ -5,7 +5,7 @@ import { MAX_LIMIT, type Reserved } from '../query/reserved.ts';
 import { dialectOf } from '../dialects/index.ts';
 import { orderBySql } from '../sql/order.ts';
 import { prepared, preparedByKey, preparedFamily } from '../sql/prepared.ts';
-import { CHUNK, idsAt, limitOf, offsetOf, WIDTHS } from './layout.ts';
+import { idsAt, idsPerChunk, idsPerChunkSql, limitOf, offsetOf, WIDTHS } from './layout.ts';
 
 const TABLE = 'mrs_cursors';
 
@@ -64,7 +64,7 @@ export interface Snapshot {
 
 /**
  * Snapshots the ordered ids of the matching rows: they are packed in one ordered pass (see
- * layout.ts) and cut into CHUNK-id rows, where the dialect says that is cheapest.
+ * layout.ts) and cut into chunk rows, where the dialect says that is cheapest.
  */
 export function insertSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   return t.dialect.chunkSnapshotsIn === 'database' ? snapshotInDatabase(t, args) : snapshotThroughApplication(t, args);
@@ -117,7 +117,8 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
   const width = Number(result.rows[0]!.width);
   const packed = result.rows[0]!.packed ?? '';
   const total = packed.length / width;
-  const span = width * CHUNK;
+  const perChunk = idsPerChunk(width);
+  const span = width * perChunk;
   const b = args.binding;
   const query = JSON.stringify(args.query);
   const count = Math.max(1, Math.ceil(packed.length / span));
@@ -139,7 +140,7 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
     });
   const chunks = new Map<number, string>();
   const end = Math.min(args.end, total);
-  for (let c = Math.floor(args.start / CHUNK); c * CHUNK < end; c++) chunks.set(c, slice(c));
+  for (let c = Math.floor(args.start / perChunk); c * perChunk < end; c++) chunks.set(c, slice(c));
   return { total, ids: idsAt(chunks, width, args.start, end) };
 }
 
@@ -160,7 +161,7 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
   // place, so cutting N ids into chunks costs O(N), not O(N * chunks).
   const bytes = sql`(select m.b from m)`;
   const width = sql`(select w.width from w)`;
-  const chunkBytes = sql`(${width} * ${sql.lit(CHUNK)})`;
+  const chunkBytes = sql`(${width} * ${sql.raw(idsPerChunkSql('(select w.width from w)'))})`;
   const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, start: unknown, end: unknown) =>
     sql<Record<string, unknown>>`with recursive
     ${widthCte(t, args.table)},
@@ -204,10 +205,12 @@ const pageRows = prepared<[string, number], Record<string, any>>((db, id, page) 
   const { opaqueValues } = dialectOf(db);
   // Two primary-key lookups in one statement: the head row, and the range of chunk rows the page
   // needs, bounded by the cursor's own page size (an OR of both would scan every chunk row).
-  const pageSize = db.selectFrom(TABLE).select('page_size').where('id', '=', id).where('chunk', '=', 0);
+  const head = db.selectFrom(TABLE).where('id', '=', id).where('chunk', '=', 0);
+  const pageSize = head.select('page_size');
+  const perChunk = head.select(sql.raw(idsPerChunkSql('width')).as('n'));
   const p = sql`cast(${page} as integer)`;
-  const first = sql<number>`((${p} - 1) * (${pageSize})) / ${sql.lit(CHUNK)}`;
-  const last = sql<number>`(${p} * (${pageSize}) - 1) / ${sql.lit(CHUNK)}`;
+  const first = sql<number>`((${p} - 1) * (${pageSize})) / (${perChunk})`;
+  const last = sql<number>`(${p} * (${pageSize}) - 1) / (${perChunk})`;
   return db
     .selectFrom(TABLE)
     .select([...META, 'page_size', sql<string | null>`null`.as('ids')])
