@@ -101,6 +101,22 @@ describe('SQLite group commit', () => {
     expect(committedValues()).toEqual(['later']);
   });
 
+  it('when SQLite rolls the group back by itself, every answer still matches what was kept', async () => {
+    // A raw ROLLBACK inside a transaction stands for SQLite ending the transaction on its own
+    // (an I/O error, a full disk): the group's earlier writes are gone.
+    const results = await Promise.allSettled([
+      insert('a'),
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('t').values({ v: 'b' }).execute();
+        await sql`rollback`.execute(trx);
+        throw new Error('the disk is full');
+      }),
+      insert('c'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
+    expect(committedValues()).toEqual(['c']);
+  });
+
   it("waits for another connection's write lock without blocking the event loop", async () => {
     const holder = new Database(file);
     holder.prepare('begin immediate').run();

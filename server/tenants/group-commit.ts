@@ -129,8 +129,12 @@ class GroupCommitDriver implements Driver {
     // After a failed group commit the transaction is already over; nothing to undo here.
     if (!c.release) return;
     try {
-      this.#write('rollback to mrs_write').run();
-      this.#write('release mrs_write').run();
+      // SQLite rolls the whole transaction back by itself on some errors (I/O, disk full): then
+      // there is no savepoint left, and the group fails as a whole (see #join).
+      if (this.#writer.inTransaction) {
+        this.#write('rollback to mrs_write').run();
+        this.#write('release mrs_write').run();
+      }
     } finally {
       c.end();
     }
@@ -195,8 +199,14 @@ class GroupCommitDriver implements Driver {
     return kind;
   }
 
-  /** Opens the group transaction if none is open; its commit runs once this turn's writes are in. */
+  /**
+   * Opens the group transaction if none is open; its commit runs once this turn's writes are in.
+   * A group whose transaction SQLite already rolled back (on an I/O error, a full disk) fails
+   * now: its writes are gone, and a new write must not run outside a transaction, kept by
+   * SQLite, while its group's commit would report it failed.
+   */
   async #join(): Promise<void> {
+    if (this.#group && !this.#writer.inTransaction) this.#fail(this.#group, new Error('SQLite rolled the group transaction back'));
     if (this.#group) return;
     await this.#begin();
     const group: Group = { waiting: [] };
@@ -239,16 +249,25 @@ class GroupCommitDriver implements Driver {
   }
 
   #commit(group: Group): void {
-    this.#group = undefined;
-    this.#stats.groups++;
     try {
       this.#write('commit').run();
     } catch (e) {
       if (this.#writer.inTransaction) this.#write('rollback').run();
-      for (const w of group.waiting) w.reject(e);
+      this.#fail(group, e);
       return;
     }
+    this.#end(group);
     for (const w of group.waiting) w.resolve();
+  }
+
+  #fail(group: Group, e: unknown): void {
+    this.#end(group);
+    for (const w of group.waiting) w.reject(e);
+  }
+
+  #end(group: Group): void {
+    if (this.#group === group) this.#group = undefined;
+    this.#stats.groups++;
   }
 }
 
