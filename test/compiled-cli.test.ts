@@ -94,6 +94,20 @@ describe('bin/mrs.js runs the sources compiled to JavaScript', () => {
   });
 });
 
+describe('bin/mrs.js where its cache cannot be written', () => {
+  const copy = projectCopy();
+  afterAll(() => copy.remove());
+
+  it('runs the sources through tsx instead', async () => {
+    writeFileSync(join(copy.dir, 'node_modules', '.cache'), 'a file where the cache folder would go');
+    const help = spawn(process.execPath, [join(copy.dir, 'bin', 'mrs.js'), '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    help.stdout!.on('data', (d) => (out += d));
+    expect(await new Promise((r) => help.once('exit', r))).toBe(0);
+    expect(out).toContain('usage: mrs <command>');
+  });
+});
+
 describe('which files of resources/ are definitions', () => {
   it.each([
     ['work-orders.ts', true],
