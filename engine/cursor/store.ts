@@ -176,7 +176,7 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
         coalesce(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
       from n
       returning chunk, total, case when chunk between cast(${start} as integer) / ${perChunk} and cast(${end} as integer) / ${perChunk} then ids end as ids),
-    page (ord, id) as (select p.i, cast(substring(ins.ids from (p.i % ${perChunk}) * w.width + 1 for w.width) as bigint) - w.base
+    page (ord, id) as (select p.i, cast(substr(ins.ids, (p.i % ${perChunk}) * w.width + 1, w.width) as bigint) - w.base
       from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p, ins
       where ins.chunk = p.i / ${perChunk} and p.i < cast(${end} as integer) and p.i < ins.total)
     select head.total as ${sql.id(TOTAL)}, p.* from (select total from ins where chunk = 0) as head
