@@ -1,6 +1,7 @@
 /**
  * Pagination costs (issue 4), measured against baselines of the same run:
- * - cursor creation as a ratio to SELECT COUNT(*) of the same filter, at ~5,000 and 1,000,000 matches;
+ * - cursor creation as a ratio to SELECT COUNT(*) of the same filter (run in turns), at ~5,000 and
+ *   1,000,000 matches;
  * - serving page 20,000 of a 1,000,000-record cursor as a ratio to page 2;
  * on SQLite and, with TEST_DATABASE_URL, PostgreSQL. HTTP throughput is in http-list.bench.ts.
  */
@@ -9,7 +10,7 @@ import { list } from '../engine/operations/list.ts';
 import { parseQuery } from '../engine/query/parse.ts';
 import { resolveQuery } from '../engine/query/resolve.ts';
 import { compileWhere } from '../engine/sql/where.ts';
-import { fmt, medianMs, table } from './support/stats.ts';
+import { fmt, interleavedMedianMs, table } from './support/stats.ts';
 import { benchDatabases, seededTenant } from './support/tenant.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
@@ -36,8 +37,10 @@ export async function run(): Promise<void> {
           Number((await tenant.db.selectFrom(resource.name).where(where(q)).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
         const matches = await count();
         const runs = matches > 100_000 ? 5 : 25;
-        const countMs = await medianMs(runs, count);
-        const createMs = await medianMs(runs, () => cursors.create({ table: resource.name, where: where(q), whereKey: qs, query: q, binding: { collection: resource.name, scope: '', owner: '' } }));
+        // In turns, so the machine's drift during the runs touches both sides of the ratio alike.
+        const [countMs, createMs] = await interleavedMedianMs(runs, count, () =>
+          cursors.create({ table: resource.name, where: where(q), whereKey: qs, query: q, binding: { collection: resource.name, scope: '', owner: '' } }),
+        );
         rows.push([label, matches, fmt(countMs), fmt(createMs), fmt(createMs / countMs), kind === 'sqlite' ? '<= 4' : '<= 3']);
       }
       console.log(table(rows));
@@ -46,8 +49,7 @@ export async function run(): Promise<void> {
       const lastPage = Math.ceil(first.total / 50);
       const deep = Math.min(20_000, lastPage);
       const page = (n: number) => () => list(ctx, resource, resolved(`$cursor=${first.cursor}&$page=${n}`));
-      const p2 = await medianMs(200, page(2));
-      const pDeep = await medianMs(200, page(deep));
+      const [p2, pDeep] = await interleavedMedianMs(200, page(2), page(deep));
       console.log(
         table([
           ['cursor of', 'page 2 ms', `page ${deep} ms`, 'ratio', 'target'],
