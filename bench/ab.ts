@@ -14,6 +14,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bearer } from './support/auth.ts';
 import { load } from './support/load.ts';
 import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
@@ -36,7 +37,7 @@ try {
   const mrs = (dir: string, ...args: string[]) => runCommand([join(dir, 'bin', 'mrs.js'), ...args], env);
   await mrs(dirA, 'tenant', 'create', 'demo.main');
   await mrs(dirA, 'seed', 'demo.main', '--work-orders', '100000');
-  await mrs(dirA, 'user', 'create', 'demo.main', 'admin', '--role', 'admin').catch(() => {});
+  await mrs(dirA, 'user', 'create', 'demo.main', 'admin', '--role', 'admin');
   const key = (await mrs(dirA, 'key', 'create', 'demo.main', 'admin')).trim();
   const rows: (string | number)[][] = [['run', 'side', 'req/s', 'RSS MiB']];
   const results: Record<'A' | 'B', number[]> = { A: [], B: [] };
@@ -44,16 +45,10 @@ try {
     for (const [side, dir] of [['A', dirA], ['B', dirB]] as const) {
       const server = await startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`);
       try {
-        const auth = await fetch(`${origin}${BASE}/authenticate`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ api_key: key, client_db: 'demo.main', username: 'admin' }),
-        });
-        const token = ((await auth.json()) as { access_token: string }).access_token;
         const method = process.env.AB_METHOD;
         const r = await load(`${origin}${BASE}${path}`, {
           seconds: Number(process.env.BENCH_SECONDS ?? 5),
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' },
           ...(method ? { requests: [{ method: method as 'POST', body: process.env.AB_BODY ?? '' }] } : {}),
         });
         results[side].push(r.rps);

@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPostgresDatabase } from '../test/support/pg.ts';
+import { bearer } from './support/auth.ts';
 import { load, type LoadResult } from './support/load.ts';
 import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
@@ -20,15 +21,7 @@ const M = `${BASE}/maintenance`;
 const newWorkOrder = JSON.stringify({ department_id: 3, work_order_type_id: 2, work_order_type_group_id: 1, priority: 2 });
 
 async function token(env: Record<string, string>, origin: string): Promise<Record<string, string>> {
-  const key = (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim();
-  const res = await fetch(`${origin}${BASE}/authenticate`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key: key, client_db: 'demo.main', username: 'admin' }),
-  });
-  const body = (await res.json()) as { access_token?: string };
-  if (!body.access_token) throw new Error(`authenticate failed: ${JSON.stringify(body)}`);
-  return { authorization: `Bearer ${body.access_token}` };
+  return bearer(origin, (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim());
 }
 
 async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {

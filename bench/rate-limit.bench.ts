@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bearer } from './support/auth.ts';
 import { load } from './support/load.ts';
 import { runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
@@ -28,12 +29,7 @@ export async function run(): Promise<void> {
     for (const store of ['off', 'memory', 'database']) {
       const server = await startProcess(SERVE, env(store), `${origin}/healthz`);
       try {
-        const auth = await fetch(`${origin}${BASE}/authenticate`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ api_key: key, client_db: 'demo.main', username: 'admin' }),
-        });
-        const headers = { authorization: `Bearer ${((await auth.json()) as { access_token: string }).access_token}` };
+        const headers = await bearer(origin, key);
         const search = await fetch(`${origin}${BASE}/maintenance/work_orders?department_id=7`, { headers });
         const cursor = search.headers.get('x-cursor');
         const r = await load(`${origin}${BASE}/maintenance/work_orders?$cursor=${cursor}&$page=2`, { headers });

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bearer } from './support/auth.ts';
 import { load } from './support/load.ts';
 import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
@@ -27,12 +28,7 @@ export async function run(): Promise<void> {
     await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], env);
     const key = (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim();
     server = await startProcess(SERVE, env, `${origin}/healthz`);
-    const auth = await fetch(`${origin}${BASE}/authenticate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: key, client_db: 'demo.main', username: 'admin' }),
-    });
-    const headers = { authorization: `Bearer ${((await auth.json()) as { access_token: string }).access_token}` };
+    const headers = await bearer(origin, key);
     const db = new Database(join(dataDir, 'demo.main.sqlite'), { readonly: true });
     const cursors = () => (db.prepare('select count(*) as n from mrs_cursors where chunk = 0').get() as { n: number }).n;
     const rows: (string | number)[][] = [['after s', 'RSS MiB', 'cursors stored', 'req/s in the slice']];

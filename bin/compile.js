@@ -17,7 +17,6 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 const ENTRY = { in: 'server/cli/run.ts', out: 'server/mrs' };
 
-
 /** Builds older than this that are not the current one are removed (a process may still be importing one). */
 const KEEP_OLD_MS = 10 * 60_000;
 
