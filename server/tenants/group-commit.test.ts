@@ -134,8 +134,18 @@ describe('SQLite group commit', () => {
     expect(committedValues()).toEqual(['first', 'second']);
   });
 
-  it('a PRAGMA reads the connection itself, outside any group', async () => {
+  it('a PRAGMA runs outside any group: one that sets the connection takes effect while writes are pending', async () => {
+    // foreign_keys cannot change inside a transaction (SQLite ignores the PRAGMA there). Sent
+    // while a transaction holds the connection, the PRAGMA runs once it is handed over, with the
+    // group still open: as an ordinary statement it would land in that group.
+    let pragma!: Promise<unknown>;
+    await db.transaction().execute(async (trx) => {
+      await trx.insertInto('t').values({ v: 'x' }).execute();
+      pragma = sql`pragma foreign_keys = off`.execute(db);
+    });
+    await pragma;
     const [row] = (await sql<{ foreign_keys: number }>`pragma foreign_keys`.execute(db)).rows;
-    expect(row!.foreign_keys).toBe(1);
+    expect(row!.foreign_keys).toBe(0);
+    expect(committedValues()).toEqual(['x']);
   });
 });
