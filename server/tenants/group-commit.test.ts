@@ -24,7 +24,7 @@ beforeEach(async () => {
   setup.close();
   const database = new Database(file);
   database.pragma('foreign_keys = on');
-  database.pragma('busy_timeout = 0');
+  database.pragma('busy_timeout = 5000'); // the driver sets its own
   dialect = new GroupCommitSqliteDialect(database);
   db = new Kysely<any>({ dialect });
   other = new Database(file, { readonly: true });

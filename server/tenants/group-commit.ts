@@ -91,6 +91,8 @@ class GroupCommitDriver implements Driver {
   constructor(writer: Database) {
     this.#writer = writer;
     this.#write = statements(writer);
+    // Waiting for another connection's write lock is #begin's, without blocking the event loop.
+    writer.pragma('busy_timeout = 0');
   }
 
   stats = (): GroupCommitStats => ({ ...this.#stats });

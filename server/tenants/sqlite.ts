@@ -21,7 +21,7 @@ export function openSqlite(file: string, options: { walAutocheckpoint?: number }
   const database = new Database(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
+  database.pragma('busy_timeout = 5000'); // for the statements here; the driver waits its own way
   if (options.walAutocheckpoint !== undefined) database.pragma(`wal_autocheckpoint = ${Math.trunc(options.walAutocheckpoint)}`);
   // SQLite's advice for long-lived connections: gather statistics where they are missing or
   // stale, from a sample (a full ANALYZE of a busy server's cursor table took seconds, holding up
@@ -29,8 +29,6 @@ export function openSqlite(file: string, options: { walAutocheckpoint?: number }
   database.pragma('analysis_limit = 1000');
   database.pragma('optimize = 0x10002');
   database.pragma('analysis_limit = 0');
-  // Waiting for another connection's write lock is the driver's, without blocking (group-commit.ts).
-  database.pragma('busy_timeout = 0');
   return new Kysely<any>({ dialect: new GroupCommitSqliteDialect(database) });
 }
 
