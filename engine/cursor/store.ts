@@ -5,7 +5,7 @@ import { MAX_LIMIT, type Reserved } from '../query/reserved.ts';
 import { dialectOf } from '../dialects/index.ts';
 import { orderBySql } from '../sql/order.ts';
 import { prepared, preparedByKey, preparedFamily } from '../sql/prepared.ts';
-import { idsAt, idsPerChunk, idsPerChunkSql, limitOf, offsetOf, WIDTHS } from './layout.ts';
+import { chunksOf, idsAt, idsPerChunk, idsPerChunkSql, limitOf, offsetOf, WIDTHS } from './layout.ts';
 
 const TABLE = 'mrs_cursors';
 
@@ -120,12 +120,11 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
   const width = Number(result.rows[0]!.width);
   const packed = result.rows[0]!.packed ?? '';
   const total = packed.length / width;
-  const perChunk = idsPerChunk(width);
-  const span = width * perChunk;
+  const chunkChars = width * idsPerChunk(width);
   const b = args.binding;
   const query = JSON.stringify(args.query);
-  const count = Math.max(1, Math.ceil(packed.length / span));
-  const slice = (chunk: number) => packed.slice(chunk * span, (chunk + 1) * span);
+  const count = Math.max(1, Math.ceil(packed.length / chunkChars));
+  const slice = (chunk: number) => packed.slice(chunk * chunkChars, (chunk + 1) * chunkChars);
   // Values row after row, in CHUNK_COLUMNS order.
   const values = (from: number, to: number) => {
     const out: unknown[] = [];
@@ -141,10 +140,11 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
         await insertChunks(String(to - from), trx, ...values(from, to));
       }
     });
+  const span = { start: args.start, end: Math.min(args.end, total) };
+  const { first, last } = chunksOf(span, width);
   const chunks = new Map<number, string>();
-  const end = Math.min(args.end, total);
-  for (let c = Math.floor(args.start / perChunk); c * perChunk < end; c++) chunks.set(c, slice(c));
-  return { total, ids: idsAt(chunks, width, args.start, end) };
+  for (let c = first; c <= last; c++) chunks.set(c, slice(c));
+  return { total, ids: idsAt(chunks, width, span.start, span.end) };
 }
 
 /** Column names of the snapshot statement's own values: no field name has a `$` (define.ts). */
