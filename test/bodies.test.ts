@@ -86,6 +86,7 @@ describeEachDatabase('request bodies', (h) => {
       expectProblem(await h().request('POST', wo, { raw, headers: JSON_HEADERS }), 422);
       expectProblem(await h().request('PUT', `${wo}/${made.id}`, { raw, headers: JSON_HEADERS }), 422);
       expectProblem(await h().request('PATCH', `${wo}/${made.id}`, { raw, headers: JSON_HEADERS }), 422);
+      expectProblem(await h().request('POST', `${wo}/${made.id}/notes`, { raw, headers: JSON_HEADERS }), 422);
     }
     expect((await h().get(`${wo}/${made.id}`)).body).toEqual(made);
   });

@@ -5,7 +5,7 @@ import { create } from '../engine/operations/create.ts';
 import type { OperationContext } from '../engine/operations/context.ts';
 import { patch, replace } from '../engine/operations/update.ts';
 import { describeEachDatabase, M, type Harness } from './support/harness.ts';
-import { makeNote, makeWorkOrder, WORK_ORDER } from './support/fixtures.ts';
+import { make, makeNote, makeWorkOrder, SERVICE_REQUEST, WORK_ORDER } from './support/fixtures.ts';
 
 /** Lets the first statement of a kind run, then fails the write as a crash between statements would. */
 function failAfter(kind: 'InsertQueryNode' | 'UpdateQueryNode'): KyselyPlugin {
@@ -32,12 +32,36 @@ async function failingContext(h: Harness, kind: 'InsertQueryNode' | 'UpdateQuery
 }
 
 describeEachDatabase('each write is one transaction', (h) => {
-  it('a create that fails after its insert leaves no row', async () => {
+  it('a create that names a parent record and fails after its insert leaves no row', async () => {
+    const sr = await make(h(), 'service_requests', SERVICE_REQUEST);
     const before = (await h().get(`${M}/work_orders?$deleted=true`)).headers.get('x-total');
     const ctx = await failingContext(h(), 'InsertQueryNode');
-    await expect(create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5150 })).rejects.toThrow(/the write failed/);
+    const body = { ...WORK_ORDER, department_id: 5150, service_request_id: sr.id };
+    await expect(create(ctx, ctx.registry.get('work_orders')!, body)).rejects.toThrow(/the write failed/);
     expect((await h().get(`${M}/work_orders?department_id=5150&$deleted=true`)).body).toEqual([]);
     expect((await h().get(`${M}/work_orders?$deleted=true`)).headers.get('x-total')).toBe(before);
+  });
+
+  it('a create with nothing to look up is its INSERT alone, a transaction by itself', async () => {
+    const tenant = (await h().service.tenants.get('demo.main')) as TenantDb;
+    const calls: string[] = [];
+    // Records what the operation asks of the database handle: a transaction, or lone statements.
+    const db = new Proxy(tenant.db, {
+      get(target, name) {
+        const value = Reflect.get(target, name);
+        if (name === 'transaction' || name === 'executeQuery') calls.push(name);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const ctx: OperationContext = { tenant: { ...tenant, db }, registry: h().service.engine.registry, cursors: { ttlMs: 60_000, now: Date.now } };
+    const made = await create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5151 });
+    expect(calls).toEqual(['executeQuery']);
+    expect((await h().get(`${M}/work_orders/${made.id}`)).body).toEqual(made);
+    // Naming a parent needs a lookup first: both run in one transaction.
+    const sr = await make(h(), 'service_requests', SERVICE_REQUEST);
+    calls.length = 0;
+    await create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, service_request_id: sr.id });
+    expect(calls).toEqual(['transaction']);
   });
 
   it('a child create that fails after its insert leaves no row', async () => {

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { EngineError, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import type { ApiRecord } from '../records.ts';
+import { isPlainObject } from '../validate/body.ts';
 import { loadRecord, type OperationContext } from './context.ts';
 
 /** Read-only fields may be sent in PUT and PATCH only with their current value. */
@@ -34,7 +35,8 @@ export async function parentLinkProblems(
 }
 
 /** The parent links a body names with an integer, checked even when other fields are invalid. */
-export function sentLinks(resource: Resource, body: ApiRecord): ApiRecord {
+export function sentLinks(resource: Resource, body: unknown): ApiRecord {
+  if (!isPlainObject(body)) return {};
   return Object.fromEntries(
     [...resource.parents.values()].filter((f) => Number.isSafeInteger(body[f])).map((f) => [f, body[f]]),
   );

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { EngineError, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
@@ -19,6 +20,10 @@ function withPathLink(body: unknown, parent: ParentScope | undefined): { body: u
   };
 }
 
+/** Whether the body names a parent record that must be looked up (an integer in a link field). */
+const namesParents = (resource: Resource, body: unknown) =>
+  resource.parents.size > 0 && Object.keys(sentLinks(resource, body)).length > 0;
+
 /**
  * Creates a record; under a parent path the parent link comes from the path. One transaction.
  * Body problems and parent links naming no live record are reported together.
@@ -29,17 +34,31 @@ export async function create(
   body: unknown,
   parent?: ParentScope,
 ): Promise<ApiRecord> {
+  const linked = withPathLink(body, parent);
+  // Nothing to look up first: the INSERT alone is the transaction (a statement is atomic), which
+  // spares a transaction's BEGIN and COMMIT (a savepoint and its release under group commit).
+  if (!parent && !namesParents(resource, linked.body)) return insertChecked(ctx.tenant.db, ctx, resource, linked, []);
   return ctx.tenant.db.transaction().execute(async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
-    const linked = withPathLink(body, parent);
-    const checked = checkBody(schemasOf(resource).create, linked.body);
-    const links = await parentLinkProblems(trx, ctx, resource, sentLinks(resource, linked.body as ApiRecord));
-    throwIfAny([...linked.problems, ...checked.problems, ...links]);
-    if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
-    const t = now();
-    const row = toRow(resource, ctx.tenant.dialect, { ...(checked.value as ApiRecord), created: t.date, updated: t.timestamp, deleted: false });
-    const inserted = await insertRow(trx, resource.name, row);
-    if (!inserted) throw new EngineError('internal', 'The INSERT returned no row.');
-    return toRecord(resource, ctx.tenant.dialect, inserted);
+    const links = await parentLinkProblems(trx, ctx, resource, sentLinks(resource, linked.body));
+    return insertChecked(trx, ctx, resource, linked, links);
   });
+}
+
+/** Checks the body, then inserts it: the problems found so far and the body's are reported together. */
+async function insertChecked(
+  db: Kysely<any>,
+  ctx: OperationContext,
+  resource: Resource,
+  linked: { body: unknown; problems: ProblemItem[] },
+  links: ProblemItem[],
+): Promise<ApiRecord> {
+  const checked = checkBody(schemasOf(resource).create, linked.body);
+  throwIfAny([...linked.problems, ...checked.problems, ...links]);
+  if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
+  const t = now();
+  const row = toRow(resource, ctx.tenant.dialect, { ...(checked.value as ApiRecord), created: t.date, updated: t.timestamp, deleted: false });
+  const inserted = await insertRow(db, resource.name, row);
+  if (!inserted) throw new EngineError('internal', 'The INSERT returned no row.');
+  return toRecord(resource, ctx.tenant.dialect, inserted);
 }
