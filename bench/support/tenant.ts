@@ -4,10 +4,9 @@ import { join } from 'node:path';
 import { createRegistry, type Registry } from '../../engine/registry.ts';
 import { migrateTenant } from '../../engine/schema/index.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
-import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
 import { postgresDialect } from '../../engine/dialects/postgres.ts';
 import { loadResources } from '../../server/load-resources.ts';
-import { openSqlite } from '../../server/tenants/sqlite.ts';
+import { sqliteTenants } from '../../server/tenants/sqlite.ts';
 import { openPostgres } from '../../server/tenants/postgres.ts';
 import { seedWorkOrders } from '../../server/seed.ts';
 import { freshPostgresDatabase } from '../../test/support/pg.ts';
@@ -22,10 +21,13 @@ export async function seededTenant(kind: BenchDb, count: number): Promise<{ tena
   let tenant: TenantDb;
   let drop: () => Promise<void>;
   if (kind === 'sqlite') {
+    // Opened as `mrs serve` opens a tenant file: its checkpoints run in a worker thread, not
+    // inside the write that crosses SQLite's threshold.
     const dir = mkdtempSync(join(tmpdir(), 'mrs-bench-'));
-    tenant = { key: 'bench.main', db: openSqlite(join(dir, 'bench.main.sqlite')), dialect: sqliteDialect };
+    const store = sqliteTenants(dir, (t) => migrateTenant(t, registry));
+    tenant = await store.create('bench.main');
     drop = async () => {
-      await tenant.db.destroy();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     };
   } else {
@@ -37,8 +39,8 @@ export async function seededTenant(kind: BenchDb, count: number): Promise<{ tena
       await db.destroy();
       await fresh.drop();
     };
+    await migrateTenant(tenant, registry);
   }
-  await migrateTenant(tenant, registry);
   const started = performance.now();
   let shown = 0;
   await seedWorkOrders(tenant, registry, count, (done) => {
