@@ -1,0 +1,76 @@
+/**
+ * A CPU profile of `mrs serve` under load on one path, for finding where a request's time goes
+ * (issue 9: "find the costs with a profiler"). Seeds 100,000 work orders, starts the server as
+ * `npm start` does plus `--cpu-prof`, loads the path with autocannon, stops the server, and
+ * prints the functions with the most self time. Not part of `npm run bench`.
+ *
+ *   node --import tsx bench/profile.ts [path=/maintenance/work_orders/12345] [rows=25]
+ *
+ * PROFILE_DIR keeps the .cpuprofile (for Chrome's DevTools); BENCH_SECONDS sets the load's
+ * length (default 8); POST and PATCH paths take AB_METHOD and AB_BODY as bench/ab.ts does.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bearer } from './support/auth.ts';
+import { load } from './support/load.ts';
+import { runCommand, SERVE, startProcess } from './support/processes.ts';
+
+const [pathArg, rowsArg] = process.argv.slice(2);
+const path = pathArg ?? '/maintenance/work_orders/12345';
+const BASE = '/v4_server/external/v1';
+const port = 18391;
+const origin = `http://127.0.0.1:${port}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'mrs-profile-'));
+const profileDir = process.env.PROFILE_DIR ?? join(dataDir, 'profile');
+const env = { DATA_DIR: dataDir, PORT: String(port), RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'silent' };
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self time by function (name, file, line), largest first. */
+function selfTimes(profile: Profile): { total: number; rows: [string, number][] } {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const key = `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+    const dt = profile.timeDeltas[i] ?? 0;
+    self.set(key, (self.get(key) ?? 0) + dt);
+    total += dt;
+  });
+  return { total, rows: [...self].sort((a, b) => b[1] - a[1]) };
+}
+
+try {
+  const mrs = (...args: string[]) => runCommand(['bin/mrs.js', ...args], env);
+  await mrs('tenant', 'create', 'demo.main');
+  await mrs('seed', 'demo.main', '--work-orders', '100000');
+  await mrs('user', 'create', 'demo.main', 'admin', '--role', 'admin');
+  const key = (await mrs('key', 'create', 'demo.main', 'admin')).trim();
+  const server = await startProcess(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...SERVE], env, `${origin}/healthz`);
+  const method = process.env.AB_METHOD;
+  const r = await load(`${origin}${BASE}${path}`, {
+    seconds: Number(process.env.BENCH_SECONDS ?? 8),
+    headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' },
+    ...(method ? { requests: [{ method: method as 'POST', body: process.env.AB_BODY ?? '' }] } : {}),
+  });
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) throw new Error(`no profile written in ${profileDir}`);
+  const { total, rows } = selfTimes(JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as Profile);
+  console.log(`${path}: ${Math.round(r.rps)} req/s under the profiler; ${(total / 1e6).toFixed(1)} s sampled`);
+  for (const [name, us] of rows.slice(0, Number(rowsArg ?? 25))) console.log(`${((us / total) * 100).toFixed(1).padStart(5)} %  ${name}`);
+  if (process.env.PROFILE_DIR) console.log(`profile: ${join(profileDir, file)}`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
