@@ -6,7 +6,10 @@
  *
  *   node --import tsx bench/profile.ts [path=/maintenance/work_orders/12345] [rows=25]
  *
- * PROFILE_DIR keeps the .cpuprofile (for Chrome's DevTools); BENCH_SECONDS sets the load's
+ * A path with `{cursor}` gets the X-Cursor of a search made first (PROFILE_CURSOR_SEARCH, default
+ * `department_id=7&status=open`, the HTTP benchmark's), e.g. `'/maintenance/work_orders?$cursor={cursor}&$page=3'`.
+ * PROFILE_DATABASE=postgres serves from a fresh PostgreSQL database (TEST_DATABASE_URL's server,
+ * dropped afterwards) instead of SQLite. PROFILE_DIR keeps the .cpuprofile (for Chrome's DevTools); BENCH_SECONDS sets the load's
  * length (default 8); POST and PATCH paths take AB_METHOD and AB_BODY as bench/ab.ts does.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -15,6 +18,7 @@ import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
 import { load } from './support/load.ts';
 import { runCommand, SERVE, startProcess } from './support/processes.ts';
+import { freshPostgresDatabase } from '../test/support/pg.ts';
 
 const [pathArg, rowsArg] = process.argv.slice(2);
 const path = pathArg ?? '/maintenance/work_orders/12345';
@@ -23,7 +27,15 @@ const port = 18391;
 const origin = `http://127.0.0.1:${port}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'mrs-profile-'));
 const profileDir = process.env.PROFILE_DIR ?? join(dataDir, 'profile');
-const env = { DATA_DIR: dataDir, PORT: String(port), RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'silent' };
+const pgdb = process.env.PROFILE_DATABASE === 'postgres' ? await freshPostgresDatabase() : undefined;
+const env = {
+  DATA_DIR: dataDir,
+  PORT: String(port),
+  RATE_LIMIT_MAX: '1000000000',
+  AUTH_RATE_LIMIT_MAX: '1000000',
+  LOG_LEVEL: 'silent',
+  DATABASE_URL: pgdb?.url ?? '', // empty: SQLite under DATA_DIR
+};
 
 interface ProfileNode {
   id: number;
@@ -57,10 +69,17 @@ try {
   await mrs('user', 'create', 'demo.main', 'admin', '--role', 'admin');
   const key = (await mrs('key', 'create', 'demo.main', 'admin')).trim();
   const server = await startProcess(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...SERVE], env, `${origin}/healthz`);
+  const headers = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
+  let target = path;
+  if (path.includes('{cursor}')) {
+    const search = process.env.PROFILE_CURSOR_SEARCH ?? 'department_id=7&status=open';
+    const first = await fetch(`${origin}${BASE}/maintenance/work_orders?${search}`, { headers });
+    target = path.replace('{cursor}', first.headers.get('x-cursor') ?? 'none');
+  }
   const method = process.env.AB_METHOD;
-  const r = await load(`${origin}${BASE}${path}`, {
+  const r = await load(`${origin}${BASE}${target}`, {
     seconds: Number(process.env.BENCH_SECONDS ?? 8),
-    headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' },
+    headers,
     ...(method ? { requests: [{ method: method as 'POST', body: process.env.AB_BODY ?? '' }] } : {}),
   });
   server.kill('SIGTERM');
@@ -73,4 +92,5 @@ try {
   if (process.env.PROFILE_DIR) console.log(`profile: ${join(profileDir, file)}`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
+  await pgdb?.drop();
 }
