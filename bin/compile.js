@@ -4,7 +4,7 @@
 // a thread of its own with its own heap and keeps its transpiled sources, about 45 MiB more
 // resident than the same server compiled.
 import { build } from 'esbuild';
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDefinitionFile } from './definition-files.js';
@@ -36,7 +36,7 @@ function readManifest(cache) {
   }
 }
 
-/** Current while no source it was built from changed since, and resources/ holds the same files. */
+/** Current while no source or setting it was built from changed since, and resources/ holds the same files. */
 function isCurrent(manifest, root, cache, resources) {
   if (!manifest || manifest.resources.join('\n') !== resources.join('\n')) return false;
   try {
@@ -74,7 +74,10 @@ export async function compiledCli(root = ROOT, cache = join(root, 'node_modules'
     metafile: true,
     logLevel: 'silent',
   });
-  const manifest = { dir, builtAt, resources, inputs: Object.keys(result.metafile.inputs) };
+  // Besides the sources: what decides how they compile (esbuild reads tsconfig.json and
+  // package.json; this file holds its options).
+  const settings = ['tsconfig.json', 'package.json', 'bin/compile.js'].filter((f) => existsSync(join(root, f)));
+  const manifest = { dir, builtAt, resources, inputs: [...Object.keys(result.metafile.inputs), ...settings] };
   const tmp = join(cache, `manifest.${process.pid}.tmp`);
   writeFileSync(tmp, JSON.stringify(manifest));
   renameSync(tmp, join(cache, 'manifest.json'));

@@ -14,7 +14,7 @@ const ROOT = join(import.meta.dirname, '..');
 function projectCopy(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'mrs-compiled-'));
   for (const d of ['bin', 'engine', 'server', 'migrations', 'resources']) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
-  cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
+  for (const f of ['package.json', 'tsconfig.json']) cpSync(join(ROOT, f), join(dir, f));
   mkdirSync(join(dir, 'node_modules'));
   for (const p of readdirSync(join(ROOT, 'node_modules'))) if (p !== '.cache') symlinkSync(join(ROOT, 'node_modules', p), join(dir, 'node_modules', p));
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
@@ -91,6 +91,16 @@ describe('bin/mrs.js runs the sources compiled to JavaScript', () => {
     const help = spawn(process.execPath, [join(copy.dir, 'bin', 'mrs.js'), '--help'], { stdio: 'ignore' });
     expect(await new Promise((r) => help.once('exit', r))).toBe(0);
     expect(manifest()).toEqual(before);
+  });
+
+  it('compiles again when tsconfig.json changed (esbuild reads it)', async () => {
+    const before = manifest();
+    const tsconfig = join(copy.dir, 'tsconfig.json');
+    writeFileSync(tsconfig, readFileSync(tsconfig, 'utf8') + '\n');
+    const help = spawn(process.execPath, [join(copy.dir, 'bin', 'mrs.js'), '--help'], { stdio: 'ignore' });
+    expect(await new Promise((r) => help.once('exit', r))).toBe(0);
+    expect(manifest().dir).not.toBe(before.dir);
+    expect(manifest().inputs).toEqual(expect.arrayContaining(['tsconfig.json', 'package.json', 'bin/compile.js']));
   });
 });
 
