@@ -1,4 +1,4 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { expressionBuilder, sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import { MAX_LIMIT, type Reserved } from '../query/reserved.ts';
@@ -85,10 +85,28 @@ function widthCte(t: TenantDb, table: string) {
     w (width, base) as (select ${ladder((w) => w)}, ${ladder(offsetOf)} from largest)`;
 }
 
-const packedIds = (t: TenantDb, args: SnapshotArgs) => {
+/**
+ * Whether the search reads every row of the table (or every live one) in ascending id order: a
+ * dialect may then pack them from a plain scan of the table (concatInIdOrder).
+ */
+export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order'>) =>
+  Object.keys(args.query.filters).length === 0 && args.order.field === 'id' && args.order.direction === 'asc';
+
+/** The packed ids: from a plain scan of the table when `scan` and the dialect can, else an ordered sub-select. */
+const packedIds = (t: TenantDb, args: SnapshotArgs, scan = false) => {
   const where = (eb: any) => t.dialect.opaqueValues(args.where(eb));
-  return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), sql`${sql.ref('id')} + (select w.base from w)`, orderBySql(args.order));
+  const value = sql`${sql.ref('id')} + (select w.base from w)`;
+  if (scan && t.dialect.concatInIdOrder) return t.dialect.concatInIdOrder(args.table, where(expressionBuilder()), value);
+  return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
 };
+
+/** The SELECT that packs a search's ids and gives their width (where the dialect cuts chunks in the application). */
+export const packStatement = (t: TenantDb, args: SnapshotArgs, scan: boolean) =>
+  sql<{ width: number; packed: string | null }>`with ${widthCte(t, args.table)}
+    select (select w.width from w) as width, ${packedIds(t, args, scan)} as packed`.compile(t.db);
+
+/** Whether packed ids of one width ascend, judged by the first two (a scan is in one direction). */
+const ascending = (packed: string, width: number) => packed.length < 2 * width || packed.slice(0, width) < packed.slice(width, 2 * width);
 
 /** Chunk rows per INSERT: 11 parameters a row stays far below every database's limit. */
 const ROWS_PER_INSERT = 500;
@@ -113,10 +131,12 @@ const snapshotQueries = preparedByKey(500);
  */
 async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db } = t;
-  const result = await snapshotQueries(db, args.searchKey, () =>
-    sql<{ width: number; packed: string | null }>`with ${widthCte(t, args.table)}
-      select (select w.width from w) as width, ${packedIds(t, args)} as packed`.compile(db),
-  );
+  const pack = (scan: boolean) => snapshotQueries(db, scan ? `${args.searchKey}\0scan` : args.searchKey, () => packStatement(t, args, scan));
+  const scan = t.dialect.concatInIdOrder !== undefined && readsTableInIdOrder(args);
+  let result = await pack(scan);
+  // The scan's order is the table's, which nothing in SQL promises: should it ever come back
+  // otherwise (PRAGMA reverse_unordered_selects), the ordered sub-select packs them again.
+  if (scan && !ascending(result.rows[0]!.packed ?? '', Number(result.rows[0]!.width))) result = await pack(false);
   const width = Number(result.rows[0]!.width);
   const packed = result.rows[0]!.packed ?? '';
   const total = packed.length / width;

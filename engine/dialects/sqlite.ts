@@ -53,6 +53,12 @@ export const sqliteDialect: Dialect = {
   // ORDER BY would always sort, doubling the cost of a default (id-ordered) snapshot.
   concatInOrder: (source, value, orderBy) =>
     sql<string>`(select coalesce(group_concat(v, ''), '') from (${source.select(sql`${value}`.as('v')).orderBy(orderBy as any)}) as s)`,
+  // A table scan without an index (NOT INDEXED) visits rows in rowid order, which `id` is. Fed
+  // straight to the aggregate it skips the ordered sub-select's co-routine: a million ids 221 ->
+  // 179 ms, 100,000 17 -> 13 ms. (PRAGMA reverse_unordered_selects would reverse the scan: the
+  // caller checks the order it got.)
+  concatInIdOrder: (table, where, value) =>
+    sql<string>`(select coalesce(group_concat(${value}, ''), '') from ${sql.table(table)} not indexed where ${where})`,
   toBytes: (text) => sql`cast(${text} as blob)`,
   sliceBytes: (bytes, from, length) => sql`substr(${bytes}, ${from}, ${length})`,
   bytesToText: (bytes) => sql<string>`cast(${bytes} as text)`,

@@ -34,6 +34,13 @@ export interface Dialect {
    * (`''` when there are none): how a cursor packs its ids in one pass.
    */
   concatInOrder(source: SelectQueryBuilder<any, any, any>, value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<string>;
+  /**
+   * The same over the rows of `table` matching `where`, in ascending id order, where a plain scan
+   * of the table gives that order more cheaply than an ordered sub-select feeding the aggregate;
+   * absent where it does not. Used for searches that read the whole table in id order. The
+   * order is that of the scan, not one SQL promises: the caller checks it (store.ts).
+   */
+  concatInIdOrder?(table: string, where: Expression<SqlBool>, value: Expression<unknown>): RawBuilder<string>;
   /** Text as bytes, so slicing by offset is not a scan from the start. */
   toBytes(text: Expression<unknown>): RawBuilder<unknown>;
   /** `length` bytes from 1-based `from`. */
