@@ -4,6 +4,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteDialect } from '../dialects/sqlite.ts';
 import type { TenantDb } from '../dialects/types.ts';
+import { offsetOf, widthFor } from './layout.ts';
 import { packStatement, readsTableInIdOrder, type SnapshotArgs } from './store.ts';
 
 const query = (filters: Record<string, string[]> = {}) => ({ filters, order: 'id:asc', deleted: false, limit: 10 });
@@ -37,8 +38,8 @@ describe('packStatement on SQLite', () => {
     end: 10,
     searchKey: 'k',
   });
-  const run = (scan: boolean, where: SnapshotArgs['where']) => {
-    const q = packStatement(t, args(where), scan);
+  const run = (scan: boolean, where: SnapshotArgs['where'], width = widthFor(Number(raw.prepare('select max(id) from items').pluck().get() ?? 0))) => {
+    const q = packStatement(t, args(where), scan, width);
     return { sql: q.sql, row: raw.prepare(q.sql).get(...q.parameters) as { width: number; packed: string } };
   };
 
@@ -47,6 +48,19 @@ describe('packStatement on SQLite', () => {
     expect(run(true, live).sql).toMatch(/from "items" not indexed where/);
     expect(run(true, live).sql).not.toMatch(/order by/);
     expect(run(false, live).sql).toMatch(/order by "id" asc/);
+  });
+
+  it('adds the offset of the width it was built for as a literal, and reports the width the ids need', () => {
+    raw.exec('delete from items');
+    for (let i = 0; i < 12; i++) insert.run(0, 1);
+    const id = (eb: any) => eb('deleted', '=', 0);
+    const max = Number(raw.prepare('select max(id) from items').pluck().get());
+    const right = run(false, id, widthFor(max));
+    expect(right.sql).toContain(`"id" + ${offsetOf(widthFor(max))}`);
+    expect(right.row.width).toBe(widthFor(max));
+    // Built for too narrow a width: the statement says so (the store then builds it again).
+    expect(run(false, id, 1).row.width).toBe(widthFor(max));
+    expect(run(true, id, 1).row.width).toBe(widthFor(max));
   });
 
   it('packs the same ids as the ordered sub-select, whatever the rows and the indexed column say', () => {
