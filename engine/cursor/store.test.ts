@@ -38,8 +38,9 @@ describe('packStatement on SQLite', () => {
     end: 10,
     searchKey: 'k',
   });
-  const run = (scan: boolean, where: SnapshotArgs['where'], width = widthFor(Number(raw.prepare('select max(id) from items').pluck().get() ?? 0))) => {
-    const q = packStatement(t, args(where), scan, width);
+  const largest = () => widthFor(Number(raw.prepare('select max(id) from items').pluck().get() ?? 0));
+  const run = (scan: boolean, where: SnapshotArgs['where'], ...width: [number?]) => {
+    const q = packStatement(t, args(where), scan, width.length ? width[0] : largest());
     return { sql: q.sql, row: raw.prepare(q.sql).get(...q.parameters) as { width: number; packed: string } };
   };
 
@@ -61,6 +62,10 @@ describe('packStatement on SQLite', () => {
     // Built for too narrow a width: the statement says so (the store then builds it again).
     expect(run(false, id, 1).row.width).toBe(widthFor(max));
     expect(run(true, id, 1).row.width).toBe(widthFor(max));
+    // Without a width, the offset of the width it reads, whatever that is.
+    const own = run(false, id, undefined);
+    expect(own.sql).toContain('(select w.base from w)');
+    expect(own.row).toEqual(right.row);
   });
 
   it('packs the same ids as the ordered sub-select, whatever the rows and the indexed column say', () => {

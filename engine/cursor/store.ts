@@ -108,9 +108,9 @@ const packedIds = (t: TenantDb, args: SnapshotArgs, scan = false, width?: number
 /**
  * The SELECT that packs a search's ids at `width` (where the dialect cuts chunks in the
  * application). It also gives the width the table's ids need as it reads them: packed ids are
- * only good when the two agree.
+ * only good when the two agree. Without `width`, at the width it reads (slower: see packedIds).
  */
-export const packStatement = (t: TenantDb, args: SnapshotArgs, scan: boolean, width: number) =>
+export const packStatement = (t: TenantDb, args: SnapshotArgs, scan: boolean, width?: number) =>
   sql<{ width: number; packed: string | null }>`with ${widthCte(t, args.table)}
     select (select w.width from w) as width, ${packedIds(t, args, scan, width)} as packed`.compile(t.db);
 
@@ -154,14 +154,18 @@ const snapshotQueries = preparedByKey(500);
 async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db } = t;
   const pack = async (scan: boolean) => {
-    let width = await widthGuess(db, args.table);
-    for (;;) {
-      const key = `${args.searchKey}\0${width}${scan ? '\0scan' : ''}`;
-      const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, scan, width));
-      const needed = Number(rows[0]!.width);
-      if (needed === width) return { width, packed: rows[0]!.packed ?? '' };
-      // The table's ids outgrew the guess (or a guess from another table's state): again, wider.
-      lastWidths.get(db)!.set(args.table, (width = needed));
+    let width: number | undefined = await widthGuess(db, args.table);
+    for (let attempt = 1; ; attempt++) {
+      const built: number | undefined = width;
+      const key = `${args.searchKey}\0${built ?? 'w'}${scan ? '\0scan' : ''}`;
+      const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, scan, built));
+      const needed: number = Number(rows[0]!.width);
+      if (built === undefined || needed === built) return { width: needed, packed: rows[0]!.packed ?? '' };
+      // The table's ids outgrew the guess: again at the width they need. Should they keep
+      // outgrowing it (ids racing past boundaries), the offset is read from the statement's own
+      // width, right by construction.
+      lastWidths.get(db)!.set(args.table, needed);
+      width = attempt < 3 ? needed : undefined;
     }
   };
   const scan = t.dialect.concatInIdOrder !== undefined && readsTableInIdOrder(args);
