@@ -203,6 +203,11 @@ describeEachDatabase('pagination: the snapshot', (h) => {
     expect(r.headers.get('link')).toContain(`<${M}/work_orders/${wo}/notes?$cursor=${c}&$page=2>; rel="next"`);
     const p3 = await h().get(`${M}/work_orders/${wo}/notes?$cursor=${c}&$page=3`);
     expect(p3.body.map((n: any) => n.note)).toEqual(['n10', 'n11']);
+    // Without filters too: the parent's notes only, in id order.
+    await h().post(`${M}/work_orders/${(await h().post(`${M}/work_orders`, workOrder())).body.id}/notes`, { note: 'elsewhere' });
+    const unfiltered = await h().get(`${M}/work_orders/${wo}/notes?$limit=50`);
+    expect(unfiltered.headers.get('x-total')).toBe('12');
+    expect(unfiltered.body.map((n: any) => n.note)).toEqual(Array.from({ length: 12 }, (_, i) => `n${i}`));
   });
 
   it('a client pages through 1,234 records the way existing clients do', async () => {

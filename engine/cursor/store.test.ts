@@ -10,12 +10,15 @@ import { packStatement, readsTableInIdOrder, type SnapshotArgs } from './store.t
 const query = (filters: Record<string, string[]> = {}) => ({ filters, order: 'id:asc', deleted: false, limit: 10 });
 
 describe('readsTableInIdOrder', () => {
-  it('holds for searches without filters in ascending id order only', () => {
+  it('holds for top-level searches without filters in ascending id order only', () => {
     const asc = { field: 'id', direction: 'asc' } as const;
-    expect(readsTableInIdOrder({ query: query(), order: asc })).toBe(true);
-    expect(readsTableInIdOrder({ query: query({ 'status:eq': ['"open"'] }), order: asc })).toBe(false);
-    expect(readsTableInIdOrder({ query: query(), order: { field: 'id', direction: 'desc' } })).toBe(false);
-    expect(readsTableInIdOrder({ query: query(), order: { field: 'priority', direction: 'asc' } })).toBe(false);
+    const binding = { collection: 'notes', scope: '', owner: '' };
+    expect(readsTableInIdOrder({ query: query(), order: asc, binding })).toBe(true);
+    expect(readsTableInIdOrder({ query: query({ 'status:eq': ['"open"'] }), order: asc, binding })).toBe(false);
+    expect(readsTableInIdOrder({ query: query(), order: { field: 'id', direction: 'desc' }, binding })).toBe(false);
+    expect(readsTableInIdOrder({ query: query(), order: { field: 'priority', direction: 'asc' }, binding })).toBe(false);
+    // A child list's parent link is a condition of its own.
+    expect(readsTableInIdOrder({ query: query(), order: asc, binding: { ...binding, scope: 'work_orders/5' } })).toBe(false);
   });
 });
 

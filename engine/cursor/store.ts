@@ -87,10 +87,11 @@ function widthCte(t: TenantDb, table: string) {
 
 /**
  * Whether the search reads every row of the table (or every live one) in ascending id order: a
- * dialect may then pack them from a plain scan of the table (concatInIdOrder).
+ * dialect may then pack them from a plain scan of the table (concatInIdOrder). A child list is
+ * not one, even without filters: its parent link is a condition, which an index serves.
  */
-export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order'>) =>
-  Object.keys(args.query.filters).length === 0 && args.order.field === 'id' && args.order.direction === 'asc';
+export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order' | 'binding'>) =>
+  args.binding.scope === '' && Object.keys(args.query.filters).length === 0 && args.order.field === 'id' && args.order.direction === 'asc';
 
 /**
  * The packed ids: from a plain scan of the table when `scan` and the dialect can, else an ordered
