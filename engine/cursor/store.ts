@@ -76,7 +76,7 @@ export function insertSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapsho
  * fewest bytes: 7 digits an id for a table of a million records instead of 10.
  */
 function widthCte(t: TenantDb, table: string) {
-  const maxId = t.db.selectFrom(table).select((eb) => eb.fn.max('id').as('m'));
+  const maxId = largestIdQuery(t.db, table);
   const ladder = (value: (width: number) => number) =>
     sql`case ${sql.join(WIDTHS.map((w) => sql`when largest.v < ${sql.lit(limitOf(w))} then ${sql.lit(value(w))}`), sql` `)} end`;
   // Materialized: PostgreSQL would otherwise inline the largest id into each of the ladder's
@@ -118,7 +118,10 @@ export const packStatement = (t: TenantDb, args: SnapshotArgs, scan: boolean, wi
 /** The width each table's ids were last packed at, per database: the next search's first guess. */
 const lastWidths = new WeakMap<Kysely<any>, Map<string, number>>();
 
-const largestId = preparedFamily<[], { m: number | null }>((table, db) => db.selectFrom(table).select((eb) => eb.fn.max('id').as('m')).compile());
+/** The table's largest id, as `m` (null when the table is empty). */
+const largestIdQuery = (db: Kysely<any>, table: string) => db.selectFrom(table).select((eb) => eb.fn.max('id').as('m'));
+
+const largestId = preparedFamily<[], { m: number | null }>((table, db) => largestIdQuery(db, table).compile());
 
 async function widthGuess(db: Kysely<any>, table: string): Promise<number> {
   let widths = lastWidths.get(db);
@@ -154,20 +157,23 @@ const snapshotQueries = preparedByKey(500);
  */
 async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db } = t;
+  /** The packed ids and the width they need, from the statement built for `width` (or none). */
+  const packAt = async (scan: boolean, width?: number) => {
+    const key = `${args.searchKey}\0${width ?? 'w'}${scan ? '\0scan' : ''}`;
+    const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, scan, width));
+    return { width: Number(rows[0]!.width), packed: rows[0]!.packed ?? '' };
+  };
   const pack = async (scan: boolean) => {
-    let width: number | undefined = await widthGuess(db, args.table);
-    for (let attempt = 1; ; attempt++) {
-      const built: number | undefined = width;
-      const key = `${args.searchKey}\0${built ?? 'w'}${scan ? '\0scan' : ''}`;
-      const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, scan, built));
-      const needed: number = Number(rows[0]!.width);
-      if (built === undefined || needed === built) return { width: needed, packed: rows[0]!.packed ?? '' };
-      // The table's ids outgrew the guess: again at the width they need. Should they keep
-      // outgrowing it (ids racing past boundaries), the offset is read from the statement's own
-      // width, right by construction.
-      lastWidths.get(db)!.set(args.table, needed);
-      width = attempt < 3 ? needed : undefined;
+    let width = await widthGuess(db, args.table);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const packing = await packAt(scan, width);
+      if (packing.width === width) return packing;
+      // The table's ids outgrew the guess: again at the width they need.
+      lastWidths.get(db)!.set(args.table, (width = packing.width));
     }
+    // Still outgrowing it (ids racing past width boundaries): the offset the statement reads
+    // itself, right by construction.
+    return packAt(scan);
   };
   const scan = t.dialect.concatInIdOrder !== undefined && readsTableInIdOrder(args);
   let packing = await pack(scan);
