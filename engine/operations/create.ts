@@ -20,10 +20,6 @@ function withPathLink(body: unknown, parent: ParentScope | undefined): { body: u
   };
 }
 
-/** Whether the body names a parent record that must be looked up (an integer in a link field). */
-const namesParents = (resource: Resource, body: unknown) =>
-  resource.parents.size > 0 && Object.keys(sentLinks(resource, body)).length > 0;
-
 /**
  * Creates a record; under a parent path the parent link comes from the path. One transaction.
  * Body problems and parent links naming no live record are reported together.
@@ -35,13 +31,14 @@ export async function create(
   parent?: ParentScope,
 ): Promise<ApiRecord> {
   const linked = withPathLink(body, parent);
-  // Nothing to look up first: the INSERT alone is the transaction (a statement is atomic), which
-  // spares a transaction's BEGIN and COMMIT (a savepoint and its release under group commit).
-  if (!parent && !namesParents(resource, linked.body)) return insertChecked(ctx.tenant.db, ctx, resource, linked, []);
+  const links = sentLinks(resource, linked.body);
+  // Nothing to look up first (no parent path, no parent named in the body): the INSERT alone is
+  // the transaction (a statement is atomic), which spares a transaction's BEGIN and COMMIT (a
+  // savepoint and its release under group commit).
+  if (!parent && Object.keys(links).length === 0) return insertChecked(ctx.tenant.db, ctx, resource, linked, []);
   return ctx.tenant.db.transaction().execute(async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
-    const links = await parentLinkProblems(trx, ctx, resource, sentLinks(resource, linked.body));
-    return insertChecked(trx, ctx, resource, linked, links);
+    return insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links));
   });
 }
 
