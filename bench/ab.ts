@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
+import { bodyRequestsFromEnv, demoTenant, serveEnv } from './support/demo.ts';
 import { load } from './support/load.ts';
 import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
@@ -30,26 +31,21 @@ const path = pathArg ?? '/maintenance/work_orders/12345';
 const port = 18390;
 const origin = `http://127.0.0.1:${port}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'mrs-ab-'));
-const env = { DATA_DIR: dataDir, PORT: String(port), RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'silent' };
+const env = serveEnv(dataDir, port);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 try {
-  const mrs = (dir: string, ...args: string[]) => runCommand([join(dir, 'bin', 'mrs.js'), ...args], env);
-  await mrs(dirA, 'tenant', 'create', 'demo.main');
-  await mrs(dirA, 'seed', 'demo.main', '--work-orders', '100000');
-  await mrs(dirA, 'user', 'create', 'demo.main', 'admin', '--role', 'admin');
-  const key = (await mrs(dirA, 'key', 'create', 'demo.main', 'admin')).trim();
+  const key = await demoTenant((...args) => runCommand([join(dirA, 'bin', 'mrs.js'), ...args], env));
   const rows: (string | number)[][] = [['run', 'side', 'req/s', 'RSS MiB']];
   const results: Record<'A' | 'B', number[]> = { A: [], B: [] };
   for (let round = 1; round <= rounds; round++) {
     for (const [side, dir] of [['A', dirA], ['B', dirB]] as const) {
       const server = await startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`);
       try {
-        const method = process.env.AB_METHOD;
         const r = await load(`${origin}${BASE}${path}`, {
           seconds: Number(process.env.BENCH_SECONDS ?? 5),
           headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' },
-          ...(method ? { requests: [{ method: method as 'POST', body: process.env.AB_BODY ?? '' }] } : {}),
+          ...bodyRequestsFromEnv(),
         });
         results[side].push(r.rps);
         rows.push([round, side, fmt(r.rps, 0), fmt(await rssMiB(server.pid!), 0)]);

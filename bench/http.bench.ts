@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPostgresDatabase } from '../test/support/pg.ts';
 import { bearer } from './support/auth.ts';
+import { serveEnv } from './support/demo.ts';
 import { load, type LoadResult } from './support/load.ts';
 import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
@@ -28,14 +29,7 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mrs-bench-http-'));
   const pgdb = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
   const port = kind === 'sqlite' ? 18080 : 18180;
-  const env: Record<string, string> = {
-    DATA_DIR: dataDir,
-    PORT: String(port),
-    RATE_LIMIT_MAX: '1000000000',
-    AUTH_RATE_LIMIT_MAX: '1000000',
-    LOG_LEVEL: 'silent',
-    ...(pgdb ? { DATABASE_URL: pgdb.url } : {}),
-  };
+  const env: Record<string, string> = { ...serveEnv(dataDir, port), ...(pgdb ? { DATABASE_URL: pgdb.url } : {}) };
   const origin = `http://127.0.0.1:${port}`;
   const stops: (() => void)[] = [];
   try {

@@ -16,6 +16,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
+import { bodyRequestsFromEnv, demoTenant, serveEnv } from './support/demo.ts';
 import { load } from './support/load.ts';
 import { runCommand, SERVE, startProcess } from './support/processes.ts';
 import { freshPostgresDatabase } from '../test/support/pg.ts';
@@ -28,14 +29,7 @@ const origin = `http://127.0.0.1:${port}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'mrs-profile-'));
 const profileDir = process.env.PROFILE_DIR ?? join(dataDir, 'profile');
 const pgdb = process.env.PROFILE_DATABASE === 'postgres' ? await freshPostgresDatabase() : undefined;
-const env = {
-  DATA_DIR: dataDir,
-  PORT: String(port),
-  RATE_LIMIT_MAX: '1000000000',
-  AUTH_RATE_LIMIT_MAX: '1000000',
-  LOG_LEVEL: 'silent',
-  DATABASE_URL: pgdb?.url ?? '', // empty: SQLite under DATA_DIR
-};
+const env = { ...serveEnv(dataDir, port), DATABASE_URL: pgdb?.url ?? '' }; // empty: SQLite under DATA_DIR
 
 interface ProfileNode {
   id: number;
@@ -63,11 +57,7 @@ function selfTimes(profile: Profile): { total: number; rows: [string, number][] 
 }
 
 try {
-  const mrs = (...args: string[]) => runCommand(['bin/mrs.js', ...args], env);
-  await mrs('tenant', 'create', 'demo.main');
-  await mrs('seed', 'demo.main', '--work-orders', '100000');
-  await mrs('user', 'create', 'demo.main', 'admin', '--role', 'admin');
-  const key = (await mrs('key', 'create', 'demo.main', 'admin')).trim();
+  const key = await demoTenant((...args) => runCommand(['bin/mrs.js', ...args], env));
   const server = await startProcess(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...SERVE], env, `${origin}/healthz`);
   const headers = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
   let target = path;
@@ -76,12 +66,7 @@ try {
     const first = await fetch(`${origin}${BASE}/maintenance/work_orders?${search}`, { headers });
     target = path.replace('{cursor}', first.headers.get('x-cursor') ?? 'none');
   }
-  const method = process.env.AB_METHOD;
-  const r = await load(`${origin}${BASE}${target}`, {
-    seconds: Number(process.env.BENCH_SECONDS ?? 8),
-    headers,
-    ...(method ? { requests: [{ method: method as 'POST', body: process.env.AB_BODY ?? '' }] } : {}),
-  });
+  const r = await load(`${origin}${BASE}${target}`, { seconds: Number(process.env.BENCH_SECONDS ?? 8), headers, ...bodyRequestsFromEnv() });
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));
   const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));

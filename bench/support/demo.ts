@@ -1,0 +1,28 @@
+/** The demo tenant and server settings that the one-path tools (ab.ts, profile.ts) share. */
+import type autocannon from 'autocannon';
+
+/** `mrs serve`'s environment for a benchmark: no rate limit in the way, no log lines. */
+export const serveEnv = (dataDir: string, port: number): Record<string, string> => ({
+  DATA_DIR: dataDir,
+  PORT: String(port),
+  RATE_LIMIT_MAX: '1000000000',
+  AUTH_RATE_LIMIT_MAX: '1000000',
+  LOG_LEVEL: 'silent',
+});
+
+/**
+ * Tenant demo.main with `workOrders` seeded work orders and user admin, made through `mrs`
+ * (a runner of its subcommands); returns a new API key of admin.
+ */
+export async function demoTenant(mrs: (...args: string[]) => Promise<string>, workOrders = 100_000): Promise<string> {
+  await mrs('tenant', 'create', 'demo.main');
+  await mrs('seed', 'demo.main', '--work-orders', String(workOrders));
+  await mrs('user', 'create', 'demo.main', 'admin', '--role', 'admin');
+  return (await mrs('key', 'create', 'demo.main', 'admin')).trim();
+}
+
+/** The load's requests for a path that takes a body (AB_METHOD, e.g. POST, with AB_BODY); none for a GET. */
+export function bodyRequestsFromEnv(): { requests?: autocannon.Request[] } {
+  const method = process.env.AB_METHOD;
+  return method ? { requests: [{ method: method as autocannon.Request['method'], body: process.env.AB_BODY ?? '' }] } : {};
+}
