@@ -1,4 +1,5 @@
 /** Errors are data: a stable code decides the status and the problem type; one place renders them. */
+import { joinHeaders } from './http/headers.ts';
 
 export const PROBLEMS = {
   'invalid-query': { status: 400, title: 'Invalid query parameter' },
@@ -62,12 +63,14 @@ export function problemBody(e: EngineError): Record<string, unknown> {
   };
 }
 
+const PROBLEM_TYPE = { 'content-type': 'application/problem+json' };
+
 /** The one place an error becomes an HTTP answer; anything unknown is a bare 500. */
 export function problemResponse(e: unknown, onUnknown?: (e: unknown) => void, headers?: Readonly<Record<string, string>>): Response {
   const err = isEngineError(e) ? e : new EngineError('internal', 'The server could not complete the request.');
   if (!isEngineError(e)) onUnknown?.(e);
   return new Response(JSON.stringify(problemBody(err)), {
     status: err.status,
-    headers: { 'content-type': 'application/problem+json', ...headers, ...err.headers },
+    headers: joinHeaders(PROBLEM_TYPE, headers, err.headers),
   });
 }

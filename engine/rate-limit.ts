@@ -51,5 +51,5 @@ export const tooManyRequests = (headers: Record<string, string>) =>
 export async function limitCaller<C extends Caller>(limiter: RateLimiter, key: string, caller: C): Promise<C> {
   const headers = rateLimitHeaders(await limiter.hit(key));
   if (headers['retry-after'] !== undefined) throw tooManyRequests(headers);
-  return { ...caller, headers };
+  return Object.assign({}, caller, { headers }); // not a spread: see joinHeaders
 }

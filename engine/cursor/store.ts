@@ -255,7 +255,8 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
 
 const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at'] as const;
 
-const toMeta = (r: Record<string, any>): Omit<CursorMeta, 'limit'> => ({
+/** A head row as the cursor's metadata. */
+const toMeta = (r: Record<string, any>): CursorMeta => ({
   collection: r.collection,
   scope: r.scope,
   owner: r.owner,
@@ -263,6 +264,7 @@ const toMeta = (r: Record<string, any>): Omit<CursorMeta, 'limit'> => ({
   width: Number(r.width),
   query: JSON.parse(r.query) as CanonicalQuery,
   expiresAt: Number(r.expires_at),
+  limit: Number(r.page_size),
 });
 
 /**
@@ -298,7 +300,7 @@ export async function readPage(db: Kysely<any>, id: string, page: number): Promi
   if (!head) return undefined;
   const chunks = new Map<number, string>();
   for (const r of rows) if (r.ids !== null) chunks.set(Number(r.chunk), r.ids);
-  return { meta: { ...toMeta(head), limit: Number(head.page_size) }, chunks };
+  return { meta: toMeta(head), chunks };
 }
 
 const touch = prepared<[number, string]>((db, expiresAt, id) =>

@@ -10,6 +10,7 @@ import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { readJsonBody } from './body.ts';
+import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
 import { targetOf, type RequestTarget } from './request-target.ts';
@@ -35,8 +36,9 @@ interface Call {
 }
 
 /** Every answer carries the caller's headers (rate-limit state), set when the Response is made. */
+const JSON_TYPE = { 'content-type': 'application/json' };
 const reply = (call: Call, body: unknown, status = 200, headers?: Record<string, string>) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...call.headers, ...headers } });
+  new Response(JSON.stringify(body), { status, headers: joinHeaders(JSON_TYPE, call.headers, headers) });
 
 /**
  * Problems found before the record was looked up are answered only once the record (or parent)
@@ -131,12 +133,12 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
   /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
-    const headers = caller.headers ? { ...hostHeaders, ...caller.headers } : (hostHeaders ?? {});
+    const headers = caller.headers ? joinHeaders(hostHeaders, caller.headers) : (hostHeaders ?? {});
     if (!caller.headers && !hostHeaders) return dispatch(req, caller, headers);
     try {
       return await dispatch(req, caller, headers);
     } catch (e) {
-      if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, { ...e.headers, ...headers });
+      if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, joinHeaders(e.headers, headers));
       throw e;
     }
   };

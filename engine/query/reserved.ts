@@ -57,15 +57,8 @@ const HANDLERS: Record<string, Handler> = {
 const GIVEN_KEY = { $limit: 'limit', $orderBy: 'order', $deleted: 'deleted' } as const;
 
 export function resolveReserved(raw: readonly RawReserved[], resource: Resource, errors: Problem[]): Reserved {
-  const out: Mutable<Reserved> = {
-    order: { field: 'id', direction: 'asc' },
-    deleted: false,
-    limit: DEFAULT_LIMIT,
-    page: 1,
-    cursor: undefined,
-    given: { limit: false, order: false, deleted: false },
-  };
-  const given = { ...out.given };
+  const given = { limit: false, order: false, deleted: false };
+  const out: Mutable<Reserved> = { order: { field: 'id', direction: 'asc' }, deleted: false, limit: DEFAULT_LIMIT, page: 1, cursor: undefined, given };
   const seen = new Set<string>();
   for (const { param, value } of raw) {
     const handler = Object.hasOwn(HANDLERS, param) ? HANDLERS[param] : undefined;
@@ -86,5 +79,5 @@ export function resolveReserved(raw: readonly RawReserved[], resource: Resource,
     Object.assign(out, r.set);
     if (param in GIVEN_KEY) given[GIVEN_KEY[param as keyof typeof GIVEN_KEY]] = true;
   }
-  return { ...out, given };
+  return out;
 }

@@ -62,7 +62,7 @@ export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
   const reserved = resolveReserved(raw.reserved, resource, errors);
   if (errors.length) throw new EngineError('invalid-query', 'The query is not valid: see errors.', errors);
   const filters = [...groups.values()].map(({ field, kind, op, values, params }) => ({ field, kind, op, values: [...values], params }));
-  return { ...reserved, filters };
+  return Object.assign(reserved, { filters }); // reserved is this call's own object; not a spread (engine/http/headers.ts)
 }
 
 function resolveFilter(f: RawFilter, resource: Resource, errors: Problem[]) {

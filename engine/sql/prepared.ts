@@ -71,7 +71,8 @@ export function prepared<A extends readonly unknown[], R = unknown>(
 function execute<R>(db: Kysely<any>, t: Template<R>, args: readonly unknown[]): Promise<QueryResult<R>> {
   const fixed = t.query.parameters;
   const parameters = t.from.map((a, i) => (a < 0 ? fixed[i] : args[a]));
-  return db.executeQuery<R>({ ...t.query, parameters });
+  const { query, queryId, sql } = t.query;
+  return db.executeQuery<R>({ query, queryId, sql, parameters }); // not a spread: see engine/http/headers.ts
 }
 
 /**
