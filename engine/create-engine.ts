@@ -171,7 +171,7 @@ function gatesOf(options: CommonOptions): BeforeRequest[] {
   const gates: BeforeRequest[] = [];
   if (options.rateLimit) {
     const { limiter, key = (caller: Caller) => caller.user ?? 'anonymous' } = options.rateLimit;
-    gates.push((req, caller) => limitCaller(limiter, key(caller, req), caller));
+    gates.push(async (req, caller) => limitCaller(limiter, key(caller, req), caller));
   }
   if (options.beforeRequest) gates.push(options.beforeRequest);
   return gates;

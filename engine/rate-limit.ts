@@ -20,8 +20,11 @@ export interface WindowState {
 export interface RateLimiter {
   readonly limit: number;
   readonly windowS: number;
-  /** Counts one call against the key's window (starting one when none is active). */
-  hit(key: string): Promise<WindowState>;
+  /**
+   * Counts one call against the key's window (starting one when none is active). A store that
+   * knows at once (process memory) answers in the same turn; one that asks a database, later.
+   */
+  hit(key: string): WindowState | Promise<WindowState>;
   close(): Promise<void>;
 }
 
@@ -48,8 +51,15 @@ export const tooManyRequests = (headers: Record<string, string>) =>
  * Counts the call against the caller's window: over the limit it throws the 429 (the call does
  * nothing); otherwise the caller goes on carrying the window's headers for every answer.
  */
-export async function limitCaller<C extends Caller>(limiter: RateLimiter, key: string, caller: C): Promise<C> {
-  const headers = rateLimitHeaders(await limiter.hit(key));
-  if (headers['retry-after'] !== undefined) throw tooManyRequests(headers);
+export function limitCaller<C extends Caller>(limiter: RateLimiter, key: string, caller: C): C | Promise<C> {
+  const state = limiter.hit(key);
+  return isPromise(state) ? state.then((s) => withWindow(caller, s)) : withWindow(caller, state);
+}
+
+const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then?: unknown }).then === 'function';
+
+function withWindow<C extends Caller>(caller: C, state: WindowState): C {
+  const headers = rateLimitHeaders(state);
+  if (!state.allowed) throw tooManyRequests(headers);
   return Object.assign({}, caller, { headers }); // not a spread: see joinHeaders
 }

@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import type pg from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterSQLite } from 'rate-limiter-flexible';
+import { RateLimiterPostgres, RateLimiterSQLite } from 'rate-limiter-flexible';
 import { fromFlexible } from './flexible.ts';
+import { memoryLimiter } from './memory.ts';
 import type { RateLimiter } from '../../engine/rate-limit.ts';
 
 export { rateLimitHeaders, type RateLimiter, type WindowState } from '../../engine/rate-limit.ts';
@@ -52,7 +53,7 @@ async function unloggedLimitTable(pool: pg.Pool, table: string): Promise<void> {
  */
 export async function createLimiter(o: LimiterOptions): Promise<RateLimiter> {
   const base = { points: o.max, duration: o.windowS, keyPrefix: o.name };
-  if (o.store === 'memory') return fromFlexible(new RateLimiterMemory(base), o.max, o.windowS, async () => {});
+  if (o.store === 'memory') return memoryLimiter(o.max, o.windowS);
   const tableName = 'mrs_rate_limits';
   if (o.pool) {
     await unloggedLimitTable(o.pool, tableName);
