@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { setResponseHeader } from './response-headers.ts';
+import { requestSlot } from '../engine/http/request-slot.ts';
 
 export type { Logger } from 'pino';
 
@@ -27,8 +28,8 @@ export function requestIdOf(req: Request): string {
  * are made (`headersFor`); other answers get it from the request log afterwards.
  */
 export function requestIds() {
-  const ids = new WeakMap<Request, string>();
-  const echoed = new WeakSet<Request>();
+  const ids = requestSlot<string>('mrs.requestId');
+  const echoed = requestSlot<true>('mrs.requestIdEchoed');
   const of = (req: Request) => {
     let id = ids.get(req);
     if (id === undefined) ids.set(req, (id = requestIdOf(req)));
@@ -38,10 +39,10 @@ export function requestIds() {
     of,
     /** The headers of an answer that will carry the id itself (the engine's, via responseHeaders). */
     headersFor(req: Request): Record<string, string> {
-      echoed.add(req);
+      echoed.set(req, true);
       return { 'x-request-id': of(req) };
     },
-    echoed: (req: Request) => echoed.has(req),
+    echoed: (req: Request) => echoed.get(req) === true,
   };
 }
 

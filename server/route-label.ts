@@ -1,5 +1,6 @@
 import { targetOf } from '../engine/http/request-target.ts';
 import { matchPath } from '../engine/http/route-table.ts';
+import { requestSlot } from '../engine/http/request-slot.ts';
 import type { Registry } from '../engine/registry.ts';
 
 /**
@@ -35,7 +36,7 @@ function decodeOrKeep(s: string): string {
  * both label every request).
  */
 export function requestRouteLabeler(routeOf: (pathname: string) => string): (req: Request) => string {
-  const seen = new WeakMap<Request, string>();
+  const seen = requestSlot<string>('mrs.route');
   return (req) => {
     let route = seen.get(req);
     if (route === undefined) seen.set(req, (route = routeOf(targetOf(req).pathname)));

@@ -1,3 +1,5 @@
+import { requestSlot } from './request-slot.ts';
+
 /**
  * The path and query of a request, read off its URL without parsing it again. A Request's url
  * is the serialization of a URL already parsed (by the Request constructor, or by
@@ -30,7 +32,7 @@ export class RequestTarget {
   }
 }
 
-const targets = new WeakMap<Request, RequestTarget>();
+const targets = requestSlot<RequestTarget>('mrs.target');
 
 /** The request's target, worked out once however many parts of the host and engine ask. */
 export function targetOf(req: Request): RequestTarget {
