@@ -1,8 +1,11 @@
 /**
  * An interleaved A/B of two checkouts of this project over HTTP, for judging one change on a
- * machine whose speed drifts: the server of A, then of B, then A again..., each on the same
- * seeded data, pinned to CPU 0, with autocannon from this process; prints each run's median
- * req/s and RSS and the median of each side. Not part of `npm run bench` (it needs two trees).
+ * machine whose speed drifts: a fresh server of A, then of B, then B, then A (the order turns
+ * each round), each on the same seeded data, pinned to CPU 0, with autocannon from this process;
+ * prints each run's req/s, server CPU per request and RSS, and the medians of each side. CPU per
+ * request (Linux) is the steadier measure: req/s swings with the machine, and one server process
+ * can run a few percent faster or slower than the next for no reason in the code, hence a fresh
+ * one each run. Not part of `npm run bench` (it needs two trees).
  *
  *   node --import tsx bench/ab.ts <dirA> <dirB> [rounds=3] [path=/maintenance/work_orders/12345]
  *
@@ -17,7 +20,7 @@ import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
 import { bodyRequestsFromEnv, demoTenant, serveEnv } from './support/demo.ts';
 import { load } from './support/load.ts';
-import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
+import { cpuMicros, rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
 
 const [dirA, dirB, roundsArg, pathArg] = process.argv.slice(2);
@@ -36,19 +39,21 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 try {
   const key = await demoTenant((...args) => runCommand([join(dirA, 'bin', 'mrs.js'), ...args], env));
-  const rows: (string | number)[][] = [['run', 'side', 'req/s', 'RSS MiB']];
-  const results: Record<'A' | 'B', number[]> = { A: [], B: [] };
+  const rows: (string | number)[][] = [['run', 'side', 'req/s', 'CPU us/req', 'RSS MiB']];
+  const results: Record<'A' | 'B', { rps: number[]; cpu: number[] }> = { A: { rps: [], cpu: [] }, B: { rps: [], cpu: [] } };
+  const sides = [['A', dirA], ['B', dirB]] as const;
   for (let round = 1; round <= rounds; round++) {
-    for (const [side, dir] of [['A', dirA], ['B', dirB]] as const) {
+    for (const [side, dir] of round % 2 ? sides : [...sides].reverse()) {
       const server = await startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`);
       try {
-        const r = await load(`${origin}${BASE}${path}`, {
-          seconds: Number(process.env.BENCH_SECONDS ?? 5),
-          headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' },
-          ...bodyRequestsFromEnv(),
-        });
-        results[side].push(r.rps);
-        rows.push([round, side, fmt(r.rps, 0), fmt(await rssMiB(server.pid!), 0)]);
+        const opts = { headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' }, warmupSeconds: 0, ...bodyRequestsFromEnv() };
+        await load(`${origin}${BASE}${path}`, { ...opts, seconds: 2 }); // warm-up, outside the CPU count
+        const cpuBefore = await cpuMicros(server.pid!);
+        const r = await load(`${origin}${BASE}${path}`, { ...opts, seconds: Number(process.env.BENCH_SECONDS ?? 5) });
+        const cpu = ((await cpuMicros(server.pid!)) - cpuBefore) / r.requests;
+        results[side].rps.push(r.rps);
+        results[side].cpu.push(cpu);
+        rows.push([round, side, fmt(r.rps, 0), fmt(cpu, 1), fmt(await rssMiB(server.pid!), 0)]);
       } finally {
         server.kill('SIGTERM');
         await new Promise((r) => server.once('exit', r));
@@ -56,7 +61,9 @@ try {
     }
   }
   console.log(table(rows));
-  console.log(`medians: A ${fmt(median(results.A), 0)} req/s, B ${fmt(median(results.B), 0)} req/s, B/A ${fmt(median(results.B) / median(results.A))}`);
+  const [a, b] = [results.A, results.B];
+  console.log(`medians: A ${fmt(median(a.rps), 0)} req/s, B ${fmt(median(b.rps), 0)} req/s, B/A ${fmt(median(b.rps) / median(a.rps))}`);
+  console.log(`CPU per request: A ${fmt(median(a.cpu), 1)} us, B ${fmt(median(b.cpu), 1)} us, B/A ${fmt(median(b.cpu) / median(a.cpu))}`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
 }

@@ -2,6 +2,8 @@ import autocannon from 'autocannon';
 
 export interface LoadResult {
   rps: number;
+  /** Requests answered in the measured part. */
+  requests: number;
   p50: number;
   p99: number;
   errors: number;
@@ -15,9 +17,12 @@ export interface LoadResult {
  * and counting it measured how fast a case warms up (a fifth of its steady rate for the engine's
  * cases, half for bare Hono) as much as how fast it serves.
  */
-export async function load(url: string, opts: { seconds?: number; connections?: number; headers?: Record<string, string>; requests?: autocannon.Request[] } = {}): Promise<LoadResult> {
+export async function load(
+  url: string,
+  opts: { seconds?: number; warmupSeconds?: number; connections?: number; headers?: Record<string, string>; requests?: autocannon.Request[] } = {},
+): Promise<LoadResult> {
   const connections = opts.connections ?? 50;
-  const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+  const warmup = opts.warmupSeconds ?? Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
   const result = await autocannon({
     url,
     connections,
@@ -28,6 +33,7 @@ export async function load(url: string, opts: { seconds?: number; connections?: 
   });
   return {
     rps: result.requests.average,
+    requests: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors,
