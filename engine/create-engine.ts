@@ -109,15 +109,21 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const single = options.db === undefined ? undefined : singleDb(options);
   const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, gatesOf(options));
   const handle = createMaintenanceHandler({ registry, basePath, resolveCaller, cursors });
-  const inFlight = new Set<Promise<Response>>();
+  // Requests being answered, and close()s waiting for them to be done.
+  let inFlight = 0;
+  const drained: (() => void)[] = [];
   let closed = false;
-  const serve = (req: Request): Promise<Response> => {
+  const serve = async (req: Request): Promise<Response> => {
     const headers = options.responseHeaders?.(req);
-    if (closed) return Promise.resolve(problemResponse(new EngineError('unavailable', 'The engine is closed.'), undefined, headers));
-    const answer = handle(req, headers).catch((e: unknown) => problemResponse(e, (err) => options.onUnexpectedError?.(err, req), headers));
-    inFlight.add(answer);
-    void answer.finally(() => inFlight.delete(answer));
-    return answer;
+    if (closed) return problemResponse(new EngineError('unavailable', 'The engine is closed.'), undefined, headers);
+    inFlight++;
+    try {
+      return await handle(req, headers);
+    } catch (e) {
+      return problemResponse(e, (err) => options.onUnexpectedError?.(err, req), headers);
+    } finally {
+      if (--inFlight === 0) for (const done of drained.splice(0)) done();
+    }
   };
   const app = new Hono();
   app.all(`${basePath}/maintenance`, (c) => serve(c.req.raw));
@@ -133,7 +139,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     migrate,
     async close() {
       closed = true;
-      while (inFlight.size) await Promise.allSettled([...inFlight]);
+      if (inFlight > 0) await new Promise<void>((done) => drained.push(done));
       await single?.close();
     },
   };

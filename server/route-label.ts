@@ -1,5 +1,5 @@
 import { targetOf } from '../engine/http/request-target.ts';
-import { matchPath } from '../engine/http/route-table.ts';
+import { matchedRoute, matchPath, type Match } from '../engine/http/route-table.ts';
 import { requestSlot } from '../engine/http/request-slot.ts';
 import type { Registry } from '../engine/registry.ts';
 
@@ -8,14 +8,15 @@ import type { Registry } from '../engine/registry.ts';
  * registry, ids become `{id}`, and anything unknown is `unmatched`, so neither raw paths nor
  * request text reach a label (bounded cardinality, nothing a client typed).
  */
-export function routeLabeler(registry: Registry, basePath: string): (pathname: string) => string {
+export function routeLabeler(registry: Registry, basePath: string): (pathname: string, match?: Match) => string {
   const m = `${basePath}/maintenance`;
   const fixed = new Set(['/healthz', '/readyz', '/metrics', `${basePath}/authenticate`, `${basePath}/openapi.json`, `${basePath}/docs`]);
-  return function routeOf(pathname) {
+  /** `match`: the engine's own match of this path, when it served the request (no second matching). */
+  return function routeOf(pathname, match) {
     if (fixed.has(pathname)) return pathname;
     if (pathname.startsWith(`${basePath}/docs/`)) return `${basePath}/docs/{asset}`;
     if (!pathname.startsWith(`${m}/`)) return 'unmatched';
-    const match = matchPath(registry, pathname.slice(m.length + 1).split('/').map(decodeOrKeep));
+    match ??= matchPath(registry, pathname.slice(m.length + 1).split('/').map(decodeOrKeep));
     if (!match.found) return 'unmatched';
     if (match.kind === 'collection') return `${m}/${match.resource.name}`;
     if (match.kind === 'record') return `${m}/${match.resource.name}/{id}`;
@@ -35,11 +36,11 @@ function decodeOrKeep(s: string): string {
  * The route label of a request, worked out once however many middlewares ask (logs and metrics
  * both label every request).
  */
-export function requestRouteLabeler(routeOf: (pathname: string) => string): (req: Request) => string {
+export function requestRouteLabeler(routeOf: (pathname: string, match?: Match) => string): (req: Request) => string {
   const seen = requestSlot<string>('mrs.route');
   return (req) => {
     let route = seen.get(req);
-    if (route === undefined) seen.set(req, (route = routeOf(targetOf(req).pathname)));
+    if (route === undefined) seen.set(req, (route = routeOf(targetOf(req).pathname, matchedRoute(req))));
     return route;
   };
 }

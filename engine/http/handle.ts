@@ -14,7 +14,7 @@ import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
 import { targetOf, type RequestTarget } from './request-target.ts';
-import { allowHeader, matchPath, ROUTES, type OperationName } from './route-table.ts';
+import { allowHeader, matchPath, noteMatch, ROUTES, type OperationName } from './route-table.ts';
 
 export interface HandlerDeps {
   readonly registry: Registry;
@@ -121,6 +121,7 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
     const rest = url.pathname.slice(prefix.length);
     const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
     const match = matchPath(deps.registry, segments.map(safeDecode));
+    noteMatch(req, match); // the route label (logs, metrics) is this match's
     if (!match.found) throw new EngineError('not-found', `No collection or record at ${url.pathname}.`);
     const route = ROUTES[match.kind][req.method];
     if (!route)

@@ -1,4 +1,5 @@
 import type { Registry, Resource } from '../registry.ts';
+import { requestSlot } from './request-slot.ts';
 
 export type Action = 'read' | 'create' | 'update' | 'delete';
 export type OperationName = 'list' | 'create' | 'read' | 'replace' | 'patch' | 'softDelete' | 'childList' | 'childCreate';
@@ -45,5 +46,13 @@ export function matchPath(registry: Registry, segments: readonly string[]): Matc
   if (!child || field === undefined) return notFound;
   return { found: true, kind: 'child', resource: child, id: undefined, parent: { resource, id, field } };
 }
+
+const matches = requestSlot<Match>('mrs.match');
+
+/** The route the engine matched for a request it served (undefined if it has not), for route labels. */
+export const matchedRoute = (req: Request): Match | undefined => matches.get(req);
+
+/** Notes the engine's match for a request (matchedRoute). */
+export const noteMatch = (req: Request, match: Match): void => matches.set(req, match);
 
 export const allowHeader = (kind: PathKind) => Object.keys(ROUTES[kind]).join(', ');
