@@ -5,7 +5,8 @@
  * prints each run's req/s, server CPU per request and RSS, and the medians of each side. CPU per
  * request (Linux) is the steadier measure: req/s swings with the machine, and one server process
  * can run a few percent faster or slower than the next for no reason in the code, hence a fresh
- * one each run. Not part of `npm run bench` (it needs two trees).
+ * one each run. A path with `{cursor}` gets a search's cursor first, as in bench/profile.ts. Not
+ * part of `npm run bench` (it needs two trees).
  *
  *   node --import tsx bench/ab.ts <dirA> <dirB> [rounds=3] [path=/maintenance/work_orders/12345]
  *
@@ -18,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
-import { bodyRequestsFromEnv, demoTenant, serveEnv } from './support/demo.ts';
+import { bodyRequestsFromEnv, demoTenant, serveEnv, withCursor } from './support/demo.ts';
 import { load } from './support/load.ts';
 import { cpuMicros, rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
@@ -47,9 +48,10 @@ try {
       const server = await startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`);
       try {
         const opts = { headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' }, warmupSeconds: 0, ...bodyRequestsFromEnv() };
-        await load(`${origin}${BASE}${path}`, { ...opts, seconds: 2 }); // warm-up, outside the CPU count
+        const url = `${origin}${BASE}${await withCursor(origin, path, opts.headers)}`;
+        await load(url, { ...opts, seconds: 2 }); // warm-up, outside the CPU count
         const cpuBefore = await cpuMicros(server.pid!);
-        const r = await load(`${origin}${BASE}${path}`, { ...opts, seconds: Number(process.env.BENCH_SECONDS ?? 5) });
+        const r = await load(url, { ...opts, seconds: Number(process.env.BENCH_SECONDS ?? 5) });
         const cpu = ((await cpuMicros(server.pid!)) - cpuBefore) / r.requests;
         results[side].rps.push(r.rps);
         results[side].cpu.push(cpu);

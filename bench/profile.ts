@@ -6,7 +6,7 @@
  *
  *   node --import tsx bench/profile.ts [path=/maintenance/work_orders/12345] [rows=25]
  *
- * A path with `{cursor}` gets the X-Cursor of a search made first (PROFILE_CURSOR_SEARCH, default
+ * A path with `{cursor}` gets the X-Cursor of a search made first (CURSOR_SEARCH, default
  * `department_id=7&status=open`, the HTTP benchmark's), e.g. `'/maintenance/work_orders?$cursor={cursor}&$page=3'`.
  * PROFILE_DATABASE=postgres serves from a fresh PostgreSQL database (TEST_DATABASE_URL's server,
  * dropped afterwards) instead of SQLite. PROFILE_DIR keeps the .cpuprofile (for Chrome's DevTools); BENCH_SECONDS sets the load's
@@ -16,7 +16,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
-import { bodyRequestsFromEnv, demoTenant, serveEnv } from './support/demo.ts';
+import { bodyRequestsFromEnv, demoTenant, serveEnv, withCursor } from './support/demo.ts';
 import { load } from './support/load.ts';
 import { runCommand, SERVE, startProcess } from './support/processes.ts';
 import { freshPostgresDatabase } from '../test/support/pg.ts';
@@ -60,12 +60,7 @@ try {
   const key = await demoTenant((...args) => runCommand(['bin/mrs.js', ...args], env));
   const server = await startProcess(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...SERVE], env, `${origin}/healthz`);
   const headers = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
-  let target = path;
-  if (path.includes('{cursor}')) {
-    const search = process.env.PROFILE_CURSOR_SEARCH ?? 'department_id=7&status=open';
-    const first = await fetch(`${origin}${BASE}/maintenance/work_orders?${search}`, { headers });
-    target = path.replace('{cursor}', first.headers.get('x-cursor') ?? 'none');
-  }
+  const target = await withCursor(origin, path, headers);
   const r = await load(`${origin}${BASE}${target}`, { seconds: Number(process.env.BENCH_SECONDS ?? 8), headers, ...bodyRequestsFromEnv() });
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));

@@ -26,3 +26,14 @@ export function bodyRequestsFromEnv(): { requests?: autocannon.Request[] } {
   const method = process.env.AB_METHOD;
   return method ? { requests: [{ method: method as autocannon.Request['method'], body: process.env.AB_BODY ?? '' }] } : {};
 }
+
+/**
+ * The path with `{cursor}` replaced by the X-Cursor of a search made first (CURSOR_SEARCH, default
+ * `department_id=7&status=open`, the HTTP benchmark's); a path without it as it is.
+ */
+export async function withCursor(origin: string, path: string, headers: Record<string, string>): Promise<string> {
+  if (!path.includes('{cursor}')) return path;
+  const search = process.env.CURSOR_SEARCH ?? 'department_id=7&status=open';
+  const first = await fetch(`${origin}/v4_server/external/v1/maintenance/work_orders?${search}`, { headers });
+  return path.replace('{cursor}', first.headers.get('x-cursor') ?? 'none');
+}
