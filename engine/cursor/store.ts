@@ -123,9 +123,14 @@ const largestIdQuery = (db: Kysely<any>, table: string) => db.selectFrom(table).
 
 const largestId = preparedFamily<[], { m: number | null }>((table, db) => largestIdQuery(db, table).compile());
 
-async function widthGuess(db: Kysely<any>, table: string): Promise<number> {
+function widthsOf(db: Kysely<any>): Map<string, number> {
   let widths = lastWidths.get(db);
   if (!widths) lastWidths.set(db, (widths = new Map()));
+  return widths;
+}
+
+async function widthGuess(db: Kysely<any>, table: string): Promise<number> {
+  const widths = widthsOf(db);
   let width = widths.get(table);
   if (width === undefined) widths.set(table, (width = widthFor(Number((await largestId(table, db)).rows[0]?.m ?? 0))));
   return width;
@@ -169,7 +174,7 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
       const packing = await packAt(scan, width);
       if (packing.width === width) return packing;
       // The table's ids outgrew the guess: again at the width they need.
-      lastWidths.get(db)!.set(args.table, (width = packing.width));
+      widthsOf(db).set(args.table, (width = packing.width));
     }
     // Still outgrowing it (ids racing past width boundaries): the offset the statement reads
     // itself, right by construction.

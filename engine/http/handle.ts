@@ -35,8 +35,8 @@ interface Call {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** Every answer carries the caller's headers (rate-limit state), set when the Response is made. */
 const JSON_TYPE = { 'content-type': 'application/json' };
+/** Every answer carries the caller's headers (rate-limit state), set when the Response is made. */
 const reply = (call: Call, body: unknown, status = 200, headers?: Record<string, string>) =>
   new Response(JSON.stringify(body), { status, headers: joinHeaders(JSON_TYPE, call.headers, headers) });
 
