@@ -173,11 +173,13 @@ export function isDate(s: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
 }
 
-/** An RFC 3339 date-time with a zone, whose UTC instant is from year 1 on. */
+/**
+ * An RFC 3339 date-time with a zone, whose UTC instant falls in years 1 to 9999: PostgreSQL has
+ * no year 0, and past 9999 an instant has no four-digit year to be written with (toISOString
+ * writes `+010000-...`, which PostgreSQL refuses and SQLite would sort out of order).
+ */
 export function isTimestamp(s: string): boolean {
-  return (
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(s) &&
-    isDate(s.slice(0, 10)) &&
-    new Date(s).getUTCFullYear() >= 1
-  );
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(s) || !isDate(s.slice(0, 10))) return false;
+  const year = new Date(s).getUTCFullYear();
+  return year >= 1 && year <= 9999;
 }

@@ -54,10 +54,12 @@ describeEachDatabase(
       expectProblem(await h().post(url, { due: '2024-01-01', passed: 1 }), 422, ['passed']);
     });
 
-    it('dates and timestamps before year 1 are 422 (PostgreSQL has no year 0)', async () => {
+    it('dates and timestamps outside years 1 to 9999 are 422 (PostgreSQL has no year 0)', async () => {
       expectProblem(await h().post(url, { due: '0000-01-01' }), 422, ['due']);
       expectProblem(await h().post(url, { due: '2024-01-01', done_at: '0000-06-01T00:00:00Z' }), 422, ['done_at']);
       expectProblem(await h().post(url, { due: '2024-01-01', done_at: '0001-01-01T00:30:00+01:00' }), 422, ['done_at']);
+      // Year 10000 in UTC, though written in 9999: it has no four-digit year to be stored with.
+      expectProblem(await h().post(url, { due: '2024-01-01', done_at: '9999-12-31T23:30:00-01:00' }), 422, ['done_at']);
       const first = await h().post(url, { due: '0001-01-01', done_at: '0001-01-01T00:00:00Z' });
       expect(first.status, first.text).toBe(201);
       expect((await h().get(`${url}/${first.body.id}`)).body).toMatchObject({ due: '0001-01-01', done_at: '0001-01-01T00:00:00.000Z' });

@@ -12,6 +12,18 @@ const TYPES: Record<FieldKind, ColumnDataType | RawBuilder<unknown>> = {
   boolean: 'boolean',
 };
 
+/** A column's value as JSON text, as `decode` shows it (NULL for NULL). */
+function jsonValue(kind: FieldKind, column: Expression<unknown>): RawBuilder<string> {
+  switch (kind) {
+    case 'date':
+      return sql`to_json(to_char(${column}, 'YYYY-MM-DD'))::text`;
+    case 'timestamp':
+      return sql`to_json(to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text`;
+    default:
+      return sql`to_json(${column})::text`;
+  }
+}
+
 export const postgresDialect: Dialect = {
   name: 'postgres',
   columnType: (kind) => TYPES[kind],
@@ -40,6 +52,14 @@ export const postgresDialect: Dialect = {
   // sort again for an aggregate ORDER BY even when an index scan already gives the order).
   concatInOrder: (source, value, orderBy) =>
     sql<string>`(select coalesce(string_agg(v, ''), '') from (${source.select(sql`cast(${value} as text)`.as('v')).orderBy(orderBy as any)}) as s)`,
+  // Concatenated rather than json_build_object, which writes `"name" : value` with spaces: the
+  // same text JSON.stringify writes. Dates and timestamps as `decode` gives them.
+  recordJson: (fields) =>
+    sql<string>`(${sql.join(
+      fields.map(({ name, kind, column }, i) => sql`${sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:`)} || coalesce(${jsonValue(kind, column)}, 'null')`),
+      sql` || `,
+    )} || '}')`,
+  idsOfJson: (json) => sql`(select cast(e.value as bigint) as id, e.ord from json_array_elements_text(cast(${json} as json)) with ordinality as e (value, ord))`,
   toBytes: (text) => sql`convert_to(${text}, 'UTF8')`,
   sliceBytes: (bytes, from, length) => sql`substring(${bytes} from ${from} for ${length})`,
   bytesToText: (bytes) => sql<string>`convert_from(${bytes}, 'UTF8')`,

@@ -59,6 +59,18 @@ export const sqliteDialect: Dialect = {
   // caller checks the order it got.)
   concatInIdOrder: (table, where, value) =>
     sql<string>`(select coalesce(group_concat(${value}, ''), '') from ${sql.table(table)} not indexed where ${where})`,
+  // json_object writes text, integers and NULL as the API shows them; a boolean is 0 or 1 in its
+  // column, so it goes in as JSON (json() of a literal), NULL as NULL.
+  recordJson: (fields) =>
+    sql<string>`json_object(${sql.join(
+      fields.map(({ name, kind, column }) =>
+        kind === 'boolean'
+          ? sql`${sql.lit(name)}, json(case when ${column} is null then null when ${column} = 1 then 'true' else 'false' end)`
+          : sql`${sql.lit(name)}, ${column}`,
+      ),
+    )})`,
+  // json_each gives the array's elements with their index as `key`.
+  idsOfJson: (json) => sql`(select value as id, key as ord from json_each(${json}))`,
   toBytes: (text) => sql`cast(${text} as blob)`,
   sliceBytes: (bytes, from, length) => sql`substr(${bytes}, ${from}, ${length})`,
   bytesToText: (bytes) => sql<string>`cast(${bytes} as text)`,

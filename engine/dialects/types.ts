@@ -10,6 +10,13 @@ export interface TenantDb {
   readonly schema?: string | undefined;
 }
 
+/** A field of a record as recordJson writes it: its name, kind and column. */
+export interface JsonField {
+  readonly name: string;
+  readonly kind: FieldKind;
+  readonly column: Expression<unknown>;
+}
+
 /** Everything that differs between the databases; the rest of the engine never asks which one it is on. */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
@@ -75,6 +82,17 @@ export interface Dialect {
    * every row it returns (autovacuum would do the same, some time later).
    */
   afterBulkLoad(t: TenantDb, tables: readonly string[]): Promise<void>;
+  /**
+   * One row as the API shows it (what `decode` gives, field by field), as the text of a JSON
+   * object with the fields in the order given: the database writes a page's JSON itself, with no
+   * row objects in between (sql/records-json.ts).
+   */
+  recordJson(fields: readonly JsonField[]): RawBuilder<string>;
+  /**
+   * The ids of a JSON array (a parameter's text) as a table of `id` and `ord`, its position
+   * (ascending with the array's order), for joining records to a page's ids in snapshot order.
+   */
+  idsOfJson(json: Expression<string>): RawBuilder<unknown>;
   /** Whether tables of throwaway data (cursors) may skip the write-ahead log. */
   readonly unloggedTables: boolean;
 }

@@ -37,8 +37,10 @@ interface Call {
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 /** Every answer carries the caller's headers (rate-limit state), set when the Response is made. */
-const reply = (call: Call, body: unknown, status = 200, headers?: Record<string, string>) =>
-  new Response(JSON.stringify(body), { status, headers: joinHeaders(JSON_TYPE, call.headers, headers) });
+const reply = (call: Call, body: unknown, status = 200, headers?: Record<string, string>) => replyJson(call, JSON.stringify(body), status, headers);
+/** reply, for a body that is JSON text already. */
+const replyJson = (call: Call, json: string, status = 200, headers?: Record<string, string>) =>
+  new Response(json, { status, headers: joinHeaders(JSON_TYPE, call.headers, headers) });
 
 /**
  * Problems found before the record was looked up are answered only once the record (or parent)
@@ -110,7 +112,7 @@ async function listResponse(call: Call): Promise<Response> {
     throw e;
   }
   const page = await list(call.ctx, call.resource, query, call.parent);
-  return reply(call, page.records, 200, listHeaders(call.url.pathname, page));
+  return replyJson(call, page.json, 200, listHeaders(call.url.pathname, page));
 }
 
 /** Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation. */

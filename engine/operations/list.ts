@@ -3,13 +3,14 @@ import type { TenantDb } from '../dialects/types.ts';
 import { canonicalize } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
 import type { Resource } from '../registry.ts';
-import { toRecord, type ApiRecord } from '../records.ts';
-import { preparedFamily } from '../sql/prepared.ts';
+import { toRecord } from '../records.ts';
+import { recordsJson } from '../sql/records-json.ts';
 import { compileWhere } from '../sql/where.ts';
 import { loadRecord, notFound, type OperationContext, type ParentScope } from './context.ts';
 
 export interface ListPage {
-  readonly records: ApiRecord[];
+  /** The page's records as the API shows them: the text of a JSON array. */
+  readonly json: string;
   readonly cursor: string;
   readonly total: number;
   readonly page: number;
@@ -58,22 +59,7 @@ export async function list(
         // Everything compileWhere reads: the filters with their values, $deleted, the parent.
         whereKey: JSON.stringify([canonicalize(query).filters, query.deleted, parent ? [parent.field, parent.id] : null]),
       });
-  const records = page.rows ? page.rows.map((row) => toRecord(resource, dialect, row)) : await recordsInOrder(ctx, resource, page.ids);
-  return { records, cursor: page.cursor, total: page.total, page: query.page, limit: page.limit };
-}
-
-/** `table/n`: the rows of n ids (a page holds at most 50). */
-const rowsByIds = preparedFamily<number[], Record<string, unknown>>((key, db, ...ids) =>
-  db.selectFrom(key.split('/')[0]!).selectAll().where('id', 'in', ids).compile(),
-);
-
-/** The current values of the given records, in the given order. */
-async function recordsInOrder(ctx: OperationContext, resource: Resource, ids: number[]): Promise<ApiRecord[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await rowsByIds(`${resource.name}/${ids.length}`, ctx.tenant.db, ...ids);
-  const byId = new Map(rows.map((r) => [Number(r.id), r]));
-  return ids.flatMap((id) => {
-    const row = byId.get(id);
-    return row ? [toRecord(resource, ctx.tenant.dialect, row)] : [];
-  });
+  // The current values of the page's records, in snapshot order.
+  const json = page.rows ? JSON.stringify(page.rows.map((row) => toRecord(resource, dialect, row))) : await recordsJson(db, resource, page.ids);
+  return { json, cursor: page.cursor, total: page.total, page: query.page, limit: page.limit };
 }

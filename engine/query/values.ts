@@ -26,7 +26,7 @@ export const VALUE_PARSERS: Record<FieldKind, (s: string) => Parsed> = {
   timestamp: (s) =>
     isTimestamp(s)
       ? { ok: true, value: new Date(s).toISOString() }
-      : { ok: false, message: 'must be an RFC 3339 date-time with a zone, e.g. 2024-01-31T08:00:00Z' },
+      : { ok: false, message: 'must be an RFC 3339 date-time with a zone, in UTC years 1 to 9999, e.g. 2024-01-31T08:00:00Z' },
   boolean: (s) =>
     s === 'true' || s === 'false' ? { ok: true, value: s === 'true' } : { ok: false, message: 'must be true or false' },
 };

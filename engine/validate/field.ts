@@ -7,7 +7,7 @@ const TYPE_MESSAGES: Record<FieldKind, string> = {
   integer: 'must be an integer',
   string: 'must be a string',
   date: 'must be a date in the form YYYY-MM-DD',
-  timestamp: 'must be an RFC 3339 date-time with a zone, e.g. 2024-01-31T08:00:00Z',
+  timestamp: 'must be an RFC 3339 date-time with a zone, in UTC years 1 to 9999, e.g. 2024-01-31T08:00:00Z',
   boolean: 'must be true or false',
 };
 
