@@ -22,6 +22,8 @@ export interface CursorPage {
   readonly ids: number[];
   /** Their rows, in the same order, when the snapshot's statement read them too. */
   readonly rows?: Record<string, unknown>[] | undefined;
+  /** Their records as a JSON array's text, when the snapshot's statement read them so. */
+  readonly json?: string | undefined;
 }
 
 const gone = () => new EngineError('cursor-gone', 'The cursor is unknown or expired; start the search again without $cursor.');
@@ -84,6 +86,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       whereKey: string;
       query: ResolvedQuery;
       binding: CursorBinding;
+      /** A row of `table` as its record's JSON text (see SnapshotArgs). */
+      recordJson?: () => Expression<string>;
     }): Promise<CursorPage> {
       await sweep();
       const id = newCursorId();
@@ -101,8 +105,9 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         expiresAt,
         start: span.start,
         end: span.end,
+        recordJson: args.recordJson,
       });
-      return { cursor: id, total: snap.total, limit: args.query.limit, ids: snap.ids, rows: snap.rows };
+      return { cursor: id, total: snap.total, limit: args.query.limit, ids: snap.ids, rows: snap.rows, json: snap.json };
     },
 
     /** A page of an existing cursor, after checking it belongs here and the request repeats it faithfully. */

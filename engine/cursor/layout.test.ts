@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunksOf, idsAt, idsPerChunk, limitOf, newCursorId, offsetOf, pageSpan, WIDTHS, widthFor } from './layout.ts';
+import { chunksOf, idsAscend, idsAt, idsPerChunk, limitOf, newCursorId, offsetOf, pageSpan, WIDTHS, widthFor } from './layout.ts';
 
 describe('newCursorId', () => {
   it('gives distinct, URL-safe ids that sort by creation time, across refills of its random pool', () => {
@@ -66,5 +66,22 @@ describe('chunk rows', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('idsAscend', () => {
+  it('holds exactly when every packed id is above the one before', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }), fc.array(fc.nat(), { maxLength: 40 }), (width, raw) => {
+        const ids = raw.map((n) => n % limitOf(width));
+        const packed = ids.map((id) => String(id + offsetOf(width))).join('');
+        expect(idsAscend(packed, width)).toBe(ids.every((id, i) => i === 0 || id > ids[i - 1]!));
+      }),
+      { numRuns: 500 },
+    );
+    expect(idsAscend('', 3)).toBe(true);
+    expect(idsAscend('100101102', 3)).toBe(true);
+    expect(idsAscend('100102101', 3)).toBe(false);
+    expect(idsAscend('100100', 3)).toBe(false); // the same id twice
   });
 });

@@ -76,3 +76,13 @@ export function newCursorId(now = Date.now()): string {
   for (const b of bytes) s += String.fromCharCode(b);
   return now.toString(36).padStart(9, '0') + btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
+
+/** Whether packed ids of one width (so text order is number order) rise from each to the next. */
+export function idsAscend(packed: string, width: number): boolean {
+  for (let at = width; at < packed.length; at += width) {
+    let i = 0;
+    while (i < width && packed.charCodeAt(at - width + i) === packed.charCodeAt(at + i)) i++;
+    if (i === width || packed.charCodeAt(at - width + i) > packed.charCodeAt(at + i)) return false;
+  }
+  return true;
+}

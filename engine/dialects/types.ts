@@ -42,12 +42,13 @@ export interface Dialect {
    */
   concatInOrder(source: SelectQueryBuilder<any, any, any>, value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<string>;
   /**
-   * The same over the rows of `table` matching `where`, in ascending id order, where a plain scan
-   * of the table gives that order more cheaply than an ordered sub-select feeding the aggregate;
-   * absent where it does not. Used for searches that read the whole table in id order. The
-   * order is that of the scan, not one SQL promises: the caller checks it (store.ts).
+   * The same over the rows of `table` matching `where`, in the order the database reads them:
+   * a plain scan of the table when `scan`, else the planner's choice. Where that order is
+   * ascending id order more often than not, and cheaper than an ordered sub-select feeding the
+   * aggregate; absent elsewhere. The order is not one SQL promises: the caller checks it
+   * (store.ts) and packs again in order when it is not ascending.
    */
-  concatInIdOrder?(table: string, where: Expression<SqlBool>, value: Expression<unknown>): RawBuilder<string>;
+  concatInIdOrder?(table: string, where: Expression<SqlBool>, value: Expression<unknown>, scan: boolean): RawBuilder<string>;
   /** Text as bytes, so slicing by offset is not a scan from the start. */
   toBytes(text: Expression<unknown>): RawBuilder<unknown>;
   /** `length` bytes from 1-based `from`. */

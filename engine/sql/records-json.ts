@@ -1,5 +1,6 @@
-import { sql, type Kysely, type QueryResult } from 'kysely';
+import { sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { dialectOf } from '../dialects/index.ts';
+import type { Dialect } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
 import { prepared } from './prepared.ts';
 
@@ -10,6 +11,10 @@ import { prepared } from './prepared.ts';
  * and no row object is made. The records are those `toRecord` gives (test/records-json.test.ts
  * checks the two agree); ids with no row are left out.
  */
+/** A row of the resource's table (`alias`, or the table itself) as the JSON text of its record. */
+export const recordJsonOf = (dialect: Dialect, resource: Resource, alias?: string): RawBuilder<string> =>
+  dialect.recordJson(resource.fieldNames.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(alias ? `${alias}.${name}` : name) })));
+
 type Statement = (db: Kysely<any>, idsJson: string) => Promise<QueryResult<{ json: string }>>;
 
 const statements = new WeakMap<Resource, Statement>();
@@ -21,7 +26,7 @@ function statementOf(resource: Resource): Statement {
       resource,
       (run = prepared<[string], { json: string }>((db, idsJson) => {
         const dialect = dialectOf(db);
-        const record = dialect.recordJson(resource.fieldNames.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(`r.${name}`) })));
+        const record = recordJsonOf(dialect, resource, 'r');
         const rows = db.selectFrom(dialect.idsOfJson(idsJson).as('k')).innerJoin(`${resource.name} as r`, 'r.id', 'k.id');
         // Each record behind a comma, concatenated in the ids' order; the first comma is cut.
         const joined = dialect.concatInOrder(rows, sql`',' || ${record}`, sql.ref('k.ord'));
