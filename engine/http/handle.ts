@@ -3,7 +3,7 @@ import { EngineError } from '../errors.ts';
 import { create } from '../operations/create.ts';
 import type { OperationContext, ParentScope } from '../operations/context.ts';
 import { list } from '../operations/list.ts';
-import { read, requireParent } from '../operations/read.ts';
+import { read, readJson, requireParent } from '../operations/read.ts';
 import { softDelete } from '../operations/soft-delete.ts';
 import { patch, replace } from '../operations/update.ts';
 import { parseQuery } from '../query/parse.ts';
@@ -85,7 +85,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
         ? new EngineError('invalid-query', 'The query is not valid.', [{ parameter: '$deleted', message: '$deleted must be true or false' }])
         : undefined);
     await failAfterExists(call, error, 'record');
-    return reply(call, await read(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' }));
+    return replyJson(call, await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' }));
   },
   create: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'none'))),
   childCreate: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'parent'), call.parent)),

@@ -1,5 +1,6 @@
 import type { Resource } from '../registry.ts';
 import type { ApiRecord } from '../records.ts';
+import { recordJsonById } from '../sql/records-json.ts';
 import { loadRecord, notFound, type OperationContext } from './context.ts';
 
 export async function read(
@@ -11,6 +12,13 @@ export async function read(
   const record = await loadRecord(ctx.tenant.db, ctx, resource, id, opts.includeDeleted);
   if (!record) throw notFound(resource.name, id);
   return record;
+}
+
+/** `read`, answering the record as JSON text (the database writes it: engine/sql/records-json.ts). */
+export async function readJson(ctx: OperationContext, resource: Resource, id: number, opts: { includeDeleted?: boolean } = {}): Promise<string> {
+  const found = await recordJsonById(ctx.tenant.db, resource, id);
+  if (!found || (found.deleted && !opts.includeDeleted)) throw notFound(resource.name, id);
+  return found.json;
 }
 
 /** A parent named by a path must exist and be live (or deleted, when deleted records are asked for). */

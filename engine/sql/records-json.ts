@@ -42,3 +42,28 @@ export async function recordsJson(db: Kysely<any>, resource: Resource, ids: read
   const { rows } = await statementOf(resource)(db, JSON.stringify(ids));
   return rows[0]!.json;
 }
+
+type ByIdStatement = (db: Kysely<any>, id: number) => Promise<QueryResult<{ json: string; deleted: unknown }>>;
+const byIdStatements = new WeakMap<Resource, ByIdStatement>();
+
+/**
+ * One record as JSON text, written by the database as for a page, with its deleted flag (read
+ * by id: the row is neither an object nor turned into JSON here); undefined when no row has
+ * the id.
+ */
+export async function recordJsonById(db: Kysely<any>, resource: Resource, id: number): Promise<{ json: string; deleted: boolean } | undefined> {
+  let run = byIdStatements.get(resource);
+  if (!run)
+    byIdStatements.set(
+      resource,
+      (run = prepared<[number], { json: string; deleted: unknown }>((d, id) =>
+        d
+          .selectFrom(resource.name)
+          .select([recordJsonOf(dialectOf(d), resource).as('json'), 'deleted'])
+          .where('id', '=', id)
+          .compile(),
+      )),
+    );
+  const row = (await run(db, id)).rows[0];
+  return row && { json: row.json, deleted: dialectOf(db).decode('boolean', row.deleted) === true };
+}
