@@ -13,7 +13,9 @@
  * A checkout for A: `git worktree add --detach /tmp/a <commit>`, then link each package of
  * node_modules into its own node_modules folder (not the folder itself: the compiled build's
  * cache lives there). BENCH_SECONDS sets each run's length (default 5). POST and PATCH paths
- * take AB_METHOD and AB_BODY.
+ * take AB_METHOD and AB_BODY. AB_DATABASE=postgres serves both sides from one fresh PostgreSQL
+ * database (TEST_DATABASE_URL's server, dropped afterwards) instead of SQLite; CPU per request
+ * then counts the server process only, not PostgreSQL's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ import { bodyRequestsFromEnv, demoTenant, serveEnv, withCursor } from './support
 import { load } from './support/load.ts';
 import { cpuMicros, rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
+import { freshPostgresDatabase } from '../test/support/pg.ts';
 
 const [dirA, dirB, roundsArg, pathArg] = process.argv.slice(2);
 if (!dirA || !dirB) {
@@ -35,7 +38,8 @@ const path = pathArg ?? '/maintenance/work_orders/12345';
 const port = 18390;
 const origin = `http://127.0.0.1:${port}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'mrs-ab-'));
-const env = serveEnv(dataDir, port);
+const pgdb = process.env.AB_DATABASE === 'postgres' ? await freshPostgresDatabase() : undefined;
+const env = { ...serveEnv(dataDir, port), DATABASE_URL: pgdb?.url ?? '' }; // empty: SQLite under DATA_DIR
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 try {
@@ -68,4 +72,5 @@ try {
   console.log(`CPU per request: A ${fmt(median(a.cpu), 1)} us, B ${fmt(median(b.cpu), 1)} us, B/A ${fmt(median(b.cpu) / median(a.cpu))}`);
 } finally {
   rmSync(dataDir, { recursive: true, force: true });
+  await pgdb?.drop();
 }

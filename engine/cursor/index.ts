@@ -20,8 +20,6 @@ export interface CursorPage {
   readonly total: number;
   readonly limit: number;
   readonly ids: number[];
-  /** Their rows, in the same order, when the snapshot's statement read them too. */
-  readonly rows?: Record<string, unknown>[] | undefined;
   /** Their records as a JSON array's text, when the snapshot's statement read them so. */
   readonly json?: string | undefined;
 }
@@ -86,8 +84,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       whereKey: string;
       query: ResolvedQuery;
       binding: CursorBinding;
-      /** A row of `table` as its record's JSON text (see SnapshotArgs). */
-      recordJson?: () => Expression<string>;
+      /** A row of `table` (or `alias`) as its record's JSON text (see SnapshotArgs). */
+      recordJson: (alias?: string) => Expression<string>;
     }): Promise<CursorPage> {
       await sweep();
       const id = newCursorId();
@@ -107,7 +105,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         end: span.end,
         recordJson: args.recordJson,
       });
-      return { cursor: id, total: snap.total, limit: args.query.limit, ids: snap.ids, rows: snap.rows, json: snap.json };
+      return { cursor: id, total: snap.total, limit: args.query.limit, ids: snap.ids, json: snap.json };
     },
 
     /** A page of an existing cursor, after checking it belongs here and the request repeats it faithfully. */

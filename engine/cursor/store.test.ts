@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sqliteDialect } from '../dialects/sqlite.ts';
 import type { TenantDb } from '../dialects/types.ts';
@@ -40,6 +40,7 @@ describe('packStatement on SQLite', () => {
     start: 0,
     end: 10,
     searchKey: 'k',
+    recordJson: () => sql<string>`'{}'`,
   });
   const largest = () => widthFor(Number(raw.prepare('select max(id) from items').pluck().get() ?? 0));
   const run = (packing: Packing | boolean, where: SnapshotArgs['where'], ...width: [number?]) => {

@@ -51,10 +51,10 @@ export interface SnapshotArgs {
   /** Determines the search completely (collection, scope, filters with their values, order, deleted). */
   searchKey: string;
   /**
-   * A row of `table` as its record's JSON text. Given, a snapshot of page 1 may read the page's
+   * A row of `table` (or of `alias`) as its record's JSON text: a snapshot may read the page's
    * records as JSON in its own statement (Snapshot.json).
    */
-  recordJson?: () => Expression<string>;
+  recordJson: (alias?: string) => Expression<string>;
 }
 
 export interface Snapshot {
@@ -62,11 +62,9 @@ export interface Snapshot {
   /** The ids at [start, end), in snapshot order. */
   ids: number[];
   /**
-   * The rows of those ids, in the same order, where the database read them in the snapshot's
-   * own statement (one round trip less); otherwise the caller reads them.
+   * The records of those ids, in the same order, as a JSON array's text, where the snapshot's own
+   * statement read them (one round trip less); otherwise the caller reads them.
    */
-  rows?: Record<string, unknown>[];
-  /** The records of those ids, in the same order, as a JSON array's text, where the statement read them so. */
   json?: string;
 }
 
@@ -149,7 +147,7 @@ const packedIds = (t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered'
 export const packStatement = (t: TenantDb, args: SnapshotArgs, packing: Packing, width?: number, pageEnd?: number) =>
   sql<{ width: number; packed: string | null; page: string | null }>`with ${widthCte(t, args.table)}
     select (select w.width from w) as width, ${packedIds(t, args, packing, width)} as packed,
-      ${pageEnd === undefined || !args.recordJson ? sql`null` : firstPageJson(t, args, pageEnd)} as page`.compile(t.db);
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd)} as page`.compile(t.db);
 
 /**
  * The first `end` records of the search, in its order, as a JSON array's text: page 1 read in
@@ -162,7 +160,7 @@ function firstPageJson(t: TenantDb, args: SnapshotArgs, end: number) {
     .selectFrom(args.table)
     .where((eb: any) => t.dialect.opaqueValues(args.where(eb)))
     .limit(sql.lit(end));
-  return sql<string>`'[' || substr(${t.dialect.concatInOrder(rows, sql`',' || ${args.recordJson!()}`, orderBySql(args.order))}, 2) || ']'`;
+  return sql<string>`'[' || substr(${t.dialect.concatInOrder(rows, sql`',' || ${args.recordJson()}`, orderBySql(args.order))}, 2) || ']'`;
 }
 
 /** The width each table's ids were last packed at, per database: the next search's first guess. */
@@ -213,7 +211,7 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
   // Page 1 comes in the same statement, as JSON, when the caller can say how to write it and the
   // search is in id order: any other order would sort the matching rows a second time (there
   // the page's ids, cut from the packed ones, are a cheaper way to its rows).
-  const withPage = args.start === 0 && args.recordJson !== undefined && args.order.field === 'id';
+  const withPage = args.start === 0 && args.order.field === 'id';
   const packAt = async (packing: Packing, width?: number) => {
     const key = `${args.searchKey}\0${width ?? 'w'}\0${packing}${withPage ? `\0${args.end}` : ''}`;
     const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, packing, width, withPage ? args.end : undefined));
@@ -270,13 +268,12 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
 
 /** Column names of the snapshot statement's own values: no field name has a `$` (define.ts). */
 const TOTAL = '$total';
-const ORD = '$ord';
 
 /**
  * One statement packs the ids, cuts them into chunk rows and inserts them, and reads the rows of
  * the requested page: the ids never travel to the application, and a new search costs one
- * round trip. Answers one row per record of the page, in snapshot order (or a single row of
- * nulls but the total when the page is empty).
+ * round trip. Answers one row: the total, the page's ids and its records as JSON (no row
+ * objects for pg to parse, no dates to convert, nothing to stringify).
  */
 async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db, dialect } = t;
@@ -303,13 +300,14 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
     page (ord, id) as (select p.i, cast(substr(ins.ids, (p.i % ${perChunk}) * w.width + 1, w.width) as bigint) - w.base
       from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p, ins
       where ins.chunk = p.i / ${perChunk} and p.i < cast(${end} as integer) and p.i < ins.total)
-    select head.total as ${sql.id(TOTAL)}, p.* from (select total from ins where chunk = 0) as head
-    left join lateral (select page.ord as ${sql.id(ORD)}, r.* from page join ${qualified(t, args.table)} as r on r.id = page.id) as p on true
-    order by p.${sql.id(ORD)}`.compile(db);
+    select head.total as ${sql.id(TOTAL)}, p.ids, p.json from (select total from ins where chunk = 0) as head
+    cross join lateral (select string_agg(cast(r.id as text), ',' order by page.ord) as ids,
+      '[' || coalesce(string_agg(${args.recordJson('r')}, ',' order by page.ord), '') || ']' as json
+      from page join ${qualified(t, args.table)} as r on r.id = page.id) as p`.compile(db);
   const result = await snapshotQueries(db, args.searchKey, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
     args.query.limit, args.expiresAt, args.start, args.end);
-  const rows = result.rows.filter((r) => r[ORD] !== null);
-  return { total: Number(result.rows[0]?.[TOTAL] ?? 0), ids: rows.map((r) => Number(r.id)), rows };
+  const { ids, json } = result.rows[0] as { ids: string | null; json: string };
+  return { total: Number(result.rows[0]?.[TOTAL] ?? 0), ids: ids ? ids.split(',').map(Number) : [], json };
 }
 
 const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at'] as const;

@@ -3,7 +3,6 @@ import type { TenantDb } from '../dialects/types.ts';
 import { canonicalize } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
 import type { Resource } from '../registry.ts';
-import { toRecord } from '../records.ts';
 import { recordJsonOf, recordsJson } from '../sql/records-json.ts';
 import { compileWhere } from '../sql/where.ts';
 import { loadRecord, notFound, type OperationContext, type ParentScope } from './context.ts';
@@ -58,10 +57,9 @@ export async function list(
           }),
         // Everything compileWhere reads: the filters with their values, $deleted, the parent.
         whereKey: JSON.stringify([canonicalize(query).filters, query.deleted, parent ? [parent.field, parent.id] : null]),
-        recordJson: () => recordJsonOf(dialect, resource),
+        recordJson: (alias) => recordJsonOf(dialect, resource, alias),
       });
   // The current values of the page's records, in snapshot order.
-  const json =
-    page.json ?? (page.rows ? JSON.stringify(page.rows.map((row) => toRecord(resource, dialect, row))) : await recordsJson(db, resource, page.ids));
+  const json = page.json ?? (await recordsJson(db, resource, page.ids));
   return { json, cursor: page.cursor, total: page.total, page: query.page, limit: page.limit };
 }
