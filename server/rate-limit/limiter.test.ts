@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from '../../test/support/pg.ts';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { fromFlexible } from './flexible.ts';
 import { createLimiter, rateLimitHeaders, type LimiterOptions, type RateLimiter } from './index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'mrs-rl-'));
@@ -83,5 +85,37 @@ describe('rate-limit headers', () => {
     const refused = rateLimitHeaders({ allowed: false, limit: 5, remaining: 0, resetS: 42, windowS: 60 });
     expect(refused['retry-after']).toBe('42');
     expect(refused['x-ratelimit-reset']).toBe('42');
+  });
+});
+
+describe('a database store, hits arriving together', () => {
+  const spied = (max: number) => {
+    const rl = new RateLimiterMemory({ points: max, duration: 60 });
+    const consume = vi.spyOn(rl, 'consume');
+    return { limiter: fromFlexible(rl, max, 60, async () => {}), consume };
+  };
+
+  it('go to the store as one consume per key, each hit taking its own place in the window', async () => {
+    const { limiter, consume } = spied(7);
+    const states = await Promise.all([...Array.from({ length: 10 }, () => limiter.hit('a')), limiter.hit('b')]);
+    expect(consume.mock.calls.map((c) => c.slice(0, 2))).toEqual([
+      ['a', 10],
+      ['b', 1],
+    ]);
+    expect(states.slice(0, 10).map((s) => [s.allowed, s.remaining])).toEqual([
+      [true, 6], [true, 5], [true, 4], [true, 3], [true, 2], [true, 1], [true, 0], [false, 0], [false, 0], [false, 0],
+    ]);
+    expect(states[10]).toMatchObject({ allowed: true, remaining: 6 });
+    // The refused hits counted: the next one is refused too, and says so alone.
+    expect(await limiter.hit('a')).toMatchObject({ allowed: false, remaining: 0 });
+    expect(consume).toHaveBeenLastCalledWith('a', 1);
+  });
+
+  it('all fail when the store fails, and the next turn starts afresh', async () => {
+    const { limiter, consume } = spied(5);
+    consume.mockRejectedValueOnce(new Error('store down'));
+    const failed = await Promise.allSettled([limiter.hit('a'), limiter.hit('a')]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(await limiter.hit('a')).toMatchObject({ allowed: true, remaining: 4 });
   });
 });
