@@ -208,9 +208,9 @@ const snapshotQueries = preparedByKey(500);
 async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db } = t;
   /** The packed ids and the width they need, from the statement built for `width` (or none). */
-  // Page 1 comes in the same statement, as JSON, when the caller can say how to write it and the
-  // search is in id order: any other order would sort the matching rows a second time (there
-  // the page's ids, cut from the packed ones, are a cheaper way to its rows).
+  // Page 1 comes in the same statement, as JSON, when the search is in id order: any other order
+  // would sort the matching rows a second time (there the page's ids, cut from the packed ones,
+  // are a cheaper way to its rows).
   const withPage = args.start === 0 && args.order.field === 'id';
   const packAt = async (packing: Packing, width?: number) => {
     const key = `${args.searchKey}\0${width ?? 'w'}\0${packing}${withPage ? `\0${args.end}` : ''}`;
@@ -263,7 +263,9 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
   const { first, last } = chunksOf(span, width);
   const chunks = new Map<number, string>();
   for (let c = first; c <= last; c++) chunks.set(c, slice(c));
-  return { total, ids: idsAt(chunks, width, span.start, span.end), ...(page === undefined ? {} : { json: page }) };
+  const snapshot: Snapshot = { total, ids: idsAt(chunks, width, span.start, span.end) };
+  if (page !== undefined) snapshot.json = page; // not a spread: see engine/http/headers.ts
+  return snapshot;
 }
 
 /** Column names of the snapshot statement's own values: no field name has a `$` (define.ts). */
@@ -306,8 +308,9 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
       from page join ${qualified(t, args.table)} as r on r.id = page.id) as p`.compile(db);
   const result = await snapshotQueries(db, args.searchKey, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
     args.query.limit, args.expiresAt, args.start, args.end);
-  const { ids, json } = result.rows[0] as { ids: string | null; json: string };
-  return { total: Number(result.rows[0]?.[TOTAL] ?? 0), ids: ids ? ids.split(',').map(Number) : [], json };
+  // The head row is always there (chunk 0 is inserted even for no ids), so is this row.
+  const row = result.rows[0] as { [TOTAL]: unknown; ids: string | null; json: string };
+  return { total: Number(row[TOTAL]), ids: row.ids ? row.ids.split(',').map(Number) : [], json: row.json };
 }
 
 const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at'] as const;
