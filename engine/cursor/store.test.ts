@@ -43,17 +43,16 @@ describe('packStatement on SQLite', () => {
     recordJson: () => sql<string>`'{}'`,
   });
   const largest = () => widthFor(Number(raw.prepare('select max(id) from items').pluck().get() ?? 0));
-  const run = (packing: Packing | boolean, where: SnapshotArgs['where'], ...width: [number?]) => {
-    const how = packing === true ? 'scan' : packing === false ? 'ordered' : packing;
-    const q = packStatement(t, args(where), how, width.length ? width[0] : largest());
+  const run = (packing: Packing, where: SnapshotArgs['where'], ...width: [number?]) => {
+    const q = packStatement(t, args(where), packing, width.length ? width[0] : largest());
     return { sql: q.sql, row: raw.prepare(q.sql).get(...q.parameters) as { width: number; packed: string } };
   };
 
   it('reads the table without an index and without an ordered sub-select when asked to scan', () => {
     const live = (eb: any) => eb('deleted', '=', 0);
-    expect(run(true, live).sql).toMatch(/from "items" not indexed where/);
-    expect(run(true, live).sql).not.toMatch(/order by/);
-    expect(run(false, live).sql).toMatch(/order by "id" asc/);
+    expect(run('scan', live).sql).toMatch(/from "items" not indexed where/);
+    expect(run('scan', live).sql).not.toMatch(/order by/);
+    expect(run('ordered', live).sql).toMatch(/order by "id" asc/);
     // The planner's plan: neither a forced scan nor an ordered sub-select.
     expect(run('plan', live).sql).not.toMatch(/not indexed|order by/);
   });
@@ -63,14 +62,14 @@ describe('packStatement on SQLite', () => {
     for (let i = 0; i < 12; i++) insert.run(0, 1);
     const id = (eb: any) => eb('deleted', '=', 0);
     const max = Number(raw.prepare('select max(id) from items').pluck().get());
-    const right = run(false, id, widthFor(max));
+    const right = run('ordered', id, widthFor(max));
     expect(right.sql).toContain(`"id" + ${offsetOf(widthFor(max))}`);
     expect(right.row.width).toBe(widthFor(max));
     // Built for too narrow a width: the statement says so (the store then builds it again).
-    expect(run(false, id, 1).row.width).toBe(widthFor(max));
-    expect(run(true, id, 1).row.width).toBe(widthFor(max));
+    expect(run('ordered', id, 1).row.width).toBe(widthFor(max));
+    expect(run('scan', id, 1).row.width).toBe(widthFor(max));
     // Without a width, the offset of the width it reads, whatever that is.
-    const own = run(false, id, undefined);
+    const own = run('ordered', id, undefined);
     expect(own.sql).toContain('(select w.base from w)');
     expect(own.row).toEqual(right.row);
   });
@@ -84,8 +83,8 @@ describe('packStatement on SQLite', () => {
         for (const [deleted, k] of rows) insert.run(deleted ? 1 : 0, k);
         raw.exec('delete from items where k = 3 and id % 2 = 0');
         const where = liveOnly ? (eb: any) => eb('deleted', '=', 0) : (eb: any) => eb.and([]);
-        const scanned = run(true, where).row;
-        expect(scanned).toEqual(run(false, where).row);
+        const scanned = run('scan', where).row;
+        expect(scanned).toEqual(run('ordered', where).row);
         const ids = (raw.prepare(`select id from items ${liveOnly ? 'where deleted = 0' : ''} order by id`).pluck().all() as number[]).map(
           (id) => String(id + 10 ** (scanned.width - 1)),
         );

@@ -5,6 +5,7 @@ import { MAX_LIMIT, type Reserved } from '../query/reserved.ts';
 import { dialectOf } from '../dialects/index.ts';
 import { orderBySql } from '../sql/order.ts';
 import { prepared, preparedByKey, preparedFamily } from '../sql/prepared.ts';
+import { jsonArrayOf } from '../sql/records-json.ts';
 import { Lru } from '../lru.ts';
 import { chunksOf, idsAscend, idsAt, idsPerChunk, idsPerChunkSql, limitOf, offsetOf, WIDTHS, widthFor } from './layout.ts';
 
@@ -123,7 +124,7 @@ function packingOf(t: TenantDb, args: SnapshotArgs): Packing {
  * two ids tell; a plan may run through several ranges of an index, so every id is compared.
  */
 const inIdOrder = (packing: Packing, packed: string, width: number) =>
-  packing === 'plan' ? idsAscend(packed, width) : packed.length < 2 * width || packed.slice(0, width) < packed.slice(width, 2 * width);
+  idsAscend(packing === 'plan' ? packed : packed.slice(0, 2 * width), width);
 
 /**
  * The packed ids, as `packing` says (an ordered sub-select where the dialect has no
@@ -160,7 +161,7 @@ function firstPageJson(t: TenantDb, args: SnapshotArgs, end: number) {
     .selectFrom(args.table)
     .where((eb: any) => t.dialect.opaqueValues(args.where(eb)))
     .limit(sql.lit(end));
-  return sql<string>`'[' || substr(${t.dialect.concatInOrder(rows, sql`',' || ${args.recordJson()}`, orderBySql(args.order))}, 2) || ']'`;
+  return jsonArrayOf(t.dialect, rows, args.recordJson(), orderBySql(args.order));
 }
 
 /** The width each table's ids were last packed at, per database: the next search's first guess. */
@@ -207,11 +208,11 @@ const snapshotQueries = preparedByKey(500);
  */
 async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db } = t;
-  /** The packed ids and the width they need, from the statement built for `width` (or none). */
   // Page 1 comes in the same statement, as JSON, when the search is in id order: any other order
   // would sort the matching rows a second time (there the page's ids, cut from the packed ones,
   // are a cheaper way to its rows).
   const withPage = args.start === 0 && args.order.field === 'id';
+  /** The packed ids and the width they need, from the statement built for `width` (or none). */
   const packAt = async (packing: Packing, width?: number) => {
     const key = `${args.searchKey}\0${width ?? 'w'}\0${packing}${withPage ? `\0${args.end}` : ''}`;
     const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, packing, width, withPage ? args.end : undefined));

@@ -45,6 +45,7 @@ describe('VALUE_PARSERS', () => {
     ['timestamp', '2024-01-31T10:00:00+02:00', OK('2024-01-31T08:00:00.000Z')],
     ['timestamp', '2024-01-31T08:00:00', BAD],
     ['timestamp', '2024-01-31', BAD],
+    ['timestamp', '9999-12-31T23:30:00-01:00', BAD], // year 10000 in UTC
     ['string', 'open', OK('open')],
     ['string', ' spaced : colon ', OK(' spaced : colon ')],
     ['string', '%_\\', OK('%_\\')],

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { compileOnlyDb } from '../../test/support/compile-only.ts';
-import { prepared, preparedByKey, preparedFamily } from './prepared.ts';
+import { prepared, preparedByKey, preparedFamily, preparedPer } from './prepared.ts';
 
 describe('prepared queries', () => {
   it('compiles a shape once and fills each run with its own values, in parameter order', async () => {
@@ -64,6 +64,28 @@ describe('prepared queries', () => {
       ['select "id" from "one" where "id" = ?', [1]],
       ['select "id" from "two" where "id" = ?', [2]],
       ['select "id" from "one" where "id" = ?', [3]],
+    ]);
+  });
+});
+
+describe('queries prepared per object', () => {
+  it('keeps one compiled member per object, apart for objects of the same name', async () => {
+    const { db, ran } = compileOnlyDb('sqlite');
+    const one = { name: 'things', column: 'a' };
+    const other = { name: 'things', column: 'b' }; // same name, another shape
+    let builds = 0;
+    const pick = preparedPer<typeof one, [number]>((o, d, id) => {
+      builds++;
+      return d.selectFrom(o.name).select(o.column).where('id', '=', id).compile();
+    });
+    await pick(one, db, 1);
+    await pick(other, db, 2);
+    await pick(one, db, 3);
+    expect(builds).toBe(2);
+    expect(ran.map((q) => [q.sql, q.parameters])).toEqual([
+      ['select "a" from "things" where "id" = ?', [1]],
+      ['select "b" from "things" where "id" = ?', [2]],
+      ['select "a" from "things" where "id" = ?', [3]],
     ]);
   });
 });

@@ -75,20 +75,33 @@ function execute<R>(db: Kysely<any>, t: Template<R>, args: readonly unknown[]): 
   return db.executeQuery<R>({ query, queryId, sql, parameters }); // not a spread: see engine/http/headers.ts
 }
 
-/**
- * Like `prepared`, for a family of shapes told apart by `key` (a collection name, a count): each
- * member is compiled once per database setup.
- */
-export function preparedFamily<A extends readonly unknown[], R = unknown>(
-  build: (key: string, db: Kysely<any>, ...placeholders: { [K in keyof A]: any }) => CompiledQuery<R>,
-): (key: string, db: Kysely<any>, ...args: A) => Promise<QueryResult<R>> {
-  const members = new Map<string, (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>>>();
-  return (key, db, ...args) => {
+type Run<A extends readonly unknown[], R> = (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>>;
+type Build<K, A extends readonly unknown[], R> = (key: K, db: Kysely<any>, ...placeholders: { [I in keyof A]: any }) => CompiledQuery<R>;
+
+/** A family's members, each `prepared` on first use of its key, kept in `members`. */
+function family<K, A extends readonly unknown[], R>(members: { get(key: K): Run<A, R> | undefined; set(key: K, run: Run<A, R>): unknown }, build: Build<K, A, R>) {
+  return (key: K, db: Kysely<any>, ...args: A): Promise<QueryResult<R>> => {
     let run = members.get(key);
     if (!run) members.set(key, (run = prepared<A, R>((d, ...p) => build(key, d, ...p))));
     return run(db, ...args);
   };
 }
+
+/**
+ * Like `prepared`, for a family of shapes told apart by `key` (a collection name, a count): each
+ * member is compiled once per database setup.
+ */
+export const preparedFamily = <A extends readonly unknown[], R = unknown>(build: Build<string, A, R>) =>
+  family(new Map<string, Run<A, R>>(), build);
+
+/**
+ * Like `preparedFamily`, for shapes decided by an object (a collection's Resource: its fields
+ * decide the SQL): each member is compiled once per object and database setup, and forgotten
+ * with the object. By the object, not a name: two engines may define a collection of the same
+ * name with other fields.
+ */
+export const preparedPer = <K extends object, A extends readonly unknown[], R = unknown>(build: Build<K, A, R>) =>
+  family(new WeakMap<K, Run<A, R>>(), build);
 
 /**
  * Queries of many shapes, each told apart by a key that determines it completely, compiled
