@@ -54,13 +54,9 @@ export const PROBLEM_TYPE_PREFIX = 'urn:maintenance-records:problem:';
 
 /** The RFC 9457 body of an error. */
 export function problemBody(e: EngineError): Record<string, unknown> {
-  return {
-    type: PROBLEM_TYPE_PREFIX + e.code,
-    title: PROBLEMS[e.code].title,
-    status: e.status,
-    detail: e.detail,
-    ...(e.errors.length ? { errors: e.errors } : {}),
-  };
+  const body: Record<string, unknown> = { type: PROBLEM_TYPE_PREFIX + e.code, title: PROBLEMS[e.code].title, status: e.status, detail: e.detail };
+  if (e.errors.length) body.errors = e.errors; // not a spread: see engine/http/headers.ts
+  return body;
 }
 
 const PROBLEM_TYPE = { 'content-type': 'application/problem+json' };

@@ -23,7 +23,8 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
     throwIfAny([...checked.problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);
     if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
     const values = writableValues(resource, checked.value as ApiRecord);
-    const row = toRow(resource, ctx.tenant.dialect, { ...values, updated: nextTimestamp(current.updated) });
+    values.updated = nextTimestamp(current.updated); // values is this call's own object; not a spread (engine/http/headers.ts)
+    const row = toRow(resource, ctx.tenant.dialect, values);
     const updated = await updateRow(trx, resource.name, id, row);
     if (!updated) throw new EngineError('internal', 'The record vanished during the update.');
     return toRecord(resource, ctx.tenant.dialect, updated);

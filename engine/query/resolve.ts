@@ -43,7 +43,8 @@ export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
     if (fresh && ++valueCount === MAX_FILTER_VALUES + 1)
       errors.push({ parameter: f.param, message: `a query may hold at most ${MAX_FILTER_VALUES} distinct filter values` });
     if (!group) {
-      groups.set(key, { ...typed, values: new Set([typed.value]), params: [f.param] });
+      // Written out, not `{ ...typed, ... }`: a spread followed by properties costs ~3 us on Node 20 (engine/http/headers.ts).
+      groups.set(key, { field: typed.field, kind: typed.kind, op: typed.op, values: new Set([typed.value]), params: [f.param] });
       continue;
     }
     if (OPERATOR_RULES[typed.op].repeat === 'once') {
