@@ -3,8 +3,8 @@ import { Kysely, sql } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GroupCommitSqliteDialect } from './group-commit.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { GroupCommitKysely, GroupCommitSqliteDialect } from './group-commit.ts';
 
 let dir: string;
 let file: string;
@@ -26,7 +26,8 @@ beforeEach(async () => {
   database.pragma('foreign_keys = on');
   database.pragma('busy_timeout = 5000'); // the driver sets its own
   dialect = new GroupCommitSqliteDialect(database);
-  db = new Kysely<any>({ dialect });
+  db = new GroupCommitKysely(dialect); // as openSqlite makes it
+
   other = new Database(file, { readonly: true });
 });
 
@@ -85,6 +86,41 @@ describe('SQLite group commit', () => {
     resume();
     await trx;
     expect((await read).map((r) => r.v)).toEqual(['x']);
+  });
+
+  it('compiled statements run by executeQuery (the engine\'s prepared ones) keep every guarantee of the group', async () => {
+    const insertCompiled = (v: string) => db.executeQuery(db.insertInto('t').values({ v }).compile());
+    const readCompiled = () => db.executeQuery<{ v: string }>(db.selectFrom('t').select('v').orderBy('v').compile());
+    const direct = vi.spyOn(dialect, 'alone'); // the path that skips Kysely's connection machinery
+    const seenAtAnswer: number[] = [];
+    const reads: Promise<unknown>[] = [];
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => {
+        const write = insertCompiled(`c${i}`).then(() => seenAtAnswer.push(committedValues().length));
+        reads.push(readCompiled().then((r) => seenAtAnswer.push(r.rows.length && committedValues().length)));
+        return write;
+      }),
+    );
+    await Promise.all(reads);
+    // One group; every write and every read that saw it answered only after its commit.
+    expect(dialect.stats()).toEqual({ groups: 1, writes: 10 });
+    expect(seenAtAnswer).toEqual(Array(20).fill(10));
+    expect(direct).toHaveBeenCalledTimes(20);
+    // A failed group fails its compiled writes and the compiled reads that saw them.
+    const failed = await Promise.allSettled([
+      insertCompiled('gone'),
+      db.executeQuery(db.insertInto('child').values({ parent_id: 42 }).compile()),
+      readCompiled(),
+    ]);
+    expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    // In a transaction, executeQuery runs on the transaction's connection.
+    await db.transaction().execute(async (trx) => {
+      await trx.executeQuery(trx.insertInto('t').values({ v: 'in-trx' }).compile());
+      expect((await trx.executeQuery<{ v: string }>(trx.selectFrom('t').select('v').where('v', '=', 'in-trx').compile())).rows).toHaveLength(1);
+    });
+    expect(committedValues()).toContain('in-trx');
+    expect(direct).toHaveBeenCalledTimes(23); // the transaction's statements went through Kysely
+    expect(committedValues()).not.toContain('gone');
   });
 
   it('when the commit fails every write of the group fails, nothing is kept, and a read that saw them fails too', async () => {

@@ -4,7 +4,7 @@ import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync
 import { join } from 'node:path';
 import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
-import { GroupCommitSqliteDialect } from './group-commit.ts';
+import { GroupCommitKysely, GroupCommitSqliteDialect } from './group-commit.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { openOnce } from './open-once.ts';
 import { settled } from './settled.ts';
@@ -29,7 +29,7 @@ export function openSqlite(file: string, options: { walAutocheckpoint?: number }
   database.pragma('analysis_limit = 1000');
   database.pragma('optimize = 0x10002');
   database.pragma('analysis_limit = 0');
-  return new Kysely<any>({ dialect: new GroupCommitSqliteDialect(database) });
+  return new GroupCommitKysely(new GroupCommitSqliteDialect(database));
 }
 
 /** One SQLite file per tenant under the data directory. */
