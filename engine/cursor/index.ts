@@ -1,7 +1,7 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
-import { canonicalize, followUpProblems } from '../query/canonical.ts';
+import { canonicalize, followUpProblems, type CanonicalQuery } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { chunksOf, idsAt, newCursorId, pageSpan } from './layout.ts';
@@ -83,6 +83,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       /** Determines `where` completely: searches with the same key share its compiled SQL. */
       whereKey: string;
       query: ResolvedQuery;
+      /** canonicalize(query), when the caller has it already. */
+      canonical?: CanonicalQuery;
       binding: CursorBinding;
       /** A row of `table` (or `alias`) as its record's JSON text (see SnapshotArgs). */
       recordJson: (alias?: string) => Expression<string>;
@@ -90,7 +92,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       await sweep();
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
-      const query = canonicalize(args.query);
+      const query = args.canonical ?? canonicalize(args.query);
       const expiresAt = expiry();
       const snap = await insertSnapshot(tenant, {
         id,

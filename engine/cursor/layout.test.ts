@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunksOf, idsAscend, idsAt, idsPerChunk, limitOf, newCursorId, offsetOf, pageSpan, WIDTHS, widthFor } from './layout.ts';
+import { base64url, chunksOf, idsAscend, idsAt, idsPerChunk, limitOf, newCursorId, offsetOf, pageSpan, WIDTHS, widthFor } from './layout.ts';
 
 describe('newCursorId', () => {
   it('gives distinct, URL-safe ids that sort by creation time, across refills of its random pool', () => {
@@ -13,6 +13,18 @@ describe('newCursorId', () => {
     const random = ids.map((id) => id.slice(9));
     for (const r of random) expect(r.length * 6).toBeGreaterThanOrEqual(128);
     expect(new Set(random).size).toBe(ids.length);
+  });
+});
+
+describe('base64url', () => {
+  it('is RFC 4648 URL-safe base64 without padding, for any bytes', () => {
+    const reference = (bytes: Uint8Array) =>
+      btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    fc.assert(fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+        expect(base64url(bytes)).toBe(reference(bytes));
+      }),
+    );
+    expect(base64url(new Uint8Array([0xfb, 0xff, 0xbf]))).toBe('-_-_');
   });
 });
 

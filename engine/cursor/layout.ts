@@ -71,10 +71,32 @@ function randomBytes(n: number): Uint8Array {
  * a random place in it, and the sweep removes them from its start.
  */
 export function newCursorId(now = Date.now()): string {
-  const bytes = randomBytes(16);
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return now.toString(36).padStart(9, '0') + btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return now.toString(36).padStart(9, '0') + base64url(randomBytes(16));
+}
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * Bytes in URL-safe base64 without padding (RFC 4648 section 5). By table: `btoa` of the bytes as
+ * a string and three replaces took ~4-7 us an id on a slow machine, this ~0.5 (Buffer's own is
+ * Node's, and the engine runs elsewhere too).
+ */
+export function base64url(bytes: Uint8Array): string {
+  let out = '';
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
+    out += BASE64URL[n >> 18]! + BASE64URL[(n >> 12) & 63]! + BASE64URL[(n >> 6) & 63]! + BASE64URL[n & 63]!;
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = bytes[i]! << 16;
+    out += BASE64URL[n >> 18]! + BASE64URL[(n >> 12) & 63]!;
+  } else if (rest === 2) {
+    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8);
+    out += BASE64URL[n >> 18]! + BASE64URL[(n >> 12) & 63]! + BASE64URL[(n >> 6) & 63]!;
+  }
+  return out;
 }
 
 /**

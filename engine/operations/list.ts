@@ -44,11 +44,13 @@ export async function list(
     owner: ctx.user ?? '',
   };
   const cursors = cursorsOf(ctx);
-  const page: CursorPage = query.cursor
+  const canonical = query.cursor ? undefined : canonicalize(query);
+  const page: CursorPage = !canonical
     ? await cursors.page(query, binding)
     : await cursors.create({
         table: resource.name,
         query,
+        canonical,
         binding,
         where: (eb) =>
           compileWhere(eb, query.filters, dialect, {
@@ -56,7 +58,7 @@ export async function list(
             scope: parent && { field: parent.field, id: parent.id },
           }),
         // Everything compileWhere reads: the filters with their values, $deleted, the parent.
-        whereKey: JSON.stringify([canonicalize(query).filters, query.deleted, parent ? [parent.field, parent.id] : null]),
+        whereKey: JSON.stringify([canonical.filters, query.deleted, parent ? [parent.field, parent.id] : null]),
         recordJson: (alias) => recordJsonOf(dialect, resource, alias),
       });
   // The current values of the page's records, in snapshot order.
