@@ -20,7 +20,8 @@ describe('base64url', () => {
   it('is RFC 4648 URL-safe base64 without padding, for any bytes', () => {
     const reference = (bytes: Uint8Array) =>
       btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
         expect(base64url(bytes)).toBe(reference(bytes));
       }),
     );

@@ -27,7 +27,6 @@ beforeEach(async () => {
   database.pragma('busy_timeout = 5000'); // the driver sets its own
   dialect = new GroupCommitSqliteDialect(database);
   db = new GroupCommitKysely(dialect); // as openSqlite makes it
-
   other = new Database(file, { readonly: true });
 });
 
