@@ -19,7 +19,7 @@ const CHECK_TS = `
 import { createEngine, type DbEngine, type RecordOf } from 'maintenance-records';
 import * as engineEntry from 'maintenance-records/engine';
 import { defineResource, string, boolean } from 'maintenance-records/define';
-import { GroupCommitSqliteDialect } from 'maintenance-records/sqlite';
+import { GroupCommitKysely, GroupCommitSqliteDialect } from 'maintenance-records/sqlite';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 
@@ -35,6 +35,8 @@ void engine.migrate('main');
 export const same: typeof createEngine = engineEntry.createEngine;
 const grouped = new Kysely<any>({ dialect: new GroupCommitSqliteDialect(new Database(':memory:')) });
 export const groupedEngine: DbEngine = createEngine({ db: grouped, resources: [tasks] });
+const direct: Kysely<any> = new GroupCommitKysely(new GroupCommitSqliteDialect(new Database(':memory:')));
+export const directEngine: DbEngine = createEngine({ db: direct, resources: [tasks] });
 // @ts-expect-error: the group-commit dialect wraps a better-sqlite3 database, not a file name
 void new GroupCommitSqliteDialect('tasks.sqlite');
 `;
@@ -43,13 +45,12 @@ const RUN_MJS = `
 import { createEngine } from 'maintenance-records';
 import * as engineEntry from 'maintenance-records/engine';
 import { defineResource, string } from 'maintenance-records/define';
-import { GroupCommitSqliteDialect } from 'maintenance-records/sqlite';
+import { GroupCommitKysely, GroupCommitSqliteDialect } from 'maintenance-records/sqlite';
 import Database from 'better-sqlite3';
-import { Kysely } from 'kysely';
 
 const tasks = defineResource({ name: 'tasks', fields: { title: string({ required: true, filterable: true }) } });
 const dialect = new GroupCommitSqliteDialect(new Database(':memory:'));
-const engine = createEngine({ db: new Kysely({ dialect }), resources: [tasks], basePath: '/api' });
+const engine = createEngine({ db: new GroupCommitKysely(dialect), resources: [tasks], basePath: '/api' });
 await engine.migrate();
 const before = dialect.stats().writes;
 const posts = await Promise.all(['built', 'built', 'other'].map((title) => engine.fetch(new Request('http://h/api/maintenance/tasks', {

@@ -7,7 +7,7 @@
 import { serve } from '@hono/node-server';
 import Database from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import { GroupCommitSqliteDialect } from 'maintenance-records/sqlite';
+import { GroupCommitKysely, GroupCommitSqliteDialect } from 'maintenance-records/sqlite';
 import pg from 'pg';
 import { BASE_PATH, createHostApp } from './app.ts';
 
@@ -20,11 +20,9 @@ function sqlite(file: string): Database.Database {
 }
 
 const url = process.env.DATABASE_URL;
-const db = new Kysely<any>({
-  dialect: url
-    ? new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) })
-    : new GroupCommitSqliteDialect(sqlite(process.env.SQLITE_FILE ?? ':memory:')),
-});
+const db = url
+  ? new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url }) }) })
+  : new GroupCommitKysely(new GroupCommitSqliteDialect(sqlite(process.env.SQLITE_FILE ?? ':memory:')));
 const { app, engine } = await createHostApp(db, {
   auth: process.env.AUTH === 'off' ? 'off' : 'session',
   ...(url ? { schema: 'embed_example' } : {}),
