@@ -7,6 +7,7 @@
  */
 import { cursorsFor } from '../engine/cursor/index.ts';
 import { list } from '../engine/operations/list.ts';
+import { canonicalize } from '../engine/query/canonical.ts';
 import { parseQuery } from '../engine/query/parse.ts';
 import { resolveQuery } from '../engine/query/resolve.ts';
 import { recordJsonOf } from '../engine/sql/records-json.ts';
@@ -46,6 +47,7 @@ export async function run(): Promise<void> {
             where: where(q),
             whereKey: qs,
             query: q,
+            canonical: canonicalize(q),
             binding: { collection: resource.name, scope: '', owner: '' },
             recordJson: (alias) => recordJsonOf(tenant.dialect, resource, alias),
           }),

@@ -1,11 +1,11 @@
 import type { Expression, SqlBool } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
-import { canonicalize, followUpProblems, type CanonicalQuery } from '../query/canonical.ts';
+import { followUpProblems, type CanonicalQuery } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { chunksOf, idsAt, newCursorId, pageSpan } from './layout.ts';
-import { deleteSnapshot, insertSnapshot, readPage, SWEEP_BATCH, sweepExpired, touchSnapshot, type CursorBinding } from './store.ts';
+import { deleteSnapshot, insertSnapshot, readPage, SWEEP_BATCH, sweepExpired, touchSnapshot, type CursorBinding, type PageRecords } from './store.ts';
 
 export interface CursorSettings {
   /** Lifetime without use. */
@@ -14,14 +14,12 @@ export interface CursorSettings {
   readonly now: () => number;
 }
 
-/** The ids of one page of a cursor, in snapshot order. */
+/** One page of a cursor: its records, in snapshot order (see PageRecords). */
 export interface CursorPage {
   readonly cursor: string;
   readonly total: number;
   readonly limit: number;
-  readonly ids: number[];
-  /** Their records as a JSON array's text, when the snapshot's statement read them so. */
-  readonly json?: string | undefined;
+  readonly records: PageRecords;
 }
 
 const gone = () => new EngineError('cursor-gone', 'The cursor is unknown or expired; start the search again without $cursor.');
@@ -76,15 +74,15 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
   }
 
   return {
-    /** Snapshots a new search and returns the requested page's ids. */
+    /** Snapshots a new search and returns the requested page. */
     async create(args: {
       table: string;
       where: (eb: any) => Expression<SqlBool>;
       /** Determines `where` completely: searches with the same key share its compiled SQL. */
       whereKey: string;
       query: ResolvedQuery;
-      /** canonicalize(query), when the caller has it already. */
-      canonical?: CanonicalQuery;
+      /** canonicalize(query): stored with the cursor (the caller needs it for whereKey too). */
+      canonical: CanonicalQuery;
       binding: CursorBinding;
       /** A row of `table` (or `alias`) as its record's JSON text (see SnapshotArgs). */
       recordJson: (alias?: string) => Expression<string>;
@@ -92,7 +90,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       await sweep();
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
-      const query = args.canonical ?? canonicalize(args.query);
+      const query = args.canonical;
       const expiresAt = expiry();
       const snap = await insertSnapshot(tenant, {
         id,
@@ -107,7 +105,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         end: span.end,
         recordJson: args.recordJson,
       });
-      return { cursor: id, total: snap.total, limit: args.query.limit, ids: snap.ids, json: snap.json };
+      return { cursor: id, total: snap.total, limit: args.query.limit, records: snap.records };
     },
 
     /** A page of an existing cursor, after checking it belongs here and the request repeats it faithfully. */
@@ -134,7 +132,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       }
       const span = pageSpan(query.page, meta.limit, meta.total);
       const ids = span.start >= meta.total ? [] : idsAt(data.chunks, meta.width, span.start, span.end);
-      return { cursor: id, total: meta.total, limit: meta.limit, ids };
+      return { cursor: id, total: meta.total, limit: meta.limit, records: { ids } };
     },
   };
 }

@@ -53,20 +53,20 @@ export interface SnapshotArgs {
   searchKey: string;
   /**
    * A row of `table` (or of `alias`) as its record's JSON text: a snapshot may read the page's
-   * records as JSON in its own statement (Snapshot.json).
+   * records as JSON in its own statement (PageRecords).
    */
   recordJson: (alias?: string) => Expression<string>;
 }
 
+/**
+ * The records of a page [start, end), in snapshot order: as a JSON array's text where the
+ * statement that read the ids read them too (one round trip less), else the ids to read them by.
+ */
+export type PageRecords = { readonly json: string } | { readonly ids: readonly number[] };
+
 export interface Snapshot {
-  total: number;
-  /** The ids at [start, end), in snapshot order. */
-  ids: number[];
-  /**
-   * The records of those ids, in the same order, as a JSON array's text, where the snapshot's own
-   * statement read them (one round trip less); otherwise the caller reads them.
-   */
-  json?: string;
+  readonly total: number;
+  readonly records: PageRecords;
 }
 
 /**
@@ -261,12 +261,11 @@ async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Prom
       }
     });
   const span = { start: args.start, end: Math.min(args.end, total) };
+  if (page !== undefined) return { total, records: { json: page } };
   const { first, last } = chunksOf(span, width);
   const chunks = new Map<number, string>();
   for (let c = first; c <= last; c++) chunks.set(c, slice(c));
-  const snapshot: Snapshot = { total, ids: idsAt(chunks, width, span.start, span.end) };
-  if (page !== undefined) snapshot.json = page; // not a spread: see engine/http/headers.ts
-  return snapshot;
+  return { total, records: { ids: idsAt(chunks, width, span.start, span.end) } };
 }
 
 /** Column names of the snapshot statement's own values: no field name has a `$` (define.ts). */
@@ -275,8 +274,8 @@ const TOTAL = '$total';
 /**
  * One statement packs the ids, cuts them into chunk rows and inserts them, and reads the rows of
  * the requested page: the ids never travel to the application, and a new search costs one
- * round trip. Answers one row: the total, the page's ids and its records as JSON (no row
- * objects for pg to parse, no dates to convert, nothing to stringify).
+ * round trip. Answers one row: the total and the page's records as JSON (no row objects for pg
+ * to parse, no dates to convert, nothing to stringify).
  */
 async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db, dialect } = t;
@@ -303,15 +302,14 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
     page (ord, id) as (select p.i, cast(substr(ins.ids, (p.i % ${perChunk}) * w.width + 1, w.width) as bigint) - w.base
       from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p, ins
       where ins.chunk = p.i / ${perChunk} and p.i < cast(${end} as integer) and p.i < ins.total)
-    select head.total as ${sql.id(TOTAL)}, p.ids, p.json from (select total from ins where chunk = 0) as head
-    cross join lateral (select string_agg(cast(r.id as text), ',' order by page.ord) as ids,
-      '[' || coalesce(string_agg(${args.recordJson('r')}, ',' order by page.ord), '') || ']' as json
+    select head.total as ${sql.id(TOTAL)}, p.json from (select total from ins where chunk = 0) as head
+    cross join lateral (select '[' || coalesce(string_agg(${args.recordJson('r')}, ',' order by page.ord), '') || ']' as json
       from page join ${qualified(t, args.table)} as r on r.id = page.id) as p`.compile(db);
   const result = await snapshotQueries(db, args.searchKey, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
     args.query.limit, args.expiresAt, args.start, args.end);
   // The head row is always there (chunk 0 is inserted even for no ids), so is this row.
-  const row = result.rows[0] as { [TOTAL]: unknown; ids: string | null; json: string };
-  return { total: Number(row[TOTAL]), ids: row.ids ? row.ids.split(',').map(Number) : [], json: row.json };
+  const row = result.rows[0] as { [TOTAL]: unknown; json: string };
+  return { total: Number(row[TOTAL]), records: { json: row.json } };
 }
 
 const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at'] as const;

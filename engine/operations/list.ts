@@ -1,4 +1,5 @@
 import { cursorsFor, type CursorPage, type Cursors } from '../cursor/index.ts';
+import type { CursorBinding } from '../cursor/store.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { canonicalize } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
@@ -34,7 +35,7 @@ export async function list(
   query: ResolvedQuery,
   parent?: ParentScope,
 ): Promise<ListPage> {
-  const { db, dialect } = ctx.tenant;
+  const { db } = ctx.tenant;
   // A later page may go on after the parent was deleted: the snapshot is already taken.
   if (parent && !(await loadRecord(db, ctx, parent.resource, parent.id, query.deleted || query.cursor !== undefined)))
     throw notFound(parent.resource.name, parent.id);
@@ -43,25 +44,29 @@ export async function list(
     scope: parent ? `${parent.resource.name}/${parent.id}` : '',
     owner: ctx.user ?? '',
   };
-  const cursors = cursorsOf(ctx);
-  const canonical = query.cursor ? undefined : canonicalize(query);
-  const page: CursorPage = !canonical
-    ? await cursors.page(query, binding)
-    : await cursors.create({
-        table: resource.name,
-        query,
-        canonical,
-        binding,
-        where: (eb) =>
-          compileWhere(eb, query.filters, dialect, {
-            includeDeleted: query.deleted,
-            scope: parent && { field: parent.field, id: parent.id },
-          }),
-        // Everything compileWhere reads: the filters with their values, $deleted, the parent.
-        whereKey: JSON.stringify([canonical.filters, query.deleted, parent ? [parent.field, parent.id] : null]),
-        recordJson: (alias) => recordJsonOf(dialect, resource, alias),
-      });
+  const page = query.cursor ? await cursorsOf(ctx).page(query, binding) : await snapshot(ctx, resource, query, binding, parent);
   // The current values of the page's records, in snapshot order.
-  const json = page.json ?? (await recordsJson(db, resource, page.ids));
+  const { records } = page;
+  const json = 'json' in records ? records.json : await recordsJson(db, resource, records.ids);
   return { json, cursor: page.cursor, total: page.total, page: query.page, limit: page.limit };
+}
+
+/** A new search's cursor and its requested page. */
+function snapshot(ctx: OperationContext, resource: Resource, query: ResolvedQuery, binding: CursorBinding, parent?: ParentScope): Promise<CursorPage> {
+  const { dialect } = ctx.tenant;
+  const canonical = canonicalize(query);
+  return cursorsOf(ctx).create({
+    table: resource.name,
+    query,
+    canonical,
+    binding,
+    where: (eb) =>
+      compileWhere(eb, query.filters, dialect, {
+        includeDeleted: query.deleted,
+        scope: parent && { field: parent.field, id: parent.id },
+      }),
+    // Everything compileWhere reads: the filters with their values, $deleted, the parent.
+    whereKey: JSON.stringify([canonical.filters, query.deleted, parent ? [parent.field, parent.id] : null]),
+    recordJson: (alias) => recordJsonOf(dialect, resource, alias),
+  });
 }
