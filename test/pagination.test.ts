@@ -72,6 +72,16 @@ describeEachDatabase('pagination: cursors, $limit, $page and Link', (h) => {
     expect(ids(r.body)).toEqual(dept7.slice(4, 8));
     expect(r.headers.get('link')).toContain('$page=1>; rel="prev"');
     expect(r.headers.get('link')).toContain('$page=7>; rel="last"');
+    // Past the last page on the first request: 200 with [], prev pointing at the last page,
+    // in id order (read in the snapshot's own statement) and in another order alike.
+    for (const order of ['', '&$orderBy=priority:desc']) {
+      const past = await h().get(`${M}/work_orders?department_id=7&$page=8&$limit=4${order}`);
+      expect(past.status).toBe(200);
+      expect(past.body).toEqual([]);
+      expect(past.headers.get('x-total')).toBe(String(dept7.length));
+      expect(past.headers.get('link')).toContain('$page=7>; rel="prev"');
+      expect(past.headers.get('link')).not.toContain('rel="next"');
+    }
   });
 
   it('$limit: default 10, over 50 served as 50, bad values 400, fixed at creation', async () => {
