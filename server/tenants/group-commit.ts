@@ -339,7 +339,7 @@ export class GroupCommitKysely extends Kysely<any> {
     this.#direct = this.getExecutor().plugins.length === 0;
   }
   override executeQuery<R>(query: Parameters<Kysely<any>['executeQuery']>[0], queryId?: Parameters<Kysely<any>['executeQuery']>[1]): Promise<QueryResult<R>> {
-    if (this.#direct && queryId === undefined && query instanceof Object && 'sql' in query)
+    if (this.#direct && queryId === undefined && 'sql' in query)
       return this.#dialect.alone(query) as Promise<QueryResult<R>>;
     return super.executeQuery<R>(query as CompiledQuery<R>, queryId);
   }
