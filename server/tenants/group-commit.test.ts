@@ -46,7 +46,7 @@ describe('SQLite group commit', () => {
     expect(committedValues()).toHaveLength(20);
     // Every answer came after the commit that holds its write: the other connection saw all 20.
     for (const seen of seenAtAnswer) expect(seen).toHaveLength(20);
-    expect(dialect.stats()).toEqual({ groups: 1, writes: 20 });
+    expect(dialect.stats()).toEqual({ groups: 1, writes: 20, readBatches: 0, reads: 0 });
   });
 
   it('a transaction that fails is undone alone; the others of its group are kept', async () => {
@@ -101,8 +101,8 @@ describe('SQLite group commit', () => {
       }),
     );
     await Promise.all(reads);
-    // One group; every write and every read that saw it answered only after its commit.
-    expect(dialect.stats()).toEqual({ groups: 1, writes: 10 });
+    // One group, one batch of reads; every write and every read that saw it answered only after its commit.
+    expect(dialect.stats()).toEqual({ groups: 1, writes: 10, readBatches: 1, reads: 10 });
     expect(seenAtAnswer).toEqual(Array(20).fill(10));
     expect(direct).toHaveBeenCalledTimes(20);
     // A failed group fails its compiled writes and the compiled reads that saw them.
@@ -120,6 +120,33 @@ describe('SQLite group commit', () => {
     expect(committedValues()).toContain('in-trx');
     expect(direct).toHaveBeenCalledTimes(23); // the transaction's statements went through Kysely
     expect(committedValues()).not.toContain('gone');
+  });
+
+  it('lone reads sent together run as one batch, each with its own answer or its own error', async () => {
+    await insert('a');
+    const before = dialect.stats();
+    const value = (json: string) => db.executeQuery<{ v: unknown }>(sql`select json_extract(${json}, '$.v') as v`.compile(db));
+    const answers = await Promise.allSettled([value('{"v":1}'), value('not json'), value('{"v":3}'), db.selectFrom('t').select('v').execute()]);
+    expect(answers.map((a) => (a.status === 'fulfilled' ? a.value : 'failed'))).toEqual([
+      { rows: [{ v: 1 }] },
+      'failed',
+      { rows: [{ v: 3 }] },
+      [{ v: 'a' }],
+    ]);
+    expect((answers[1] as PromiseRejectedResult).reason.message).toMatch(/malformed JSON/);
+    expect(dialect.stats()).toMatchObject({ readBatches: before.readBatches + 1, reads: before.reads + 4 });
+    // A read sent once a write was answered sees it; reads of a later turn are another batch.
+    await insert('b');
+    expect((await db.selectFrom('t').select('v').orderBy('v').execute()).map((r) => r.v)).toEqual(['a', 'b']);
+    expect(dialect.stats()).toMatchObject({ readBatches: before.readBatches + 2, reads: before.reads + 5 });
+  });
+
+  it('reads sent before the database is closed are answered', async () => {
+    const own = new GroupCommitKysely(new GroupCommitSqliteDialect(new Database(file)));
+    await own.insertInto('t').values({ v: 'kept' }).execute();
+    const read = own.selectFrom('t').select('v').execute();
+    await own.destroy();
+    expect(await read).toEqual([{ v: 'kept' }]);
   });
 
   it('when the commit fails every write of the group fails, nothing is kept, and a read that saw them fails too', async () => {
