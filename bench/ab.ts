@@ -12,7 +12,8 @@
  *
  * A checkout for A: `git worktree add --detach /tmp/a <commit>`, then link each package of
  * node_modules into its own node_modules folder (not the folder itself: the compiled build's
- * cache lives there). BENCH_SECONDS sets each run's length (default 5). POST and PATCH paths
+ * cache lives there). BENCH_SECONDS sets each run's length (default 5), AB_CONNECTIONS the load's
+ * concurrent connections (default 50; 1 measures a lone client's latency). POST and PATCH paths
  * take AB_METHOD and AB_BODY. AB_DATABASE=postgres serves both sides from one fresh PostgreSQL
  * database (TEST_DATABASE_URL's server, dropped afterwards) instead of SQLite; CPU per request
  * then counts the server process only, not PostgreSQL's.
@@ -51,7 +52,7 @@ try {
     for (const [side, dir] of round % 2 ? sides : [...sides].reverse()) {
       const server = await startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`);
       try {
-        const opts = { headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' }, warmupSeconds: 0, ...bodyRequestsFromEnv() };
+        const opts = { headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' }, warmupSeconds: 0, connections: Number(process.env.AB_CONNECTIONS ?? 50), ...bodyRequestsFromEnv() };
         const url = `${origin}${BASE}${await withCursor(origin, path, opts.headers)}`;
         await load(url, { ...opts, seconds: 2 }); // warm-up, outside the CPU count
         const cpuBefore = await cpuMicros(server.pid!);
