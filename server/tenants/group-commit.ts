@@ -32,9 +32,10 @@ import { Lru } from '../../engine/lru.ts';
  * A read runs no earlier than it would have (nothing is reordered before it), so it still sees
  * every write answered before it was sent. Under load this keeps SQLite's code and pages warm
  * from one statement to the next instead of cold after each request's other work: measured over
- * HTTP on a 2-core machine (BENCHMARKS.md, fifth session), a read by id took 80 us of server CPU
- * a request and a later page of a cursor 139 us with reads run at once, 48 and 85 us batched.
- * A lone request pays one setImmediate hop.
+ * HTTP on a 2-core machine (BENCHMARKS.md, fifth session), a read by id took 81 us of server CPU
+ * a request and a later page of a cursor 146 us with reads run at once, 50 and 75 us batched
+ * (a ~5 us statement costs ~30 us inside a request otherwise). A lone request pays one
+ * setImmediate hop, and measured no slower for it.
  */
 /** Prepared statements by SQL text: preparing costs more than running a small indexed query. */
 function statements(db: Database, max = 500) {
