@@ -141,12 +141,18 @@ describe('SQLite group commit', () => {
     expect(dialect.stats()).toMatchObject({ readBatches: before.readBatches + 2, reads: before.reads + 5 });
   });
 
-  it('reads sent before the database is closed are answered', async () => {
+  it('what was sent before the database is closed is carried out and answered', async () => {
     const own = new GroupCommitKysely(new GroupCommitSqliteDialect(new Database(file)));
     await own.insertInto('t').values({ v: 'kept' }).execute();
-    const read = own.selectFrom('t').select('v').execute();
+    const sent = Promise.all([
+      own.selectFrom('t').select('v').execute(),
+      own.insertInto('t').values({ v: 'lone' }).execute(),
+      own.transaction().execute((trx) => trx.insertInto('t').values({ v: 'in-trx' }).execute()),
+    ]);
     await own.destroy();
-    expect(await read).toEqual([{ v: 'kept' }]);
+    const [read] = await sent;
+    expect(read).toEqual([{ v: 'kept' }]);
+    expect(committedValues()).toEqual(['in-trx', 'kept', 'lone']);
   });
 
   it('when the commit fails every write of the group fails, nothing is kept, and a read that saw them fails too', async () => {

@@ -27,15 +27,16 @@ import { Lru } from '../../engine/lru.ts';
  * writes of a group not yet committed is answered only once that group has committed: if it
  * fails, the read fails too, so nothing that was not kept is ever shown.
  *
- * Lone reads that arrive together are run together as well: each is queued and the turn's reads
- * run one after another once the turn's I/O is handled (setImmediate), each with its own answer.
- * A read runs no earlier than it would have (nothing is reordered before it), so it still sees
- * every write answered before it was sent. Under load this keeps SQLite's code and pages warm
- * from one statement to the next instead of cold after each request's other work: measured over
- * HTTP on a 2-core machine (BENCHMARKS.md, fifth session), a read by id took 81 us of server CPU
- * a request and a later page of a cursor 146 us with reads run at once, 50 and 75 us batched
- * (a ~5 us statement costs ~30 us inside a request otherwise). A lone request pays one
- * setImmediate hop, and measured no slower for it.
+ * The statements of requests that arrive together also run together: nothing starts on the
+ * connection until the turn's I/O is handled (setImmediate); then the turn's lone reads run one
+ * after another as one batch, each with its own answer, and its lone writes and transactions
+ * one after another. Each still sees every write answered before it was sent. Under load this
+ * keeps SQLite's code and pages warm from one statement to the next instead of cold after each
+ * request's other work (a ~5 us statement cost ~30 us of server CPU inside a request): measured
+ * over HTTP on a 2-core machine (BENCHMARKS.md, fifth session), a read by id took 81 us of CPU a
+ * request and a later page of a cursor 146 us with reads run at once, 50 and 75 us batched; a
+ * PATCH 172 -> 118 us and a create 149 -> 110 us once transactions and lone writes wait for the
+ * turn's end too. A lone request pays one setImmediate hop, and measured no slower for it.
  */
 /** Prepared statements by SQL text: preparing costs more than running a small indexed query. */
 function statements(db: Database, max = 500) {
@@ -84,6 +85,9 @@ interface Group {
   readonly waiting: { resolve: () => void; reject: (e: unknown) => void }[];
 }
 
+/** Settles once this turn's I/O is handled: where the turn's statements start, back to back. */
+const turnEnd = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** A lone read waiting for its turn's batch. */
 interface QueuedRead {
   readonly query: CompiledQuery;
@@ -113,6 +117,8 @@ class GroupCommitDriver implements Driver {
   /** What a statement is, by SQL text (whether it writes is asked of the writer's prepared statement). */
   readonly #kinds = new Map<string, StatementKind>();
   #group: Group | undefined;
+  /** Lone writes and transactions waiting for their turn's end (#startable). */
+  #starting = 0;
   /** Lone reads sent this turn, run together by #runReads. */
   #reads: QueuedRead[] = [];
   #stats = { groups: 0, writes: 0, readBatches: 0, reads: 0 };
@@ -136,6 +142,7 @@ class GroupCommitDriver implements Driver {
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const c = connection as Connection;
+    await this.#startable();
     await this.#lock.acquire();
     try {
       await this.#join();
@@ -185,7 +192,13 @@ class GroupCommitDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    await this.#lock.acquire();
+    // Lone writes and transactions sent before destroy start first: they wait for their turn's end.
+    for (;;) {
+      await this.#startable();
+      await this.#lock.acquire();
+      if (this.#starting === 0) break;
+      this.#lock.release();
+    }
     try {
       // Reads sent before destroy are answered, not failed by the closed connection.
       const reads = this.#reads;
@@ -215,10 +228,21 @@ class GroupCommitDriver implements Driver {
     } catch (e) {
       return Promise.reject(e);
     }
+    if (kind === 'write') return this.#startable().then(() => this.#aloneNow(query, kind));
     if (kind !== 'read') return this.#aloneNow(query, kind);
     return new Promise((resolve, reject) => {
       if (this.#reads.push({ query, resolve, reject }) === 1) setImmediate(this.#runReads);
     });
+  }
+
+  /** Settles at the end of this turn, where the turn's lone writes and transactions start, back to back. */
+  async #startable(): Promise<void> {
+    this.#starting++;
+    try {
+      await turnEnd();
+    } finally {
+      this.#starting--;
+    }
   }
 
   /** The turn's lone reads, in the order they were sent, on the connection held once for all. */
