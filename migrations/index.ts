@@ -3,6 +3,7 @@ import { engineMeta } from './001-engine-meta.ts';
 import { auth } from './002-auth.ts';
 import { cursors } from './003-cursors.ts';
 import { cursorExpiryHead } from './004-cursor-expiry-head.ts';
+import { cursorRowsUncompressed } from './005-cursor-rows-uncompressed.ts';
 
 /**
  * The engine's own tables, in order (names are sorted by Kysely: keep the numeric prefix).
@@ -12,6 +13,7 @@ export const ENGINE_MIGRATIONS: Record<string, Migration> = {
   '001-engine-meta': engineMeta,
   '003-cursors': cursors,
   '004-cursor-expiry-head': cursorExpiryHead,
+  '005-cursor-rows-uncompressed': cursorRowsUncompressed,
 };
 
 /** The service's tables (users, roles, API keys): passed to createEngine by `mrs serve` only. */

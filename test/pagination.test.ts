@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
+import { make, SERVICE_REQUEST } from './support/fixtures.ts';
 import { SWEEP_BATCH } from '../engine/cursor/store.ts';
 import { widthFor } from '../engine/cursor/layout.ts';
 
@@ -432,6 +433,33 @@ describeEachDatabase('pagination: cursors written before narrower widths', (h) =
     await tenant.db.insertInto('mrs_cursors').values(old).execute();
     const seen: number[] = [];
     for (let page = 1; page <= 10; page++) seen.push(...ids((await h().get(`${M}/work_orders?$cursor=${cursor}&$page=${page}`)).body));
+    expect(seen).toEqual(made);
+  });
+});
+
+describeEachDatabase('pagination: chunk rows as written', (h) => {
+  it('PostgreSQL stores a full chunk row of ids uncompressed, and pages read it back', async (ctx) => {
+    if (h().db !== 'postgres') ctx.skip(); // TOAST compression is PostgreSQL's (dialect compressesLongRows)
+    // A child list: its scope (the parent) takes the chunk row past the ~2 KB where PostgreSQL compresses.
+    const sr = await make(h(), 'service_requests', SERVICE_REQUEST);
+    // Consecutive seven-digit ids: their digits compress to about half.
+    const made = await insertRecords(h(), 'work_orders', Array.from({ length: 700 }, (_, i) => workOrder({ id: 5_000_001 + i, service_request_id: sr.id })));
+    const first = await h().get(`${M}/service_requests/${sr.id}/work_orders?$limit=50`);
+    const cursor = first.headers.get('x-cursor')!;
+    const tenant = (await h().service.tenants.get('demo.main'))!;
+    const rows = await tenant.db
+      .selectFrom('mrs_cursors')
+      .select([sql<number>`pg_column_size(ids)`.as('stored'), sql<number>`octet_length(ids)`.as('written')])
+      .where('id', '=', cursor)
+      .orderBy('chunk')
+      .execute();
+    expect(rows.length).toBeGreaterThan(1); // the first row is full
+    const full = rows[0]!;
+    expect(Number(full.written)).toBeGreaterThan(1800);
+    // Compressed, these 1,918 digits take about 900 bytes; uncompressed, the text and its header.
+    expect(Number(full.stored)).toBeGreaterThanOrEqual(Number(full.written));
+    const seen: number[] = [];
+    for (let page = 1; page <= 14; page++) seen.push(...ids((await h().get(`${M}/service_requests/${sr.id}/work_orders?$cursor=${cursor}&$page=${page}`)).body));
     expect(seen).toEqual(made);
   });
 });

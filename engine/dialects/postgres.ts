@@ -66,6 +66,7 @@ export const postgresDialect: Dialect = {
   chunkSnapshotsIn: 'database',
   opaqueValues: (condition) => condition,
   unloggedTables: true,
+  compressesLongRows: true,
   indexesHoldId: false,
   async afterBulkLoad(t, tables) {
     // VACUUM runs outside any transaction: `t.db` must be the pool, not a transaction.

@@ -79,6 +79,7 @@ export const sqliteDialect: Dialect = {
   chunkSnapshotsIn: 'application',
   opaqueValues,
   unloggedTables: false,
+  compressesLongRows: false,
   indexesHoldId: true,
   async afterBulkLoad(t, tables) {
     for (const table of tables) await sql`analyze ${sql.table(table)}`.execute(t.db);

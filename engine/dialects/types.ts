@@ -96,4 +96,9 @@ export interface Dialect {
   idsOfJson(json: Expression<string>): RawBuilder<unknown>;
   /** Whether tables of throwaway data (cursors) may skip the write-ahead log. */
   readonly unloggedTables: boolean;
+  /**
+   * Whether the database compresses a row's long values once the row passes about 2 KB
+   * (PostgreSQL's TOAST). Cursor chunk rows sit just past it, and are written and read whole.
+   */
+  readonly compressesLongRows: boolean;
 }
