@@ -280,6 +280,11 @@ const TOTAL = '$total';
 async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db, dialect } = t;
   const b = args.binding;
+  // Page 1 of a search in id order is read straight from the table, as on SQLite: the first rows
+  // of the index scan, ~0.3 ms a search less on PostgreSQL than cutting the page's ids from the
+  // inserted chunk and joining them back (1.24-1.43 against 0.93-0.98 ms for the whole statement,
+  // psql, 499 matches). Other orders and pages take the ids from the chunk (no second sort).
+  const withPage = args.start === 0 && args.order.field === 'id';
   // Each (select ... from m) is evaluated once per statement: slicing reads the packed value in
   // place, so cutting N ids into chunks costs O(N), not O(N * chunks). But each is a read of the
   // whole value (10 MB for a million ids: tens of milliseconds), so the page's ids are cut from
@@ -298,14 +303,16 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
         case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
         coalesce(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
       from n
-      returning chunk, total, case when chunk between cast(${start} as integer) / ${perChunk} and cast(${end} as integer) / ${perChunk} then ids end as ids),
+      returning chunk, total, case when chunk between cast(${start} as integer) / ${perChunk} and cast(${end} as integer) / ${perChunk} then ids end as ids)
+    ${withPage ? sql`select head.total as ${sql.id(TOTAL)}, ${firstPageJson(t, args, args.end)} as json from (select total from ins where chunk = 0) as head` : sql`,
     page (ord, id) as (select p.i, cast(substr(ins.ids, (p.i % ${perChunk}) * w.width + 1, w.width) as bigint) - w.base
       from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p, ins
       where ins.chunk = p.i / ${perChunk} and p.i < cast(${end} as integer) and p.i < ins.total)
     select head.total as ${sql.id(TOTAL)}, p.json from (select total from ins where chunk = 0) as head
     cross join lateral (select '[' || coalesce(string_agg(${args.recordJson('r')}, ',' order by page.ord), '') || ']' as json
-      from page join ${qualified(t, args.table)} as r on r.id = page.id) as p`.compile(db);
-  const result = await snapshotQueries(db, args.searchKey, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
+      from page join ${qualified(t, args.table)} as r on r.id = page.id) as p`}`.compile(db);
+  const key = withPage ? `${args.searchKey}\0first\0${args.end}` : args.searchKey;
+  const result = await snapshotQueries(db, key, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
     args.query.limit, args.expiresAt, args.start, args.end);
   // The head row is always there (chunk 0 is inserted even for no ids), so is this row.
   const row = result.rows[0] as { [TOTAL]: unknown; json: string };
