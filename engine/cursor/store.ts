@@ -164,6 +164,16 @@ function firstPageJson(t: TenantDb, args: SnapshotArgs, end: number) {
   return jsonArrayOf(t.dialect, rows, args.recordJson(), orderBySql(args.order));
 }
 
+/**
+ * Whether the snapshot's statement reads the requested page with firstPageJson: page 1 of a
+ * search in id order, the first rows of the same ordered read as the ids. Any other order would
+ * sort the matching rows a second time, and a later page would skip rows: there the page's ids,
+ * cut from the packed ones, are the cheaper way to its rows. On PostgreSQL this also spares
+ * cutting page 1's ids from the inserted chunk and joining them back (the whole statement 1.24-1.43
+ * against 0.93-0.98 ms in psql, 499 matches).
+ */
+const pageOneWithIds = (args: SnapshotArgs) => args.start === 0 && args.order.field === 'id';
+
 /** The width each table's ids were last packed at, per database: the next search's first guess. */
 const lastWidths = new WeakMap<Kysely<any>, Map<string, number>>();
 
@@ -208,10 +218,7 @@ const snapshotQueries = preparedByKey(500);
  */
 async function snapshotThroughApplication(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db } = t;
-  // Page 1 comes in the same statement, as JSON, when the search is in id order: any other order
-  // would sort the matching rows a second time (there the page's ids, cut from the packed ones,
-  // are a cheaper way to its rows).
-  const withPage = args.start === 0 && args.order.field === 'id';
+  const withPage = pageOneWithIds(args);
   /** The packed ids and the width they need, from the statement built for `width` (or none). */
   const packAt = async (packing: Packing, width?: number) => {
     const key = `${args.searchKey}\0${width ?? 'w'}\0${packing}${withPage ? `\0${args.end}` : ''}`;
@@ -280,15 +287,11 @@ const TOTAL = '$total';
 async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { db, dialect } = t;
   const b = args.binding;
-  // Page 1 of a search in id order is read straight from the table, as on SQLite: the first rows
-  // of the index scan, ~0.3 ms a search less on PostgreSQL than cutting the page's ids from the
-  // inserted chunk and joining them back (1.24-1.43 against 0.93-0.98 ms for the whole statement,
-  // psql, 499 matches). Other orders and pages take the ids from the chunk (no second sort).
-  const withPage = args.start === 0 && args.order.field === 'id';
+  const withPage = pageOneWithIds(args);
   // Each (select ... from m) is evaluated once per statement: slicing reads the packed value in
   // place, so cutting N ids into chunks costs O(N), not O(N * chunks). But each is a read of the
-  // whole value (10 MB for a million ids: tens of milliseconds), so the page's ids are cut from
-  // the chunk rows the INSERT returns (a few KB), not from the packed value again.
+  // whole value (10 MB for a million ids: tens of milliseconds), so a page not read with the ids
+  // is cut from the chunk rows the INSERT returns (a few KB), not from the packed value again.
   const bytes = sql`(select m.b from m)`;
   // Its length once, in a CTE of its own: every (select m.b from m) copies the whole value (~6 ms
   // for a million ids), so the statement reads it only to measure it once and to slice it once;
@@ -300,7 +303,7 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
   const perChunk = sql.raw(idsPerChunkSql('(select w.width from w)'));
   const chunkBytes = sql`(${width} * ${perChunk})`;
   const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, start: unknown, end: unknown) =>
-    sql<Record<string, unknown>>`with recursive
+    sql<Record<string, unknown>>`with
     ${widthCte(t, args.table)},
     m (b) as materialized (select ${dialect.toBytes(packedIds(t, args))}),
     len (v) as materialized (select length(${bytes})),
@@ -310,7 +313,7 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
         case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
         coalesce(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
       from n
-      returning chunk, total, case when chunk between cast(${start} as integer) / ${perChunk} and cast(${end} as integer) / ${perChunk} then ids end as ids)
+      returning chunk, total${withPage ? sql`` : sql`, case when chunk between cast(${start} as integer) / ${perChunk} and cast(${end} as integer) / ${perChunk} then ids end as ids`})
     ${withPage ? sql`select head.total as ${sql.id(TOTAL)}, ${firstPageJson(t, args, args.end)} as json from (select total from ins where chunk = 0) as head` : sql`,
     page (ord, id) as (select p.i, cast(substr(ins.ids, (p.i % ${perChunk}) * w.width + 1, w.width) as bigint) - w.base
       from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p, ins
