@@ -95,12 +95,6 @@ interface QueuedRead {
   readonly reject: (e: unknown) => void;
 }
 
-/** What a batch of reads gave: each read's rows or error, and the open group's commit, if it saw one. */
-interface ReadOutcomes {
-  readonly results: readonly ({ ok: QueryResult<unknown> } | { error: unknown })[];
-  readonly committed: Promise<void> | undefined;
-}
-
 export interface GroupCommitStats {
   /** Groups committed (or failed), and the writes they carried. */
   readonly groups: number;
@@ -192,18 +186,14 @@ class GroupCommitDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    // Lone writes and transactions sent before destroy start first: they wait for their turn's end.
+    // What was sent before destroy runs first: it waits for its turn's end, as destroy does.
     for (;;) {
       await this.#startable();
       await this.#lock.acquire();
-      if (this.#starting === 0) break;
+      if (this.#starting === 0 && this.#reads.length === 0) break;
       this.#lock.release();
     }
     try {
-      // Reads sent before destroy are answered, not failed by the closed connection.
-      const reads = this.#reads;
-      this.#reads = [];
-      if (reads.length) this.#answer(reads, this.#runBatch(reads));
       if (this.#group) this.#commit(this.#group);
     } finally {
       this.#lock.release();
@@ -245,47 +235,41 @@ class GroupCommitDriver implements Driver {
     }
   }
 
-  /** The turn's lone reads, in the order they were sent, on the connection held once for all. */
+  /**
+   * The turn's lone reads, in the order they were sent, on the connection held once for all; each
+   * has its own answer or error. Reads that may have seen the open group's writes wait for its
+   * commit, and fail with it.
+   */
   readonly #runReads = async (): Promise<void> => {
     await this.#lock.acquire();
     const reads = this.#reads;
     this.#reads = [];
-    let outcomes: ReadOutcomes;
+    const results: ({ ok: QueryResult<unknown> } | { error: unknown })[] = [];
+    let committed: Promise<void> | undefined;
     try {
-      if (!reads.length) return; // answered by destroy()
-      outcomes = this.#runBatch(reads);
+      for (const r of reads) {
+        try {
+          results.push({ ok: run(this.#write(r.query.sql), r.query.parameters) });
+        } catch (error) {
+          results.push({ error });
+        }
+      }
+      this.#stats.readBatches++;
+      this.#stats.reads += reads.length;
+      if (this.#group) committed = this.#member(false);
     } finally {
       this.#lock.release();
     }
-    this.#answer(reads, outcomes);
-  };
-
-  /** Runs the reads (the lock held); each has its result or its own error. */
-  #runBatch(reads: readonly QueuedRead[]): ReadOutcomes {
-    const results = reads.map((r): ReadOutcomes['results'][number] => {
-      try {
-        return { ok: run(this.#write(r.query.sql), r.query.parameters) };
-      } catch (error) {
-        return { error };
-      }
+    const groupError = await committed?.then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
+    results.forEach((r, i) => {
+      if ('error' in r) reads[i]!.reject(r.error);
+      else if (groupError) reads[i]!.reject(groupError.error);
+      else reads[i]!.resolve(r.ok);
     });
-    this.#stats.readBatches++;
-    this.#stats.reads += reads.length;
-    // Reads that may have seen the open group's writes wait for its commit, and fail with it.
-    return { results, committed: this.#group ? this.#member(false) : undefined };
-  }
-
-  #answer(reads: readonly QueuedRead[], { results, committed }: ReadOutcomes): void {
-    const settle = (groupError?: { error: unknown }) =>
-      results.forEach((r, i) => {
-        const read = reads[i]!;
-        if ('error' in r) read.reject(r.error);
-        else if (groupError) read.reject(groupError.error);
-        else read.resolve(r.ok);
-      });
-    if (committed) committed.then(() => settle(), (error: unknown) => settle({ error }));
-    else settle();
-  }
+  };
 
   async #aloneNow(query: CompiledQuery, kind: StatementKind): Promise<QueryResult<unknown>> {
     await this.#lock.acquire();
