@@ -14,7 +14,18 @@ import { freshPostgresDatabase } from '../../test/support/pg.ts';
 
 export type BenchDb = 'sqlite' | 'postgres';
 
-export const benchDatabases = (): BenchDb[] => (process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite']);
+/**
+ * The databases a benchmark runs on: SQLite, and PostgreSQL when TEST_DATABASE_URL is set;
+ * BENCH_DATABASES (e.g. `postgres`) keeps only the named ones.
+ */
+export function benchDatabases(): BenchDb[] {
+  const all: BenchDb[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const only = process.env.BENCH_DATABASES?.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!only) return all;
+  const unknown = only.filter((name) => !all.includes(name as BenchDb));
+  if (unknown.length > 0) throw new Error(`BENCH_DATABASES: ${unknown.join(', ')} is not one of ${all.join(', ')} (PostgreSQL needs TEST_DATABASE_URL)`);
+  return all.filter((name) => only.includes(name));
+}
 
 /** A fresh tenant database with `count` seeded work orders, analyzed; `drop()` removes it. */
 export async function seededTenant(kind: BenchDb, count: number): Promise<{ tenant: TenantDb; registry: Registry; drop: () => Promise<void> }> {

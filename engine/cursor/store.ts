@@ -288,32 +288,25 @@ async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snap
   const { db, dialect } = t;
   const b = args.binding;
   const withPage = pageOneWithIds(args);
-  // Each (select ... from m) is evaluated once per statement: slicing reads the packed value in
-  // place, so cutting N ids into chunks costs O(N), not O(N * chunks). But each is a read of the
-  // whole value (10 MB for a million ids: tens of milliseconds), so a page not read with the ids
-  // is cut from the chunk rows the INSERT returns (a few KB), not from the packed value again.
-  const bytes = sql`(select m.b from m)`;
-  // Its length once, in a CTE of its own: every (select m.b from m) copies the whole value (~6 ms
-  // for a million ids), so the statement reads it only to measure it once and to slice it once;
-  // chunk numbers from generate_series, not a recursive CTE. A million ids, psql, five runs each:
-  // 205-208 -> 177-185 ms on a plain table; on `mrs seed`'s work orders 200-206 -> 190-214 ms,
-  // within the noise of the pagination benchmark (197.5, then 209.8 and 206.0 ms).
-  const length = sql`(select len.v from len)`;
-  const width = sql`(select w.width from w)`;
-  const perChunk = sql.raw(idsPerChunkSql('(select w.width from w)'));
-  const chunkBytes = sql`(${width} * ${perChunk})`;
+  // The packed ids are one value of a one-row sub-select in FROM (fenced with OFFSET 0, so the
+  // aggregate stays one InitPlan run once), joined to the chunk numbers: every chunk row slices
+  // that value in place. A materialized CTE held it in a tuplestore instead, which spilled the
+  // 7 MB of a million ids to a temporary file past work_mem, and each (select ... from m) read
+  // a copy of it. A million ids, psql, five runs in turns: 172-177 -> 149-154 ms.
+  const perChunk = sql.raw(idsPerChunkSql('w.width'));
+  const chunkBytes = sql`(w.width * ${perChunk})`;
+  // RETURNING sees only the inserted row: its own width.
+  const perChunkOfRow = sql.raw(idsPerChunkSql('width'));
   const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, start: unknown, end: unknown) =>
     sql<Record<string, unknown>>`with
     ${widthCte(t, args.table)},
-    m (b) as materialized (select ${dialect.toBytes(packedIds(t, args))}),
-    len (v) as materialized (select length(${bytes})),
-    n (chunk) as (select generate_series(0, greatest(${length} - 1, 0) / ${chunkBytes})),
     ins as (insert into ${qualified(t, TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids)
-      select ${id}, n.chunk, ${length} / ${width}, ${width}, ${collection}, ${scope}, ${owner},
+      select ${id}, n.chunk, p.length / w.width, w.width, ${collection}, ${scope}, ${owner},
         case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
-        coalesce(${dialect.bytesToText(dialect.sliceBytes(bytes, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
-      from n
-      returning chunk, total${withPage ? sql`` : sql`, case when chunk between cast(${start} as integer) / ${perChunk} and cast(${end} as integer) / ${perChunk} then ids end as ids`})
+        coalesce(${dialect.bytesToText(dialect.sliceBytes(sql`p.b`, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
+      from w, (select q.b, length(q.b) as length from (select ${dialect.toBytes(packedIds(t, args))} as b offset 0) as q) as p,
+        lateral generate_series(0, greatest(p.length - 1, 0) / ${chunkBytes}) as n (chunk)
+      returning chunk, total${withPage ? sql`` : sql`, case when chunk between cast(${start} as integer) / ${perChunkOfRow} and cast(${end} as integer) / ${perChunkOfRow} then ids end as ids`})
     ${withPage ? sql`select head.total as ${sql.id(TOTAL)}, ${firstPageJson(t, args, args.end)} as json from (select total from ins where chunk = 0) as head` : sql`,
     page (ord, id) as (select p.i, cast(substr(ins.ids, (p.i % ${perChunk}) * w.width + 1, w.width) as bigint) - w.base
       from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p, ins
