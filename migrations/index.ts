@@ -4,6 +4,7 @@ import { auth } from './002-auth.ts';
 import { cursors } from './003-cursors.ts';
 import { cursorExpiryHead } from './004-cursor-expiry-head.ts';
 import { cursorRowsUncompressed } from './005-cursor-rows-uncompressed.ts';
+import { cursorIdsArray } from './006-cursor-ids-array.ts';
 
 /**
  * The engine's own tables, in order (names are sorted by Kysely: keep the numeric prefix).
@@ -14,6 +15,7 @@ export const ENGINE_MIGRATIONS: Record<string, Migration> = {
   '003-cursors': cursors,
   '004-cursor-expiry-head': cursorExpiryHead,
   '005-cursor-rows-uncompressed': cursorRowsUncompressed,
+  '006-cursor-ids-array': cursorIdsArray,
 };
 
 /** The service's tables (users, roles, API keys): passed to createEngine by `mrs serve` only. */

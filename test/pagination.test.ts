@@ -4,7 +4,17 @@ import { describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
 import { make, SERVICE_REQUEST } from './support/fixtures.ts';
 import { SWEEP_BATCH } from '../engine/cursor/store.ts';
-import { widthFor } from '../engine/cursor/layout.ts';
+import { idsPerChunk, offsetOf, widthFor } from '../engine/cursor/layout.ts';
+import type { TenantDb } from '../engine/dialects/types.ts';
+
+/**
+ * Ids as a chunk row's `ids` column holds them, each offset by its width's base: packed text
+ * (layout.ts), or where the database cuts chunk rows itself, its array of the offset ids.
+ */
+const chunkIdsColumn = (tenant: TenantDb, chunkIds: readonly number[], width: number) => {
+  const offset = chunkIds.map((id) => id + offsetOf(width));
+  return tenant.dialect.chunkIds.cutIn === 'database' ? offset : offset.map(String).join('');
+};
 
 const cursorOf = (link: string | null) => /\$cursor=([^&>]+)/.exec(link ?? '')?.[1];
 const ids = (body: any[]) => body.map((r) => r.id);
@@ -323,7 +333,7 @@ describeEachDatabase('pagination: expiry', (h) => {
     // Expired cursors of two rows each, as a busy minute leaves them.
     const rows = Array.from({ length: backlog }, (_, i) => [0, 1].map((chunk) => ({
       id: `zzexpired${String(i).padStart(6, '0')}`, chunk, total: 300, width: 10, collection: 'work_orders', scope: '', owner: '',
-      query: chunk === 0 ? '{}' : '', page_size: 10, expires_at: 1, ids: '',
+      query: chunk === 0 ? '{}' : '', page_size: 10, expires_at: 1, ids: chunkIdsColumn(tenant, [], 10),
     }))).flat();
     for (let i = 0; i < rows.length; i += 100) await tenant.db.insertInto('mrs_cursors').values(rows.slice(i, i + 100)).execute();
     // Every expired cursor, the earlier tests' included.
@@ -428,7 +438,7 @@ describeEachDatabase('pagination: cursors written before narrower widths', (h) =
       chunk,
       width,
       query: chunk === 0 ? head.query : '',
-      ids: made.slice(chunk * 192, (chunk + 1) * 192).map((id) => String(id + 10 ** (width - 1))).join(''),
+      ids: chunkIdsColumn(tenant, made.slice(chunk * 192, (chunk + 1) * 192), width),
     }));
     await tenant.db.insertInto('mrs_cursors').values(old).execute();
     const seen: number[] = [];
@@ -442,25 +452,53 @@ describeEachDatabase('pagination: chunk rows as written', (h) => {
     if (h().db !== 'postgres') ctx.skip(); // TOAST compression is PostgreSQL's (dialect compressesLongRows)
     // A child list: its scope (the parent) takes the chunk row past the ~2 KB where PostgreSQL compresses.
     const sr = await make(h(), 'service_requests', SERVICE_REQUEST);
-    // Consecutive seven-digit ids: their digits compress to about half.
+    // Consecutive seven-digit ids: their values compress (in the bigint array PostgreSQL's rows
+    // hold, to about a quarter).
     const made = await insertRecords(h(), 'work_orders', Array.from({ length: 700 }, (_, i) => workOrder({ id: 5_000_001 + i, service_request_id: sr.id })));
     const first = await h().get(`${M}/service_requests/${sr.id}/work_orders?$limit=50`);
     const cursor = first.headers.get('x-cursor')!;
     const tenant = (await h().service.tenants.get('demo.main'))!;
     const rows = await tenant.db
       .selectFrom('mrs_cursors')
-      .select([sql<number>`pg_column_size(ids)`.as('stored'), sql<number>`octet_length(ids)`.as('written')])
+      .select([sql<number>`pg_column_size(ids)`.as('stored'), sql<number>`8 * cardinality(ids)`.as('written')])
       .where('id', '=', cursor)
       .orderBy('chunk')
       .execute();
     expect(rows.length).toBeGreaterThan(1); // the first row is full
     const full = rows[0]!;
-    expect(Number(full.written)).toBeGreaterThan(1800);
-    // Compressed, these 1,918 digits take about 900 bytes; uncompressed, the text and its header.
+    expect(Number(full.written)).toBeGreaterThan(2000); // 274 ids of 8 bytes
+    // Uncompressed: the ids and the array's header.
     expect(Number(full.stored)).toBeGreaterThanOrEqual(Number(full.written));
     const seen: number[] = [];
     for (let page = 1; page <= 14; page++) seen.push(...ids((await h().get(`${M}/service_requests/${sr.id}/work_orders?$cursor=${cursor}&$page=${page}`)).body));
     expect(seen).toEqual(made);
+  });
+});
+
+describeEachDatabase('pagination: cursors written before chunk rows held arrays', (h) => {
+  it('PostgreSQL converts the chunk rows of cursors in use to arrays, and their pages read the same ids', async (ctx) => {
+    if (h().db !== 'postgres') ctx.skip(); // migration 006 changes a database that cuts chunk rows itself (dialect chunkIds)
+    const made = await insertRecords(h(), 'work_orders', Array.from({ length: 700 }, () => workOrder({ department_id: 88 })));
+    const full = (await h().get(`${M}/work_orders?department_id=88&$limit=50`)).headers.get('x-cursor')!;
+    const empty = (await h().get(`${M}/work_orders?department_id=89`)).headers.get('x-cursor')!;
+    const tenant = (await h().service.tenants.get('demo.main'))!;
+    const table = tenant.schema === undefined ? sql.table('mrs_cursors') : sql.id(tenant.schema, 'mrs_cursors');
+    const columnType = async () =>
+      (await sql<{ t: string }>`select format_type(atttypid, atttypmod) as t from pg_attribute where attrelid = ${sql.lit(`"${tenant.schema}".mrs_cursors`)}::regclass and attname = 'ids'`.execute(tenant.db)).rows[0]!.t;
+    // The table as migration 005 left it, its chunk rows as earlier versions wrote them: packed text.
+    await sql`alter table ${table} alter column ids type text using array_to_string(ids, '')`.execute(tenant.db);
+    const written = await tenant.db.selectFrom('mrs_cursors').select('ids').where('id', '=', full).where('chunk', '=', 0).executeTakeFirstOrThrow();
+    const width = widthFor(Math.max(...made));
+    expect(written.ids).toBe(made.slice(0, idsPerChunk(width)).map((id) => String(id + offsetOf(width))).join(''));
+    await tenant.db.deleteFrom('mrs_migration').where('name', '=', '006-cursor-ids-array').execute();
+    expect(await columnType()).toBe('text');
+    await h().service.engine.migrate(tenant);
+    expect(await columnType()).toBe('bigint[]');
+    const seen: number[] = [];
+    for (let page = 1; page <= 15; page++) seen.push(...ids((await h().get(`${M}/work_orders?$cursor=${full}&$page=${page}`)).body));
+    expect(seen).toEqual(made);
+    const none = await h().get(`${M}/work_orders?$cursor=${empty}`);
+    expect([none.status, none.body, none.headers.get('x-total')]).toEqual([200, [], '0']);
   });
 });
 

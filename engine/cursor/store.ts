@@ -1,5 +1,5 @@
 import { expressionBuilder, sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { TenantDb } from '../dialects/types.ts';
+import type { DatabaseChunkIds, TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import { MAX_LIMIT, type Reserved } from '../query/reserved.ts';
 import { dialectOf } from '../dialects/index.ts';
@@ -74,7 +74,8 @@ export interface Snapshot {
  * layout.ts) and cut into chunk rows, where the dialect says that is cheapest.
  */
 export function insertSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
-  return t.dialect.chunkSnapshotsIn === 'database' ? snapshotInDatabase(t, args) : snapshotThroughApplication(t, args);
+  const { chunkIds } = t.dialect;
+  return chunkIds.cutIn === 'database' ? snapshotInDatabase(t, chunkIds, args) : snapshotThroughApplication(t, args);
 }
 
 /**
@@ -133,12 +134,18 @@ const inIdOrder = (packing: Packing, packed: string, width: number) =>
  * instructions, a million 1,060 -> 938 million, and no fresh memory for its text each time).
  */
 const packedIds = (t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered', width?: number) => {
-  const where = (eb: any) => t.dialect.opaqueValues(args.where(eb));
-  const value = sql`${sql.ref('id')} + ${width === undefined ? sql`(select w.base from w)` : sql.lit(offsetOf(width))}`;
-  if (packing !== 'ordered' && t.dialect.concatInIdOrder)
-    return t.dialect.concatInIdOrder(args.table, where(expressionBuilder()), value, packing === 'scan');
+  const { where, value } = idsOf(t, args, width);
+  if (packing !== 'ordered' && t.dialect.concatInIdOrder) return t.dialect.concatInIdOrder(args.table, where(expressionBuilder()), value, packing === 'scan');
   return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
 };
+
+/** The search's condition, and the value each matching row packs: its id plus the width's base. */
+function idsOf(t: TenantDb, args: SnapshotArgs, width?: number) {
+  return {
+    where: (eb: any) => t.dialect.opaqueValues(args.where(eb)),
+    value: sql`${sql.ref('id')} + ${width === undefined ? sql`(select w.base from w)` : sql.lit(offsetOf(width))}`,
+  };
+}
 
 /**
  * The SELECT that packs a search's ids at `width` (where the dialect cuts chunks in the
@@ -284,31 +291,32 @@ const TOTAL = '$total';
  * round trip. Answers one row: the total and the page's records as JSON (no row objects for pg
  * to parse, no dates to convert, nothing to stringify).
  */
-async function snapshotInDatabase(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
-  const { db, dialect } = t;
+async function snapshotInDatabase(t: TenantDb, chunkIds: DatabaseChunkIds, args: SnapshotArgs): Promise<Snapshot> {
+  const { db } = t;
   const b = args.binding;
   const withPage = pageOneWithIds(args);
+  const { where, value } = idsOf(t, args);
+  const packed = chunkIds.pack(db.selectFrom(args.table).where(where), value, orderBySql(args.order));
   // The packed ids are one value of a one-row sub-select in FROM (fenced with OFFSET 0, so the
-  // aggregate stays one InitPlan run once), joined to the chunk numbers: every chunk row slices
+  // aggregate stays one InitPlan, run once), joined to the chunk numbers: every chunk row slices
   // that value in place. A materialized CTE held it in a tuplestore instead, which spilled the
   // 7 MB of a million ids to a temporary file past work_mem, and each (select ... from m) read
-  // a copy of it. A million ids, psql, five runs in turns: 172-177 -> 149-154 ms.
+  // a copy of it. A million ids, psql, five runs in turns: 172-177 -> 149-154 ms (ids as text).
   const perChunk = sql.raw(idsPerChunkSql('w.width'));
-  const chunkBytes = sql`(w.width * ${perChunk})`;
   // RETURNING sees only the inserted row: its own width.
   const perChunkOfRow = sql.raw(idsPerChunkSql('width'));
   const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, start: unknown, end: unknown) =>
     sql<Record<string, unknown>>`with
     ${widthCte(t, args.table)},
     ins as (insert into ${qualified(t, TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids)
-      select ${id}, n.chunk, p.length / w.width, w.width, ${collection}, ${scope}, ${owner},
+      select ${id}, n.chunk, p.total, w.width, ${collection}, ${scope}, ${owner},
         case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
-        coalesce(${dialect.bytesToText(dialect.sliceBytes(sql`p.b`, sql`n.chunk * ${chunkBytes} + 1`, chunkBytes))}, '')
-      from w, (select q.b, length(q.b) as length from (select ${dialect.toBytes(packedIds(t, args))} as b offset 0) as q) as p,
-        lateral generate_series(0, greatest(p.length - 1, 0) / ${chunkBytes}) as n (chunk)
+        ${chunkIds.slice(sql`p.ids`, sql`n.chunk * ${perChunk}`, perChunk)}
+      from w, (select q.ids, ${chunkIds.count(sql`q.ids`)} as total from (select ${packed} as ids offset 0) as q) as p,
+        lateral generate_series(0, greatest(p.total - 1, 0) / ${perChunk}) as n (chunk)
       returning chunk, total${withPage ? sql`` : sql`, case when chunk between cast(${start} as integer) / ${perChunkOfRow} and cast(${end} as integer) / ${perChunkOfRow} then ids end as ids`})
     ${withPage ? sql`select head.total as ${sql.id(TOTAL)}, ${firstPageJson(t, args, args.end)} as json from (select total from ins where chunk = 0) as head` : sql`,
-    page (ord, id) as (select p.i, cast(substr(ins.ids, (p.i % ${perChunk}) * w.width + 1, w.width) as bigint) - w.base
+    page (ord, id) as (select p.i, ${chunkIds.at(sql`ins.ids`, sql`p.i % ${perChunk}`)} - w.base
       from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p, ins
       where ins.chunk = p.i / ${perChunk} and p.i < cast(${end} as integer) and p.i < ins.total)
     select head.total as ${sql.id(TOTAL)}, p.json from (select total from ins where chunk = 0) as head
@@ -341,7 +349,9 @@ const toMeta = (r: Record<string, any>): CursorMeta => ({
  * whose range is computed in SQL from the cursor's own page size. Undefined: no such cursor.
  */
 const pageRows = prepared<[string, number], Record<string, any>>((db, id, page) => {
-  const { opaqueValues } = dialectOf(db);
+  const { opaqueValues, chunkIds } = dialectOf(db);
+  // The chunk as layout.ts's packed text, whatever the column holds.
+  const ids = chunkIds.cutIn === 'database' ? chunkIds.text(sql.ref('ids')).as('ids') : sql.ref<string>('ids').as('ids');
   // Two primary-key lookups in one statement: the head row, and the range of chunk rows the page
   // needs, bounded by the cursor's own page size (an OR of both would scan every chunk row).
   const head = db.selectFrom(TABLE).where('id', '=', id).where('chunk', '=', 0);
@@ -357,7 +367,7 @@ const pageRows = prepared<[string, number], Record<string, any>>((db, id, page) 
     .unionAll(
       db
         .selectFrom(TABLE)
-        .select([...META, 'page_size', 'ids'])
+        .select([...META, 'page_size', ids])
         .where((eb) => opaqueValues(eb.and([eb('id', '=', id), eb('chunk', '>=', first), eb('chunk', '<=', last)]))),
     )
     .compile();

@@ -60,10 +60,21 @@ export const postgresDialect: Dialect = {
       sql` || `,
     )} || '}')`,
   idsOfJson: (json) => sql`(select cast(e.value as bigint) as id, e.ord from json_array_elements_text(cast(${json} as json)) with ordinality as e (value, ord))`,
-  toBytes: (text) => sql`convert_to(${text}, 'UTF8')`,
-  sliceBytes: (bytes, from, length) => sql`substring(${bytes} from ${from} for ${length})`,
-  bytesToText: (bytes) => sql<string>`convert_from(${bytes}, 'UTF8')`,
-  chunkSnapshotsIn: 'database',
+  // Ids as an array of bigint: array_agg takes them as they are, where string_agg first writes
+  // each as text (a million ids, psql: 94 against 141 ms, the index scan alone 70); a page read
+  // writes only its chunk's ids as text. Slices of an array without NULLs are found by offset.
+  chunkIds: {
+    cutIn: 'database',
+    columnType: sql`bigint[]`,
+    pack: (source, value, orderBy) =>
+      sql`(select coalesce(array_agg(v), '{}') from (${source.select(sql`${value}`.as('v')).orderBy(orderBy as any)}) as s)`,
+    count: (ids) => sql<number>`cardinality(${ids})`,
+    slice: (ids, from, count) => sql`${ids}[${from} + 1 : ${from} + ${count}]`,
+    at: (ids, at) => sql<number>`${ids}[${at} + 1]`,
+    text: (ids) => sql<string>`array_to_string(${ids}, '')`,
+    fromText: (text, width) =>
+      sql`cast(string_to_array(rtrim(regexp_replace(${text}, '(.{' || ${width} || '})', '\\1,', 'g'), ','), ',') as bigint[])`,
+  },
   opaqueValues: (condition) => condition,
   unloggedTables: true,
   compressesLongRows: true,

@@ -73,10 +73,7 @@ export const sqliteDialect: Dialect = {
     )})`,
   // json_each gives the array's elements with their index as `key`.
   idsOfJson: (json) => sql`(select value as id, key as ord from json_each(${json}))`,
-  toBytes: (text) => sql`cast(${text} as blob)`,
-  sliceBytes: (bytes, from, length) => sql`substr(${bytes}, ${from}, ${length})`,
-  bytesToText: (bytes) => sql<string>`cast(${bytes} as text)`,
-  chunkSnapshotsIn: 'application',
+  chunkIds: { cutIn: 'application' },
   opaqueValues,
   unloggedTables: false,
   compressesLongRows: false,

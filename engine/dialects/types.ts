@@ -17,6 +17,38 @@ export interface JsonField {
   readonly column: Expression<unknown>;
 }
 
+/**
+ * How cursor chunk rows hold their ids. `'application'`: the `ids` column is layout.ts's packed
+ * text; one SELECT brings a snapshot's packed text back and the application cuts it into rows
+ * (an in-process database, where that costs a string copy and the INSERT is cheaper than
+ * slicing in SQL). `'database'`: see DatabaseChunkIds.
+ */
+export type ChunkIds = { readonly cutIn: 'application' } | DatabaseChunkIds;
+
+/**
+ * One INSERT ... SELECT packs a snapshot's ids and cuts them into chunk rows: the ids never leave
+ * a server database. The `ids` column holds them as the database packs integers cheapest (each
+ * still offset by its width's base, layout.ts), and page reads turn a chunk into the packed text.
+ * Positions are 0-based.
+ */
+export interface DatabaseChunkIds {
+  readonly cutIn: 'database';
+  /** The type of the `ids` column (migration 006 converts the packed text written before). */
+  readonly columnType: RawBuilder<unknown>;
+  /** `value` over the rows of `source` in the order `orderBy`, as one value (empty when none). */
+  pack(source: SelectQueryBuilder<any, any, any>, value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<unknown>;
+  /** How many ids a packed value or a chunk holds. */
+  count(ids: Expression<unknown>): RawBuilder<number>;
+  /** `count` ids from position `from`. */
+  slice(ids: Expression<unknown>, from: Expression<unknown>, count: Expression<unknown>): RawBuilder<unknown>;
+  /** The (offset) id at position `at`. */
+  at(ids: Expression<unknown>, at: Expression<unknown>): RawBuilder<number>;
+  /** A chunk as layout.ts's packed text. */
+  text(ids: Expression<unknown>): RawBuilder<string>;
+  /** Packed text of ids `width` digits each as a column value (in migration 006). */
+  fromText(text: Expression<unknown>, width: Expression<unknown>): RawBuilder<unknown>;
+}
+
 /** Everything that differs between the databases; the rest of the engine never asks which one it is on. */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
@@ -49,18 +81,8 @@ export interface Dialect {
    * (store.ts) and packs again in order when it is not ascending.
    */
   concatInIdOrder?(table: string, where: Expression<SqlBool>, value: Expression<unknown>, scan: boolean): RawBuilder<string>;
-  /** Text as bytes, so slicing by offset is not a scan from the start. */
-  toBytes(text: Expression<unknown>): RawBuilder<unknown>;
-  /** `length` bytes from 1-based `from`. */
-  sliceBytes(bytes: Expression<unknown>, from: Expression<unknown>, length: Expression<unknown>): RawBuilder<unknown>;
-  bytesToText(bytes: Expression<unknown>): RawBuilder<string>;
-  /**
-   * Where a cursor's packed ids are cut into chunk rows: `'database'` in one INSERT ... SELECT
-   * (the ids never leave a server database), `'application'` after one SELECT brings the packed
-   * text back (an in-process database, where that costs a string copy and the INSERT is cheaper
-   * than slicing in SQL).
-   */
-  readonly chunkSnapshotsIn: 'database' | 'application';
+  /** How a cursor's chunk rows hold their ids, and where a snapshot cuts them (ChunkIds). */
+  readonly chunkIds: ChunkIds;
   /**
    * A condition as hot statements write it: a search's snapshot and a cursor's page read. SQLite
    * writes the values it compares with indexed columns as `+?` (sql/opaque-values.ts): built with
