@@ -14,9 +14,11 @@
  * node_modules into its own node_modules folder (not the folder itself: the compiled build's
  * cache lives there). BENCH_SECONDS sets each run's length (default 5), AB_CONNECTIONS the load's
  * concurrent connections (default 50; 1 measures a lone client's latency). POST and PATCH paths
- * take AB_METHOD and AB_BODY. AB_DATABASE=postgres serves both sides from one fresh PostgreSQL
+ * take AB_METHOD and AB_BODY. AB_DATABASE=postgres serves each side from a fresh PostgreSQL
  * database (TEST_DATABASE_URL's server, dropped afterwards) instead of SQLite; CPU per request
- * then counts the server process only, not PostgreSQL's.
+ * then counts the server process only, not PostgreSQL's. Each side has a database of its own,
+ * created, migrated and seeded (the same deterministic rows) by its own checkout, so a change
+ * that brings a migration is compared with the code before it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,18 +40,33 @@ const BASE = '/v4_server/external/v1';
 const path = pathArg ?? '/maintenance/work_orders/12345';
 const port = 18390;
 const origin = `http://127.0.0.1:${port}`;
-const dataDir = mkdtempSync(join(tmpdir(), 'mrs-ab-'));
-const pgdb = process.env.AB_DATABASE === 'postgres' ? await freshPostgresDatabase() : undefined;
-const env = { ...serveEnv(dataDir, port), DATABASE_URL: pgdb?.url ?? '' }; // empty: SQLite under DATA_DIR
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** A side's own database (a SQLite folder, or a fresh PostgreSQL database), set up by its checkout. */
+async function sideOf(dir: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mrs-ab-'));
+  const pgdb = process.env.AB_DATABASE === 'postgres' ? await freshPostgresDatabase() : undefined;
+  const env = { ...serveEnv(dataDir, port), DATABASE_URL: pgdb?.url ?? '' }; // empty: SQLite under DATA_DIR
+  const drop = async () => {
+    rmSync(dataDir, { recursive: true, force: true });
+    await pgdb?.drop();
+  };
+  try {
+    return { dir, env, drop, key: await demoTenant((...args) => runCommand([join(dir, 'bin', 'mrs.js'), ...args], env)) };
+  } catch (e) {
+    await drop();
+    throw e;
+  }
+}
+
+const made: Awaited<ReturnType<typeof sideOf>>[] = [];
 try {
-  const key = await demoTenant((...args) => runCommand([join(dirA, 'bin', 'mrs.js'), ...args], env));
+  for (const dir of [dirA, dirB]) made.push(await sideOf(dir));
   const rows: (string | number)[][] = [['run', 'side', 'req/s', 'CPU us/req', 'RSS MiB']];
   const results: Record<'A' | 'B', { rps: number[]; cpu: number[] }> = { A: { rps: [], cpu: [] }, B: { rps: [], cpu: [] } };
-  const sides = [['A', dirA], ['B', dirB]] as const;
+  const sides = [['A', made[0]!], ['B', made[1]!]] as const;
   for (let round = 1; round <= rounds; round++) {
-    for (const [side, dir] of round % 2 ? sides : [...sides].reverse()) {
+    for (const [side, { dir, env, key }] of round % 2 ? sides : [...sides].reverse()) {
       const server = await startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`);
       try {
         const opts = { headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' }, warmupSeconds: 0, connections: Number(process.env.AB_CONNECTIONS ?? 50), ...bodyRequestsFromEnv() };
@@ -72,6 +89,5 @@ try {
   console.log(`medians: A ${fmt(median(a.rps), 0)} req/s, B ${fmt(median(b.rps), 0)} req/s, B/A ${fmt(median(b.rps) / median(a.rps))}`);
   console.log(`CPU per request: A ${fmt(median(a.cpu), 1)} us, B ${fmt(median(b.cpu), 1)} us, B/A ${fmt(median(b.cpu) / median(a.cpu))}`);
 } finally {
-  rmSync(dataDir, { recursive: true, force: true });
-  await pgdb?.drop();
+  for (const side of made) await side.drop();
 }
