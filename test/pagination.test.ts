@@ -1,10 +1,11 @@
+import fc from 'fast-check';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
 import { make, SERVICE_REQUEST } from './support/fixtures.ts';
 import { SWEEP_BATCH } from '../engine/cursor/store.ts';
-import { idsPerChunk, offsetOf, widthFor } from '../engine/cursor/layout.ts';
+import { idsPerChunk, limitOf, offsetOf, widthFor } from '../engine/cursor/layout.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
 
 /**
@@ -499,6 +500,27 @@ describeEachDatabase('pagination: cursors written before chunk rows held arrays'
     expect(seen).toEqual(made);
     const none = await h().get(`${M}/work_orders?$cursor=${empty}`);
     expect([none.status, none.body, none.headers.get('x-total')]).toEqual([200, [], '0']);
+  });
+
+  it('PostgreSQL reads any packed text as the array of its ids and writes the array back as the same text, at every width', async (ctx) => {
+    if (h().db !== 'postgres') ctx.skip(); // only a database that cuts chunk rows itself converts (dialect chunkIds)
+    const tenant = (await h().service.tenants.get('demo.main'))!;
+    const chunkIds = tenant.dialect.chunkIds;
+    if (chunkIds.cutIn !== 'database') throw new Error('PostgreSQL cuts chunk rows itself');
+    const chunk = fc.integer({ min: 1, max: 16 }).chain((width) =>
+      fc.record({ width: fc.constant(width), ids: fc.array(fc.integer({ min: 0, max: Math.min(limitOf(width) - 1, Number.MAX_SAFE_INTEGER - offsetOf(width)) }), { maxLength: 300 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(chunk, async ({ width, ids }) => {
+        const text = ids.map((id) => String(id + offsetOf(width))).join('');
+        const array = chunkIds.fromText(sql`${text}`, sql`${width}`);
+        const { rows } = await sql<{ ids: string[]; text: string; count: number }>`select a as ids, ${chunkIds.text(sql`a`)} as text, ${chunkIds.count(sql`a`)} as count
+          from (select ${array} as a) as converted`.execute(tenant.db);
+        expect(rows[0]!.ids.map(Number)).toEqual(ids.map((id) => id + offsetOf(width)));
+        expect([rows[0]!.text, Number(rows[0]!.count)]).toEqual([text, ids.length]);
+      }),
+      { numRuns: 60 },
+    );
   });
 });
 
