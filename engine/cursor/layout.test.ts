@@ -82,6 +82,15 @@ describe('chunk rows', () => {
   });
 });
 
+describe('ids past 2^53 once offset', () => {
+  it('come back exactly: at width 16 an id plus 10^15 may pass what a double holds, the id itself not', () => {
+    const ids = [8_500_000_000_000_001, 8_999_999_999_999_999, 8_007_199_254_740_993, 900_000_000_000_000]; // below 9e15, the widest width's limit
+    // Written as the databases write them: integer arithmetic, no doubles.
+    const packed = ids.map((id) => String(BigInt(id) + BigInt(offsetOf(16)))).join('');
+    expect(idsAt(new Map([[0, packed]]), 16, 0, ids.length)).toEqual(ids);
+  });
+});
+
 describe('idsAscend', () => {
   it('holds exactly when every packed id is above the one before', () => {
     fc.assert(

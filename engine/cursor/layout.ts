@@ -40,16 +40,29 @@ export function chunksOf(span: { start: number; end: number }, width: number) {
   return { first: Math.floor(span.start / perChunk), last: Math.floor(Math.max(span.start, span.end - 1) / perChunk) };
 }
 
+/**
+ * An id from its `width` digits. Past 2^53 a double holds only some integers: at width 16 an id
+ * plus 10^15 may be one it does not (8,007,199,254,740,993 + 10^15), though the id itself is, so
+ * there the offset comes off in integer arithmetic first. Every narrower width stays below 2^53.
+ */
+function decoderOf(width: number): (digits: string) => number {
+  const offset = offsetOf(width);
+  if (offset * 10 <= Number.MAX_SAFE_INTEGER) return (digits) => Number(digits) - offset;
+  const big = BigInt(offset);
+  return (digits) => Number(BigInt(digits) - big);
+}
+
 /** The ids at positions [start, end) from the chunk rows that hold them. */
 export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start: number, end: number): number[] {
   const perChunk = idsPerChunk(width);
+  const decode = decoderOf(width);
   const ids: number[] = [];
   for (let pos = start; pos < end; pos++) {
     const text = chunks.get(Math.floor(pos / perChunk));
     if (text === undefined) break;
     const at = (pos % perChunk) * width;
     if (at >= text.length) break;
-    ids.push(Number(text.slice(at, at + width)) - offsetOf(width));
+    ids.push(decode(text.slice(at, at + width)));
   }
   return ids;
 }
