@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { dialectOf } from '../engine/dialects/index.ts';
+import { tableName } from './table-name.ts';
 
 /**
  * Cursor chunk rows are stored as written. A chunk row holds up to 1,920 characters of ids; with
@@ -12,10 +13,6 @@ import { dialectOf } from '../engine/dialects/index.ts';
 export const cursorRowsUncompressed: Migration = {
   async up(db: Kysely<any>) {
     if (!dialectOf(db).compressesLongRows) return;
-    // The table as this database's queries name it (in the tenant's schema, if any): a storage
-    // parameter has no query-builder form, and raw SQL gets no schema from Kysely's plugin.
-    const probe = db.selectFrom('mrs_cursors').selectAll().compile().sql;
-    const table = probe.slice(probe.indexOf(' from ') + ' from '.length);
-    await sql.raw(`alter table ${table} set (toast_tuple_target = 8160)`).execute(db);
+    await sql`alter table ${tableName(db, 'mrs_cursors')} set (toast_tuple_target = 8160)`.execute(db);
   },
 };
