@@ -8,14 +8,15 @@ import { SWEEP_BATCH } from '../engine/cursor/store.ts';
 import { idsPerChunk, limitOf, offsetOf, widthFor } from '../engine/cursor/layout.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
 
+/** Ids as layout.ts packs them: each plus its width's base, `width` digits each. */
+const packedText = (chunkIds: readonly number[], width: number) => chunkIds.map((id) => String(id + offsetOf(width))).join('');
+
 /**
- * Ids as a chunk row's `ids` column holds them, each offset by its width's base: packed text
- * (layout.ts), or where the database cuts chunk rows itself, its array of the offset ids.
+ * Ids as a chunk row's `ids` column holds them, each offset by its width's base: packed text,
+ * or where the database cuts chunk rows itself, its array of the offset ids.
  */
-const chunkIdsColumn = (tenant: TenantDb, chunkIds: readonly number[], width: number) => {
-  const offset = chunkIds.map((id) => id + offsetOf(width));
-  return tenant.dialect.chunkIds.cutIn === 'database' ? offset : offset.map(String).join('');
-};
+const chunkIdsColumn = (tenant: TenantDb, chunkIds: readonly number[], width: number) =>
+  tenant.dialect.chunkIds.cutIn === 'database' ? chunkIds.map((id) => id + offsetOf(width)) : packedText(chunkIds, width);
 
 const cursorOf = (link: string | null) => /\$cursor=([^&>]+)/.exec(link ?? '')?.[1];
 const ids = (body: any[]) => body.map((r) => r.id);
@@ -491,7 +492,7 @@ describeEachDatabase('pagination: cursors written before chunk rows held arrays'
     await sql`alter table ${table} alter column ids type text using array_to_string(ids, '')`.execute(tenant.db);
     const written = await tenant.db.selectFrom('mrs_cursors').select('ids').where('id', '=', full).where('chunk', '=', 0).executeTakeFirstOrThrow();
     const width = widthFor(Math.max(...made));
-    expect(written.ids).toBe(made.slice(0, idsPerChunk(width)).map((id) => String(id + offsetOf(width))).join(''));
+    expect(written.ids).toBe(packedText(made.slice(0, idsPerChunk(width)), width));
     await tenant.db.deleteFrom('mrs_migration').where('name', '=', '006-cursor-ids-array').execute();
     expect(await columnType()).toBe('text');
     await h().service.engine.migrate(tenant);
@@ -513,7 +514,7 @@ describeEachDatabase('pagination: cursors written before chunk rows held arrays'
     );
     await fc.assert(
       fc.asyncProperty(chunk, async ({ width, ids }) => {
-        const text = ids.map((id) => String(id + offsetOf(width))).join('');
+        const text = packedText(ids, width);
         const array = chunkIds.fromText(sql`${text}`, sql`${width}`);
         const { rows } = await sql<{ ids: string[]; text: string; count: number }>`select a as ids, ${chunkIds.text(sql`a`)} as text, ${chunkIds.count(sql`a`)} as count
           from (select ${array} as a) as converted`.execute(tenant.db);

@@ -90,7 +90,6 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       await sweep();
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
-      const query = args.canonical;
       const expiresAt = expiry();
       const snap = await insertSnapshot(tenant, {
         id,
@@ -98,8 +97,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         where: args.where,
         order: args.query.order,
         binding: args.binding,
-        query,
-        searchKey: JSON.stringify([args.table, args.whereKey, query.order]),
+        query: args.canonical,
+        searchKey: JSON.stringify([args.table, args.whereKey, args.canonical.order]),
         expiresAt,
         start: span.start,
         end: span.end,

@@ -51,13 +51,13 @@ function decoderOf(width: number): (digits: string) => number {
   const big = BigInt(offset);
   return (digits) => Number(BigInt(digits) - big);
 }
-/** One decoder per width, made once (idsAt runs on every page read). */
-const DECODERS = [undefined, ...WIDTHS.map(decoderOf)];
+/** One decoder per width (DECODERS[width - 1]), made once: idsAt runs on every page read. */
+const DECODERS = WIDTHS.map(decoderOf);
 
 /** The ids at positions [start, end) from the chunk rows that hold them. */
 export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start: number, end: number): number[] {
   const perChunk = idsPerChunk(width);
-  const decode = DECODERS[width] ?? decoderOf(width);
+  const decode = DECODERS[width - 1]!;
   const ids: number[] = [];
   for (let pos = start; pos < end; pos++) {
     const text = chunks.get(Math.floor(pos / perChunk));

@@ -306,7 +306,7 @@ async function snapshotInDatabase(t: TenantDb, chunkIds: DatabaseChunkIds, args:
   // Built only when the statement is compiled, as everything in it: building a query costs
   // hundreds of microseconds (built on every search, one client measured 741 against 386 us of
   // user CPU a search).
-  const packed = () => {
+  const packIds = () => {
     const { where, value } = idsOf(t, args);
     return chunkIds.pack(db.selectFrom(args.table).where(where), value, orderBySql(args.order));
   };
@@ -314,11 +314,11 @@ async function snapshotInDatabase(t: TenantDb, chunkIds: DatabaseChunkIds, args:
     sql<Record<string, unknown>>`with
     ${widthCte(t, args.table)},
     ins as (insert into ${qualified(t, TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids)
-      select ${id}, n.chunk, p.total, w.width, ${collection}, ${scope}, ${owner},
+      select ${id}, n.chunk, packed.total, w.width, ${collection}, ${scope}, ${owner},
         case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
-        ${chunkIds.slice(sql`p.ids`, sql`n.chunk * ${perChunk}`, perChunk)}
-      from w, (select q.ids, ${chunkIds.count(sql`q.ids`)} as total from (select ${packed()} as ids offset 0) as q) as p,
-        lateral generate_series(0, greatest(p.total - 1, 0) / ${perChunk}) as n (chunk)
+        ${chunkIds.slice(sql`packed.ids`, sql`n.chunk * ${perChunk}`, perChunk)}
+      from w, (select q.ids, ${chunkIds.count(sql`q.ids`)} as total from (select ${packIds()} as ids offset 0) as q) as packed,
+        lateral generate_series(0, greatest(packed.total - 1, 0) / ${perChunk}) as n (chunk)
       returning chunk, total${withPage ? sql`` : sql`, case when chunk between cast(${start} as integer) / ${perChunkOfRow} and cast(${end} as integer) / ${perChunkOfRow} then ids end as ids`})
     ${withPage ? sql`select head.total as ${sql.id(TOTAL)}, ${firstPageJson(t, args, args.end)} as json from (select total from ins where chunk = 0) as head` : sql`,
     page (ord, id) as (select p.i, ${chunkIds.at(sql`ins.ids`, sql`p.i % ${perChunk}`)} - w.base

@@ -1,4 +1,4 @@
-import { sql, type ColumnDataType, type Expression, type RawBuilder } from 'kysely';
+import { sql, type ColumnDataType, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { FieldKind } from '../define.ts';
 import type { Dialect, TenantDb } from './types.ts';
 import { dateString, integerNumber, timestampString } from './values.ts';
@@ -24,6 +24,14 @@ function jsonValue(kind: FieldKind, column: Expression<unknown>): RawBuilder<str
   }
 }
 
+/**
+ * `value` over the rows of `source`, as a sub-select ordered by `orderBy` (column `v`) that an
+ * aggregate reads in its order: PostgreSQL 15 would sort again for an aggregate ORDER BY even
+ * when an index scan already gives the order.
+ */
+const inOrder = (source: SelectQueryBuilder<any, any, any>, value: Expression<unknown>, orderBy: Expression<unknown>) =>
+  sql`(${source.select(sql`${value}`.as('v')).orderBy(orderBy as any)}) as s`;
+
 export const postgresDialect: Dialect = {
   name: 'postgres',
   columnType: (kind) => TYPES[kind],
@@ -48,10 +56,8 @@ export const postgresDialect: Dialect = {
   async lockForMigration(trx, key) {
     await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
   },
-  // As on SQLite: an ordered sub-select feeds the aggregate in its order (PostgreSQL 15 would
-  // sort again for an aggregate ORDER BY even when an index scan already gives the order).
-  concatInOrder: (source, value, orderBy) =>
-    sql<string>`(select coalesce(string_agg(v, ''), '') from (${source.select(sql`cast(${value} as text)`.as('v')).orderBy(orderBy as any)}) as s)`,
+  // As on SQLite: an ordered sub-select feeds the aggregate in its order.
+  concatInOrder: (source, value, orderBy) => sql<string>`(select coalesce(string_agg(v, ''), '') from ${inOrder(source, sql`cast(${value} as text)`, orderBy)})`,
   // Concatenated rather than json_build_object, which writes `"name" : value` with spaces: the
   // same text JSON.stringify writes. Dates and timestamps as `decode` gives them.
   recordJson: (fields) =>
@@ -66,8 +72,7 @@ export const postgresDialect: Dialect = {
   chunkIds: {
     cutIn: 'database',
     columnType: sql`bigint[]`,
-    pack: (source, value, orderBy) =>
-      sql`(select coalesce(array_agg(v), '{}') from (${source.select(sql`${value}`.as('v')).orderBy(orderBy as any)}) as s)`,
+    pack: (source, value, orderBy) => sql`(select coalesce(array_agg(v), '{}') from ${inOrder(source, value, orderBy)})`,
     count: (ids) => sql<number>`cardinality(${ids})`,
     slice: (ids, from, count) => sql`${ids}[${from} + 1 : ${from} + ${count}]`,
     at: (ids, at) => sql<number>`${ids}[${at} + 1]`,
