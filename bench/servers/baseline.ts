@@ -4,7 +4,10 @@
  *   /floor       the same route doing a prepared SELECT of 10 rows plus a COUNT for the
  *                benchmark's search with better-sqlite3 (the "database floor");
  *   /floor-pg    the same two queries through pg (named prepared statements), when
- *                BASELINE_PG_URL and BASELINE_PG_SCHEMA are set.
+ *                BASELINE_PG_URL and BASELINE_PG_SCHEMA are set;
+ *   /floor/<name>, /floor-pg/<name>
+ *                the same for each search of BASELINE_FLOORS (JSON: name -> {where, order}),
+ *                its page in its own order (ties by id, empty values last, as the engine).
  * Usage: node --import tsx bench/servers/baseline.ts <port> <sqlite-file>
  */
 import { serve } from '@hono/node-server';
@@ -38,5 +41,28 @@ if (process.env.BASELINE_PG_URL) {
     ]);
     return c.json(rows.rows, 200, { 'x-total': String(total.rows[0].n) });
   });
+}
+/** The searches of BASELINE_FLOORS: each one's page (in its order) and COUNT. */
+const floors = Object.entries(JSON.parse(process.env.BASELINE_FLOORS ?? '{}') as Record<string, { where: string; order?: string }>);
+for (const [name, f] of floors) {
+  const order = f.order ? `${f.order} is null, ${f.order}, id` : 'id';
+  const p = db.prepare(`select * from work_orders where ${f.where} order by ${order} limit 10`);
+  const n = db.prepare(`select count(*) as n from work_orders where ${f.where}`);
+  app.get(`/floor/${name}`, (c) => c.json(p.all(), 200, { 'x-total': String((n.get() as { n: number }).n) }));
+}
+if (process.env.BASELINE_PG_URL) {
+  const pool = new pg.Pool({ connectionString: process.env.BASELINE_PG_URL, max: 10 });
+  const table = `"${process.env.BASELINE_PG_SCHEMA ?? 'public'}".work_orders`;
+  for (const [name, f] of floors) {
+    const pgWhere = f.where.replace(/deleted = 0/g, 'deleted = false');
+    const order = f.order ? `${f.order} is null, ${f.order}, id` : 'id';
+    app.get(`/floor-pg/${name}`, async (c) => {
+      const [rows, total] = await Promise.all([
+        pool.query({ name: `page-${name}`, text: `select * from ${table} where ${pgWhere} order by ${order} limit 10` }),
+        pool.query({ name: `count-${name}`, text: `select count(*) as n from ${table} where ${pgWhere}` }),
+      ]);
+      return c.json(rows.rows, 200, { 'x-total': String(total.rows[0].n) });
+    });
+  }
 }
 serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => console.log('ready'));

@@ -1,0 +1,124 @@
+/**
+ * New searches of three sizes (issue 24): about 500, about 5,000 and every one of 100,000 work
+ * orders (the unfiltered list, the first request of most clients), each in id order and in
+ * another order, against a floor doing the same filter's page (in the same order) and its
+ * COUNT in the same run, on SQLite and (with TEST_DATABASE_URL) PostgreSQL. Also the bytes each
+ * new search adds to the cursor store (the store's size before and after a case, over the
+ * cursors the case made). Servers are pinned to CPU 0; BENCH_SECONDS sets each run's length.
+ * The floors run before and after the engine's cases; ratios use their mean.
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { freshPostgresDatabase } from '../test/support/pg.ts';
+import { bearer } from './support/auth.ts';
+import { serveEnv } from './support/demo.ts';
+import { load, type LoadResult } from './support/load.ts';
+import { runCommand, SERVE, startProcess } from './support/processes.ts';
+import { fmt, table } from './support/stats.ts';
+
+const M = '/v4_server/external/v1/maintenance';
+
+/** The searches: their query string and the same condition as SQL (SQLite's booleans). */
+const SEARCHES = {
+  s500: { query: 'department_id=7&status=open', where: "department_id = 7 and status = 'open' and deleted = 0" },
+  s5000: { query: 'department_id=3&department_id=4&department_id=5', where: 'department_id in (3, 4, 5) and deleted = 0' },
+  all: { query: '', where: 'deleted = 0' },
+} as const;
+const ORDERS = { id: undefined, priority: 'priority' } as const;
+
+type Kind = 'sqlite' | 'postgres';
+
+/** The cursor store's size in bytes and its number of cursors, read from outside the server. */
+function storeProbe(kind: Kind, sqliteFile: string, pgUrl?: string) {
+  if (kind === 'sqlite') {
+    const db = new Database(sqliteFile, { readonly: true });
+    const size = db.prepare(`select coalesce(sum(pgsize), 0) as b from dbstat where name like 'mrs_cursors%' or name like 'sqlite_autoindex_mrs_cursors%'`);
+    const count = db.prepare('select count(*) as n from mrs_cursors where chunk = 0');
+    return {
+      read: async () => ({ bytes: Number((size.get() as { b: number }).b), cursors: Number((count.get() as { n: number }).n) }),
+      close: async () => db.close(),
+    };
+  }
+  const pool = new pg.Pool({ connectionString: pgUrl, max: 1 });
+  return {
+    async read() {
+      const { rows } = await pool.query(`select pg_total_relation_size('"demo.main".mrs_cursors') as b,
+        (select count(*) from "demo.main".mrs_cursors where chunk = 0) as n`);
+      return { bytes: Number(rows[0].b), cursors: Number(rows[0].n) };
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function measureDatabase(kind: Kind): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mrs-bench-sizes-'));
+  const pgdb = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
+  const port = kind === 'sqlite' ? 18280 : 18380;
+  const env: Record<string, string> = { ...serveEnv(dataDir, port), ...(pgdb ? { DATABASE_URL: pgdb.url } : {}) };
+  const origin = `http://127.0.0.1:${port}`;
+  const stops: (() => void)[] = [];
+  try {
+    // One start creates demo.main and its admin; then 100,000 seeded work orders.
+    let server = await startProcess(SERVE, env, `${origin}/healthz`);
+    server.kill('SIGTERM');
+    await new Promise((r) => server.on('exit', r));
+    await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], env);
+    // The floors read SQLite from a file; on PostgreSQL runs they read PostgreSQL.
+    const sqliteFile = join(dataDir, 'demo.main.sqlite');
+    if (pgdb) await runCommand(['bin/mrs.js', 'tenant', 'create', 'demo.main'], { ...env, DATABASE_URL: '' });
+    server = await startProcess(SERVE, env, `${origin}/healthz`);
+    stops.push(() => server.kill('SIGTERM'));
+    const headers = await bearer(origin, (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim());
+    const floors: Record<string, { where: string; order?: string }> = {};
+    for (const [s, search] of Object.entries(SEARCHES))
+      for (const [o, order] of Object.entries(ORDERS)) floors[`${s}-${o}`] = { where: search.where, ...(order ? { order } : {}) };
+    const baseline = await startProcess(
+      ['--import', 'tsx', 'bench/servers/baseline.ts', String(port + 1), sqliteFile],
+      { BASELINE_FLOORS: JSON.stringify(floors), ...(pgdb ? { BASELINE_PG_URL: pgdb.url, BASELINE_PG_SCHEMA: 'demo.main' } : {}) },
+      `http://127.0.0.1:${port + 1}/bare`,
+    );
+    stops.push(() => baseline.kill('SIGTERM'));
+    const probe = storeProbe(kind, sqliteFile, pgdb?.url);
+    stops.push(() => void probe.close());
+    const floorUrl = (name: string) => `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor' : 'floor-pg'}/${name}`;
+
+    const rows: (string | number)[][] = [];
+    const targets: [string, number, number][] = [];
+    for (const [s, search] of Object.entries(SEARCHES)) {
+      for (const [o, order] of Object.entries(ORDERS)) {
+        const name = `${s}-${o}`;
+        const query = [search.query, order ? `$orderBy=${order}` : ''].filter(Boolean).join('&');
+        const url = `${origin}${M}/work_orders${query ? `?${query}` : ''}`;
+        const first = await fetch(url, { headers });
+        if (first.status !== 200) throw new Error(`${name} answered ${first.status}: ${await first.text()}`);
+        const total = Number(first.headers.get('x-total'));
+        const floor1 = await load(floorUrl(name));
+        const before = await probe.read();
+        const engine: LoadResult = await load(url, { headers });
+        const after = await probe.read();
+        const floor2 = await load(floorUrl(name));
+        const floor = (floor1.rps + floor2.rps) / 2;
+        const made = after.cursors - before.cursors;
+        const bytes = made > 0 ? (after.bytes - before.bytes) / made : NaN;
+        rows.push([name, total, fmt(floor, 0), fmt(engine.rps, 0), engine.non2xx + engine.errors, fmt(engine.rps / floor), fmt(bytes, 0)]);
+        targets.push([`${name} / floor`, engine.rps / floor, 0.5]);
+      }
+    }
+    console.log(`\n${kind}: new searches against their floor (page + COUNT of the same filter)`);
+    console.log(table([['search', 'matches', 'floor req/s', 'engine req/s', 'errors', 'ratio', 'cursor bytes/search'], ...rows]));
+    console.log(table([['target', 'ratio', 'at least', 'met'], ...targets.map(([n, r, t]) => [n, fmt(r), t, r >= t ? 'yes' : 'no'])]));
+  } finally {
+    for (const stop of stops) stop();
+    await new Promise((r) => setTimeout(r, 300));
+    rmSync(dataDir, { recursive: true, force: true });
+    await pgdb?.drop();
+  }
+}
+
+export async function run(): Promise<void> {
+  if (process.env.BENCH_DATABASES?.split(',').includes('sqlite') ?? true) await measureDatabase('sqlite');
+  if (process.env.TEST_DATABASE_URL && (process.env.BENCH_DATABASES?.split(',').includes('postgres') ?? true)) await measureDatabase('postgres');
+}
