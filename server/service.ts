@@ -53,7 +53,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const tenants = openTenants(config, (t) => engine.migrate(t));
   auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs });
   const app = createApp({ engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy,
-    requireHttps: config.requireHttps, logger: options.logger, now: options.now, requestIds: ids });
+    requireHttps: config.requireHttps, corsOrigins: config.corsOrigins, logger: options.logger, now: options.now, requestIds: ids });
   return {
     config,
     engine,
