@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { Engine } from '../engine/create-engine.ts';
 import { EngineError, problemResponse } from '../engine/errors.ts';
-import { apiDocsRoutes } from './api-docs.ts';
 import type { Auth } from './auth/index.ts';
 import type { CorsOrigins } from './config.ts';
 import { cors, pathMethods } from './cors.ts';
@@ -60,7 +59,6 @@ export function createApp(deps: AppDeps): Hono {
     }
   });
   if (deps.limiters.auth) app.use(`${deps.engine.basePath}/authenticate`, limitByAddress(deps.limiters.auth, deps.trustProxy ?? false));
-  app.route('/', apiDocsRoutes(deps.engine.registry, deps.engine.basePath));
   app.route('/', deps.auth.route);
   app.route('/', deps.engine.app);
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));

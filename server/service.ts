@@ -2,6 +2,7 @@ import { createEngine, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from '../migrations/index.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
+import { swaggerUiAssets } from './api-docs.ts';
 import { createApp } from './app.ts';
 import { createAuth, type Auth } from './auth/index.ts';
 import { serviceCaller } from './caller.ts';
@@ -47,6 +48,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
     migrations: SERVER_MIGRATIONS,
+    apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),
   });
   const limiters = await openLimiters(config);
