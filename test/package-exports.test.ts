@@ -137,7 +137,7 @@ describe('the packed package, installed into an empty project', () => {
     const dependencies = Object.fromEntries(linked.map((d) => [d, `file:${join(ROOT, 'node_modules', d)}`]));
     writeFileSync(join(host, 'package.json'), JSON.stringify({ name: 'host', private: true, type: 'module', dependencies }));
     // --ignore-scripts: the linked packages are this checkout's, built already; nothing of theirs may run again.
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, packed.filename)], { cwd: host, env });
+    await run('npm', ['install', '--offline', '--install-links=false', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, packed.filename)], { cwd: host, env });
     writeFileSync(join(host, 'check.ts'), CHECK_TS);
     writeFileSync(join(host, 'run.mjs'), RUN_MJS);
     writeFileSync(join(host, 'bun-serve.ts'), BUN_TS);
