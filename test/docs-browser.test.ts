@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listen, type Listening } from '../server/node-server.ts';
 import { makeWorkOrder } from './support/fixtures.ts';
@@ -32,6 +32,18 @@ const foreignDocsPage = (api: string) => `<!doctype html>
 <script src="${api}${BASE}/docs/swagger-ui-bundle.js"></script>
 <script>window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${api}${BASE}/openapi.json`)}, dom_id: '#swagger-ui', validatorUrl: null });</script>
 </body></html>`;
+
+/** Pastes the token as a user would (Authorize, the bearer value, Authorize, Close), then opens the work-order list's Try it out. */
+async function tryListingWorkOrders(page: Page, token: string) {
+  await page.locator('.auth-wrapper button.authorize').click();
+  await page.locator('.modal-ux input').first().fill(token);
+  await page.locator('.modal-ux button.authorize').click();
+  await page.locator('.modal-ux button.btn-done').click();
+  const op = page.locator('#operations-work_orders-list_work_orders');
+  await op.locator('.opblock-summary').first().click();
+  await op.locator('button.try-out__btn').click();
+  return op;
+}
 
 describe.skipIf(!present)('the /docs page in headless Chromium', () => {
   let started: Awaited<ReturnType<typeof startHarness>>;
@@ -79,15 +91,7 @@ describe.skipIf(!present)('the /docs page in headless Chromium', () => {
     const tags = await page.locator('h3.opblock-tag').evaluateAll((els) => els.map((e) => e.getAttribute('data-tag')));
     expect(tags).toEqual(expect.arrayContaining(['work_orders', 'notes', 'service_requests']));
 
-    // Paste the token as a user would: Authorize, the bearer value, Authorize, Close.
-    await page.locator('.auth-wrapper button.authorize').click();
-    await page.locator('.modal-ux input').first().fill(h.token!);
-    await page.locator('.modal-ux button.authorize').click();
-    await page.locator('.modal-ux button.btn-done').click();
-
-    const op = page.locator('#operations-work_orders-list_work_orders');
-    await op.locator('.opblock-summary').first().click();
-    await op.locator('button.try-out__btn').click();
+    const op = await tryListingWorkOrders(page, h.token!);
     await op.locator('button.execute').click();
     const status = op.locator('.live-responses-table tr.response .response-col_status').first();
     await status.waitFor();
@@ -111,14 +115,7 @@ describe.skipIf(!present)('the /docs page in headless Chromium', () => {
     page.on('requestfailed', (r) => failed.push(r.url()));
     await page.goto(`${listed.origin}/`);
     await page.locator('h3.opblock-tag').first().waitFor();
-    await page.locator('.auth-wrapper button.authorize').click();
-    await page.locator('.modal-ux input').first().fill(h.token!);
-    await page.locator('.modal-ux button.authorize').click();
-    await page.locator('.modal-ux button.btn-done').click();
-
-    const op = page.locator('#operations-work_orders-list_work_orders');
-    await op.locator('.opblock-summary').first().click();
-    await op.locator('button.try-out__btn').click();
+    const op = await tryListingWorkOrders(page, h.token!);
     const call = page.waitForResponse((r) => new URL(r.url()).pathname === `${M}/work_orders` && r.request().method() === 'GET');
     await op.locator('button.execute').click();
     const answered = await call;
