@@ -5,6 +5,7 @@ import type { TenantDb } from './dialects/types.ts';
 import { EngineError, problemResponse } from './errors.ts';
 import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
+import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenApiOptions } from './openapi/index.ts';
 import { limitCaller, type RateLimiter } from './rate-limit.ts';
 import { createRegistry, type Registry } from './registry.ts';
 import { migrateTenant } from './schema/index.ts';
@@ -46,6 +47,17 @@ interface CommonOptions {
    * set when the Response is made: cheaper than adding them to it afterwards.
    */
   readonly responseHeaders?: (req: Request) => Readonly<Record<string, string>>;
+  /**
+   * Publish the API: `{basePath}/openapi.json` (the OpenAPI 3.1 document of the definitions, see
+   * `openApi()`) and, given `assets`, the interactive docs page at `{basePath}/docs`. Both
+   * without authentication. `assets`: `swaggerUiAssets()` from `maintenance-records/docs` on
+   * Node and Bun (it reads files, so it is not part of the engine).
+   */
+  readonly apiDocs?: ApiDocsOptions;
+}
+
+export interface ApiDocsOptions extends Omit<OpenApiOptions, 'basePath'> {
+  readonly assets?: DocsAssets;
 }
 
 /** Many tenants: the host resolves each request's tenant database (the service's form). */
@@ -82,6 +94,8 @@ export interface Engine {
   readonly app: Hono;
   /** The web-standard handler: any fetch host (Bun.serve, Deno.serve, @hono/node-server). */
   readonly fetch: (req: Request) => Promise<Response>;
+  /** The OpenAPI 3.1 document of what the engine serves (the `apiDocs` title and description, if given). */
+  openApi(): Record<string, unknown>;
   /** Creates or updates the engine's tables and every resource table in a tenant database. */
   migrate(tenant: TenantDb): Promise<void>;
   /**
@@ -125,7 +139,13 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
       if (--inFlight === 0) for (const done of drained.splice(0)) done();
     }
   };
+  const { assets, ...documentOptions } = options.apiDocs ?? {};
+  const openApi = () => openApiDocument(registry, { ...documentOptions, basePath });
   const app = new Hono();
+  if (options.apiDocs) {
+    const document = () => JSON.stringify(openApi());
+    app.route('/', docsRoutes({ basePath, document, assets, title: documentOptions.title ?? DEFAULT_TITLE }));
+  }
   app.all(`${basePath}/maintenance`, (c) => serve(c.req.raw));
   app.all(`${basePath}/maintenance/*`, (c) => serve(c.req.raw));
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));
@@ -136,6 +156,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     basePath,
     app,
     fetch: async (req) => app.fetch(req),
+    openApi,
     migrate,
     async close() {
       closed = true;

@@ -3,6 +3,7 @@ export type { CreateBodyOf, FieldDef, FieldKind, PatchBodyOf, RecordOf, ReplaceB
 export {
   createEngine,
   DEFAULT_BASE_PATH,
+  type ApiDocsOptions,
   type BeforeRequest,
   type DbCaller,
   type DbEngine,
@@ -17,4 +18,5 @@ export { EngineError, problemResponse, type ProblemCode, type ProblemItem } from
 export { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 export type { Action } from './http/route-table.ts';
 export type { Registry, Resource } from './registry.ts';
+export type { DocsAsset, DocsAssets, OpenApiOptions } from './openapi/index.ts';
 export { limitCaller, rateLimitHeaders, type RateLimiter, type WindowState } from './rate-limit.ts';

@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
 import type { Engine } from '../engine/create-engine.ts';
 import { EngineError, problemResponse } from '../engine/errors.ts';
-import { apiDocsRoutes } from './api-docs.ts';
 import type { Auth } from './auth/index.ts';
+import type { CorsOrigins } from './config.ts';
+import { cors, pathMethods } from './cors.ts';
 import { httpsPolicy } from './https-policy.ts';
 import { requestLog, silentLogger, type Logger, type RequestIds } from './logging.ts';
 import { createMetrics } from './metrics.ts';
@@ -27,6 +28,8 @@ export interface AppDeps {
   readonly now?: () => number;
   /** Request ids, shared with the engine (which puts them in its own answers). */
   readonly requestIds?: RequestIds;
+  /** CORS_ORIGINS: the browser origins that may call the API (unset: no CORS headers at all). */
+  readonly corsOrigins?: CorsOrigins | undefined;
 }
 
 /** Health, readiness and metrics come from inside the network (load balancers, Prometheus): any transport. */
@@ -38,6 +41,11 @@ export function createApp(deps: AppDeps): Hono {
   const routeOf = requestRouteLabeler(routeLabeler(deps.engine.registry, deps.engine.basePath));
   const metrics = createMetrics({ tenants: deps.tenants, ...(deps.now ? { now: deps.now } : {}) });
   app.use(requestLog(deps.logger ?? silentLogger(), routeOf, deps.requestIds, metrics.record));
+  // Before the HTTPS policy, authentication and rate limits: a browser must see why it was refused.
+  if (deps.corsOrigins) {
+    const { basePath, registry } = deps.engine;
+    app.use(cors({ origins: deps.corsOrigins, basePath, methodsOf: pathMethods(registry, basePath) }));
+  }
   // Without REQUIRE_HTTPS every transport is served: no middleware at all.
   if (deps.requireHttps) app.use(httpsPolicy({ trustProxy: deps.trustProxy ?? false, exempt: (p) => OPERATIONAL.has(p) }));
   app.get('/metrics', async (c) => c.body(await metrics.text(), 200, { 'content-type': metrics.contentType }));
@@ -51,7 +59,6 @@ export function createApp(deps: AppDeps): Hono {
     }
   });
   if (deps.limiters.auth) app.use(`${deps.engine.basePath}/authenticate`, limitByAddress(deps.limiters.auth, deps.trustProxy ?? false));
-  app.route('/', apiDocsRoutes(deps.engine.registry, deps.engine.basePath));
   app.route('/', deps.auth.route);
   app.route('/', deps.engine.app);
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));

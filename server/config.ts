@@ -19,7 +19,11 @@ export interface Config {
   requireHttps: boolean;
   trustProxy: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Browser origins allowed to call the API (SPEC 1): `*`, a list of origins, or unset (no CORS headers). */
+  corsOrigins: CorsOrigins | undefined;
 }
+
+export type CorsOrigins = '*' | readonly string[];
 
 export class ConfigError extends Error {}
 
@@ -42,6 +46,26 @@ const oneOf =
     return v as T;
   };
 const text = (v: string) => v;
+
+/**
+ * `*`, or origins as a browser sends them in `Origin` (scheme, host, optional port; no path),
+ * comma-separated. Each is kept in its serialized form (`HTTPS://A.example:443` is
+ * `https://a.example`), the form a browser's `Origin` header has.
+ */
+export function corsOrigins(v: string): CorsOrigins {
+  if (v.trim() === '*') return '*';
+  return v.split(',').map((raw) => {
+    const item = raw.trim();
+    let url: URL | undefined;
+    try {
+      url = new URL(item);
+    } catch {}
+    const plain = url && /^https?:$/.test(url.protocol) && url.username === '' && url.password === '' && /^[a-z]+:\/\/[^/?#]+\/?$/i.test(item);
+    if (!url || !plain)
+      throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins like https://app.example.com (no path), got "${item}" in "${v}"`);
+    return url.origin;
+  });
+}
 
 function read<T>(env: Env, name: string, parse: (v: string) => T, fallback: T): T {
   const raw = env[name];
@@ -70,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     tlsKeyFile: read(env, 'TLS_KEY_FILE', text, undefined as string | undefined),
     requireHttps: read(env, 'REQUIRE_HTTPS', bool('REQUIRE_HTTPS'), false),
     trustProxy: read(env, 'TRUST_PROXY', bool('TRUST_PROXY'), false),
+    corsOrigins: read(env, 'CORS_ORIGINS', corsOrigins, undefined as CorsOrigins | undefined),
     logLevel: read(env, 'LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
   };
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined))

@@ -1,5 +1,5 @@
 import { targetOf } from '../engine/http/request-target.ts';
-import { matchedRoute, matchPath, type Match } from '../engine/http/route-table.ts';
+import { matchEncoded, matchedRoute, type Match } from '../engine/http/route-table.ts';
 import { requestSlot } from '../engine/http/request-slot.ts';
 import type { Registry } from '../engine/registry.ts';
 
@@ -16,20 +16,12 @@ export function routeLabeler(registry: Registry, basePath: string): (pathname: s
     if (fixed.has(pathname)) return pathname;
     if (pathname.startsWith(`${basePath}/docs/`)) return `${basePath}/docs/{asset}`;
     if (!pathname.startsWith(`${m}/`)) return 'unmatched';
-    match ??= matchPath(registry, pathname.slice(m.length + 1).split('/').map(decodeOrKeep));
+    match ??= matchEncoded(registry, pathname.slice(m.length + 1));
     if (!match.found) return 'unmatched';
     if (match.kind === 'collection') return `${m}/${match.resource.name}`;
     if (match.kind === 'record') return `${m}/${match.resource.name}/{id}`;
     return `${m}/${match.parent!.resource.name}/{id}/${match.resource.name}`;
   };
-}
-
-function decodeOrKeep(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
 
 /**

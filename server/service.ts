@@ -2,6 +2,7 @@ import { createEngine, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from '../migrations/index.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
+import { swaggerUiAssets } from './api-docs.ts';
 import { createApp } from './app.ts';
 import { createAuth, type Auth } from './auth/index.ts';
 import { serviceCaller } from './caller.ts';
@@ -47,13 +48,14 @@ export async function createService(config: Config, options: ServiceOptions = {}
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
     migrations: SERVER_MIGRATIONS,
+    apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),
   });
   const limiters = await openLimiters(config);
   const tenants = openTenants(config, (t) => engine.migrate(t));
   auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs });
   const app = createApp({ engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy,
-    requireHttps: config.requireHttps, logger: options.logger, now: options.now, requestIds: ids });
+    requireHttps: config.requireHttps, corsOrigins: config.corsOrigins, logger: options.logger, now: options.now, requestIds: ids });
   return {
     config,
     engine,

@@ -140,7 +140,7 @@ for (const [name, open] of Object.entries(DATABASES)) {
       expect((await get(engine, '/v4_server/external/v1/maintenance/jobs')).status).toBe(404);
       const res = await engine.fetch(new Request(ORIGIN + JOBS, { method: 'DELETE' }));
       expect(res.status).toBe(405);
-      expect(res.headers.get('allow')).toBe('GET, POST');
+      expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
     });
   });
 }

@@ -48,7 +48,7 @@ describeEachDatabase(
       expectProblem(await h().get(`${M}/assets/${c.body.id}`), 404);
       const wrong = await h().request('DELETE', `${M}/assets`);
       expectProblem(wrong, 405);
-      expect(wrong.headers.get('allow')).toBe('GET, POST');
+      expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST');
     });
 
     it('is a child collection of the resource its parent link names', async () => {

@@ -52,7 +52,7 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
     expect(maintenance).toEqual(kinds.map(([p]) => p).sort());
     for (const [path, kind] of kinds) {
       const methods = Object.keys(doc.paths[path]).filter((k) => k !== 'parameters').map((m) => m.toUpperCase());
-      expect(methods.join(', '), path).toBe(allowHeader(kind));
+      expect([...methods, 'HEAD'].sort(), path).toEqual(allowHeader(kind).split(', ').sort());
     }
     expect(doc.paths[`${BASE}/authenticate`].post.security).toEqual([]);
     expect(doc.paths[`${BASE}/authenticate`].post.requestBody.content['application/json'].schema.required.sort()).toEqual([
@@ -67,7 +67,12 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
     const doc = await documentOf(h());
     const wo = h().service.engine.registry.get('work_orders')!;
     const expected = [
-      ...wo.filterable.flatMap((f) => [f, ...operatorsFor(wo.fields[f]!.kind).map((op) => `${f}:${op}`)]),
+      ...wo.filterable.flatMap((f) => [
+        f,
+        ...operatorsFor(wo.fields[f]!.kind)
+          .filter((op) => op !== 'null' || wo.fields[f]!.nullable)
+          .map((op) => `${f}:${op}`),
+      ]),
       '$deleted',
       '$orderBy',
       '$limit',
@@ -80,6 +85,89 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
     expect(queryNames(listOf(doc, `${M}/work_orders`))).not.toContain('priority:like');
     expect(queryNames(listOf(doc, `${M}/service_requests/{id}/work_orders`)).sort()).toEqual(expected.sort());
     expect(queryNames(doc.paths[`${M}/work_orders/{id}`].get)).toEqual(['$deleted']);
+  });
+
+  it('lists the $ parameters first, and :null only for fields that can be null', async () => {
+    const doc = await documentOf(h());
+    for (const path of [`${M}/work_orders`, `${M}/notes`, `${M}/work_orders/{id}/notes`]) {
+      expect(queryNames(listOf(doc, path)).slice(0, 5), path).toEqual(['$deleted', '$orderBy', '$limit', '$page', '$cursor']);
+    }
+    const names = queryNames(listOf(doc, `${M}/work_orders`));
+    expect(names).toContain('priority:null');
+    expect(names).toContain('service_request_id:null');
+    for (const notNull of ['id:null', 'created:null', 'status:null', 'department_id:null']) expect(names).not.toContain(notNull);
+    expect(queryNames(listOf(doc, `${M}/notes`)).filter((n) => n.endsWith(':null'))).toEqual([]);
+  });
+
+  it('says what each operation does in plain English', async () => {
+    const doc = await documentOf(h());
+    const summary = (path: string, method: string) => doc.paths[`${M}${path}`][method].summary;
+    expect(summary('/work_orders', 'get')).toBe('List work orders');
+    expect(summary('/work_orders', 'post')).toBe('Create a work order');
+    expect(summary('/notes', 'post')).toBe('Create a note');
+    expect(summary('/service_requests/{id}', 'get')).toBe('Read a service request');
+    expect(summary('/work_orders/{id}', 'put')).toBe('Replace a work order');
+    expect(summary('/work_orders/{id}', 'patch')).toBe('Change some fields of a work order');
+    expect(summary('/notes/{id}', 'delete')).toBe('Delete a note');
+    expect(summary('/work_orders/{id}/notes', 'get')).toBe('List the notes of a work order');
+    expect(summary('/work_orders/{id}/notes', 'post')).toBe('Create a note under a work order');
+    expect(summary('/service_requests/{id}/work_orders', 'get')).toBe('List the work orders of a service request');
+    for (const item of Object.values(doc.paths) as Json[])
+      for (const op of Object.values(item) as Json[]) if (op.summary) expect(op.summary).not.toMatch(/_|\brecord\b/);
+  });
+
+  it('shows every <placeholder> in its descriptions as code, so Markdown keeps it', async () => {
+    const doc = await documentOf(h());
+    const descriptions: string[] = [];
+    const walk = (x: unknown): void => {
+      if (Array.isArray(x)) x.forEach(walk);
+      else if (x && typeof x === 'object')
+        for (const [k, v] of Object.entries(x)) {
+          if (k === 'description' && typeof v === 'string') descriptions.push(v);
+          else walk(v);
+        }
+    };
+    walk(doc);
+    expect(doc.info.description).toContain('`Authorization: Bearer <token>`');
+    expect(descriptions.length).toBeGreaterThan(50);
+    expect(descriptions.filter((d) => /<[A-Za-z]/.test(d.replace(/`[^`]*`/g, '')))).toEqual([]);
+  });
+
+  it('has a request and a response example for each operation, and the server takes the request examples', async () => {
+    const doc = await documentOf(h());
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Json>))
+      for (const [method, op] of Object.entries(item) as [string, Json][]) {
+        if (!path.startsWith(M) || method === 'parameters') continue;
+        if (op.requestBody) expect(op.requestBody.content['application/json'].example, `${method} ${path}`).toBeDefined();
+        const ok = op.responses['200'] ?? op.responses['201'];
+        if (ok) expect(ok.content['application/json'].example, `${method} ${path}`).toBeDefined();
+        else expect(Object.keys(op.responses)).toContain('204');
+      }
+    const example = (path: string, method: string) => doc.paths[`${M}${path}`][method];
+    const requestOf = (path: string, method: string) => example(path, method).requestBody.content['application/json'].example;
+    const responseOf = (path: string, method: string, status: string) => example(path, method).responses[status].content['application/json'].example;
+    const SERVER_SET = ['id', 'created', 'updated'];
+    const without = (r: Json) => Object.fromEntries(Object.entries(r).filter(([k]) => !SERVER_SET.includes(k)));
+
+    const sr = await h().post(`${M}/service_requests`, requestOf('/service_requests', 'post'));
+    expect(sr.status, sr.text).toBe(201);
+    expect(without(sr.body)).toEqual(without(responseOf('/service_requests', 'post', '201')));
+    const wo = await h().post(`${M}/work_orders`, requestOf('/work_orders', 'post'));
+    expect(wo.status, wo.text).toBe(201);
+    expect(without(wo.body)).toEqual(without(responseOf('/work_orders', 'post', '201')));
+    expect(Object.keys(responseOf('/work_orders/{id}', 'get', '200')).sort()).toEqual(Object.keys(wo.body).sort());
+    const child = await h().post(`${M}/work_orders/${wo.body.id}/notes`, requestOf('/work_orders/{id}/notes', 'post'));
+    expect(child.status, child.text).toBe(201);
+    expect(without(child.body)).toEqual({ ...without(responseOf('/work_orders/{id}/notes', 'post', '201')), work_order_id: wo.body.id });
+    const note = await h().post(`${M}/notes`, { ...requestOf('/notes', 'post'), work_order_id: wo.body.id });
+    expect(note.status, note.text).toBe(201);
+    const patched = await h().patch(`${M}/work_orders/${wo.body.id}`, requestOf('/work_orders/{id}', 'patch'));
+    expect(patched.status, patched.text).toBe(200);
+    expect(without(patched.body)).toEqual(without(responseOf('/work_orders/{id}', 'patch', '200')));
+    const replaced = await h().put(`${M}/work_orders/${wo.body.id}`, requestOf('/work_orders/{id}', 'put'));
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(without(replaced.body)).toEqual(without(responseOf('/work_orders/{id}', 'put', '200')));
+    expect(without(responseOf('/work_orders', 'get', '200')[0])).toEqual(without(wo.body));
   });
 
   it('every declared list parameter is accepted by the server, and an undeclared operator is not', async () => {

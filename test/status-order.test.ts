@@ -60,17 +60,17 @@ describeEachDatabase('paths, methods and the order of statuses', (h) => {
     for (const method of ['PUT', 'PATCH', 'DELETE']) {
       const r = await h().request(method, `${M}/work_orders`, { body: WORK_ORDER });
       expectProblem(r, 405);
-      expect(allowOf(r)).toEqual(['GET', 'POST']);
+      expect(allowOf(r)).toEqual(['GET', 'HEAD', 'POST']);
       const child = await h().request(method, `${M}/work_orders/${wo.id}/notes`, { body: { note: 'x' } });
       expectProblem(child, 405);
-      expect(allowOf(child)).toEqual(['GET', 'POST']);
+      expect(allowOf(child)).toEqual(['GET', 'HEAD', 'POST']);
     }
     const post = await h().post(`${M}/work_orders/${wo.id}`, WORK_ORDER);
     expectProblem(post, 405);
-    expect(allowOf(post)).toEqual(['DELETE', 'GET', 'PATCH', 'PUT']);
+    expect(allowOf(post)).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH', 'PUT']);
     const options = await h().request('OPTIONS', `${M}/notes/${note.id}`);
     expectProblem(options, 405);
-    expect(allowOf(options)).toEqual(['DELETE', 'GET', 'PATCH', 'PUT']);
+    expect(allowOf(options)).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH', 'PUT']);
   });
 
   it('405 comes before 404 for the record and the parent', async () => {

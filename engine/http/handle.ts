@@ -14,7 +14,7 @@ import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
 import { targetOf, type RequestTarget } from './request-target.ts';
-import { allowHeader, matchPath, noteMatch, ROUTES, type OperationName } from './route-table.ts';
+import { allowHeader, matchPath, noteMatch, routeFor, type OperationName } from './route-table.ts';
 
 export interface HandlerDeps {
   readonly registry: Registry;
@@ -48,8 +48,8 @@ const replyJson = (call: Call, json: string, status = 200, headers?: Record<stri
  */
 async function failAfterExists(call: Call, error: EngineError | undefined, target: 'record' | 'parent'): Promise<void> {
   if (!error) return;
-  // On GET, `$deleted=true` makes a deleted record or parent exist for this purpose too.
-  const includeDeleted = call.req.method === 'GET' && call.url.searchParams.get('$deleted') === 'true';
+  // On GET (and HEAD), `$deleted=true` makes a deleted record or parent exist for this purpose too.
+  const includeDeleted = (call.req.method === 'GET' || call.req.method === 'HEAD') && call.url.searchParams.get('$deleted') === 'true';
   if (target === 'parent' && call.parent) await requireParent(call.ctx, call.parent.resource, call.parent.id, includeDeleted);
   if (target === 'record') await read(call.ctx, call.resource, call.id, { includeDeleted });
   throw error;
@@ -125,7 +125,7 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
     const match = matchPath(deps.registry, segments.map(safeDecode));
     noteMatch(req, match); // the route label (logs, metrics) is this match's
     if (!match.found) throw new EngineError('not-found', `No collection or record at ${url.pathname}.`);
-    const route = ROUTES[match.kind][req.method];
+    const route = routeFor(match.kind, req.method);
     if (!route)
       throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: allowHeader(match.kind) });
     if (!caller.can(match.resource.name, route.action))

@@ -3,7 +3,7 @@ import notes from '../../resources/notes.ts';
 import serviceRequests from '../../resources/service-requests.ts';
 import workOrders from '../../resources/work-orders.ts';
 import { createRegistry } from '../registry.ts';
-import { allowHeader, matchPath, ROUTES } from './route-table.ts';
+import { allowHeader, matchPath, routeFor, ROUTES } from './route-table.ts';
 
 const registry = createRegistry([workOrders, notes, serviceRequests]);
 const seg = (path: string) => (path === '' ? [] : path.split('/'));
@@ -42,9 +42,15 @@ describe('matchPath', () => {
 
 describe('the route table', () => {
   it('gives Allow from the same table the routes come from', () => {
-    expect(allowHeader('collection')).toBe('GET, POST');
-    expect(allowHeader('record')).toBe('GET, PUT, PATCH, DELETE');
-    expect(allowHeader('child')).toBe('GET, POST');
-    for (const kind of ['collection', 'record', 'child'] as const) expect(allowHeader(kind).split(', ')).toEqual(Object.keys(ROUTES[kind]));
+    expect(allowHeader('collection')).toBe('GET, HEAD, POST');
+    expect(allowHeader('record')).toBe('GET, HEAD, PUT, PATCH, DELETE');
+    expect(allowHeader('child')).toBe('GET, HEAD, POST');
+    for (const kind of ['collection', 'record', 'child'] as const)
+      expect(allowHeader(kind).split(', ').filter((m) => m !== 'HEAD')).toEqual(Object.keys(ROUTES[kind]));
+  });
+
+  it('runs GET for HEAD, and nothing for a method the path lacks', () => {
+    for (const kind of ['collection', 'record', 'child'] as const) expect(routeFor(kind, 'HEAD')).toBe(ROUTES[kind].GET);
+    expect(routeFor('collection', 'DELETE')).toBeUndefined();
   });
 });

@@ -47,6 +47,17 @@ export function matchPath(registry: Registry, segments: readonly string[]): Matc
   return { found: true, kind: 'child', resource: child, id: undefined, parent: { resource, id, field } };
 }
 
+/** matchPath for the part of a path after `/maintenance/`, as it came (percent-encoded segments). */
+export const matchEncoded = (registry: Registry, rest: string): Match => matchPath(registry, rest.split('/').map(decodeOrKeep));
+
+function decodeOrKeep(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
 const matches = requestSlot<Match>('mrs.match');
 
 /** The route the engine matched for a request it served (undefined if it has not), for route labels. */
@@ -55,4 +66,14 @@ export const matchedRoute = (req: Request): Match | undefined => matches.get(req
 /** Notes the engine's match for a request (matchedRoute). */
 export const noteMatch = (req: Request, match: Match): void => matches.set(req, match);
 
-export const allowHeader = (kind: PathKind) => Object.keys(ROUTES[kind]).join(', ');
+/** A path's methods: its rows of the route table, HEAD beside GET. */
+const methodsOf = (kind: PathKind): readonly string[] => Object.keys(ROUTES[kind]).flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
+const METHODS: Record<PathKind, readonly string[]> = { collection: methodsOf('collection'), record: methodsOf('record'), child: methodsOf('child') };
+export const allowedMethods = (kind: PathKind): readonly string[] => METHODS[kind];
+export const allowHeader = (kind: PathKind) => METHODS[kind].join(', ');
+
+/**
+ * The route a method takes on a path shape. HEAD runs GET's operation (SPEC 1: the same status
+ * and headers); the fetch host drops the body (Hono's fetch does it for every HEAD).
+ */
+export const routeFor = (kind: PathKind, method: string) => ROUTES[kind][method === 'HEAD' ? 'GET' : method];

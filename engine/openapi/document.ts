@@ -8,7 +8,22 @@ export interface OpenApiOptions {
   readonly basePath: string;
   readonly title?: string;
   readonly version?: string;
+  /** The document's introduction (Markdown, as Swagger UI shows it). */
+  readonly description?: string;
+  /**
+   * The maintenance-records service's own paths (`POST {base}/authenticate`, openapi.json, docs,
+   * /healthz, /readyz, /metrics) and its bearer scheme. An embedding host's engine has neither:
+   * its auth is the host's own.
+   */
+  readonly service?: boolean;
 }
+
+export const DEFAULT_TITLE = 'Maintenance records';
+
+const SERVICE_DESCRIPTION =
+  'Work orders, service requests and notes. Authenticate with `POST /authenticate`, then send `Authorization: Bearer <token>` ' +
+  '(**Authorize** above takes the token). Errors are RFC 9457 `application/problem+json`.';
+const ENGINE_DESCRIPTION = 'Collections served by maintenance-records. Errors are RFC 9457 `application/problem+json`.';
 
 /** The OpenAPI 3.1 document of everything the registry serves; pure, derived from the definitions alone. */
 export function openApiDocument(registry: Registry, options: OpenApiOptions): Record<string, unknown> {
@@ -20,29 +35,28 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
     schemas[`${r.name}.replace`] = bodySchema(r, 'replace');
     schemas[`${r.name}.patch`] = bodySchema(r, 'patch');
   }
+  const service = options.service === true;
   return {
     openapi: '3.1.0',
     info: {
-      title: options.title ?? 'Maintenance records',
+      title: options.title ?? DEFAULT_TITLE,
       version: options.version ?? '1',
-      description:
-        'Work orders, service requests and notes. Authenticate with POST /authenticate, then send Authorization: Bearer <token>. Errors are RFC 9457 problem+json.',
+      description: options.description ?? (service ? SERVICE_DESCRIPTION : ENGINE_DESCRIPTION),
     },
     tags: [
       ...resources.map((r) => ({ name: r.name, ...(r.definition.description ? { description: r.definition.description } : {}) })),
-      { name: 'authentication' },
-      { name: 'service' },
+      ...(service ? [{ name: 'authentication' }, { name: 'service' }] : []),
     ],
-    security: [{ bearer: [] }],
+    ...(service ? { security: [{ bearer: [] }] } : {}),
     paths: {
-      [`${options.basePath}/authenticate`]: authenticatePath(),
+      ...(service ? { [`${options.basePath}/authenticate`]: authenticatePath() } : {}),
       ...collectionPaths(registry, options.basePath),
-      ...servicePaths(options.basePath),
+      ...(service ? servicePaths(options.basePath) : {}),
     },
     components: {
-      securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access_token of POST /authenticate.' },
-      },
+      ...(service
+        ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access_token of POST /authenticate.' } } }
+        : {}),
       schemas,
       headers: HEADERS,
       responses: errorResponses(),

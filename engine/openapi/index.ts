@@ -1,1 +1,2 @@
-export { openApiDocument, type OpenApiOptions } from './document.ts';
+export { DEFAULT_TITLE, openApiDocument, type OpenApiOptions } from './document.ts';
+export { docsRoutes, type DocsAsset, type DocsAssets } from './routes.ts';

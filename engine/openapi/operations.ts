@@ -1,6 +1,8 @@
 import type { OperationName } from '../http/route-table.ts';
 import type { Resource } from '../registry.ts';
 import { DELETED_PARAMETER, filterParameters, reservedParameters } from './parameters.ts';
+import { createExample, patchExample, recordExample } from './examples.ts';
+import { oneOf, pluralName } from './names.ts';
 import { errorRefs, headers } from './responses.ts';
 
 type Json = Record<string, unknown>;
@@ -12,81 +14,104 @@ export interface OperationSite {
 }
 
 const schemaRef = (resource: Resource, part: string) => ({ $ref: `#/components/schemas/${resource.name}.${part}` });
-const json = (schema: Json) => ({ 'application/json': { schema } });
-const body = (resource: Resource, part: string, description: string) => ({
+const json = (schema: Json, example: unknown) => ({ 'application/json': { schema, example } });
+const body = (resource: Resource, part: string, description: string, example: Json) => ({
   required: true,
   description,
-  content: json(schemaRef(resource, part)),
+  content: json(schemaRef(resource, part), example),
 });
 
-const listResponse = (resource: Resource) => ({
+/** The parent link a child path supplies, if the site is a child path. */
+const fromPath = (site: OperationSite) => site.parent?.field;
+/** The record a site's examples show: made from its create example. */
+const stored = (site: OperationSite, body = createExample(site.resource, fromPath(site))) =>
+  recordExample(site.resource, body, site.parent);
+
+const listResponse = (site: OperationSite) => ({
   description: 'A page of records: a bare JSON array.',
   headers: headers(['X-Cursor', 'X-Total', 'Link'], true),
-  content: json({ type: 'array', items: schemaRef(resource, 'record') }),
+  content: json({ type: 'array', items: schemaRef(site.resource, 'record') }, [stored(site)]),
 });
-const recordResponse = (resource: Resource, description: string, extra: 'Location'[] = []) => ({
+const recordResponse = (resource: Resource, description: string, example: Json, extra: 'Location'[] = []) => ({
   description,
   headers: headers(extra, true),
-  content: json(schemaRef(resource, 'record')),
+  content: json(schemaRef(resource, 'record'), example),
 });
 
-const onParent = (site: OperationSite) => (site.parent ? ` of one ${site.parent.resource.name} record` : '');
+const ofParent = (site: OperationSite) => (site.parent ? ` of ${oneOf(site.parent.resource.name)}` : '');
+const underParent = (site: OperationSite) => (site.parent ? ` under ${oneOf(site.parent.resource.name)}` : '');
 
 /** The OpenAPI operation of each engine operation; a new operation name fails the type check until it is documented. */
 export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json> = {
-  list: ({ resource }) => ({
-    operationId: `list_${resource.name}`,
-    summary: `List ${resource.name}`,
+  list: (site) => ({
+    operationId: `list_${site.resource.name}`,
+    summary: `List ${pluralName(site.resource.name)}`,
     description: 'Makes a cursor (a snapshot of the matching ids) and answers a page of it; with $cursor, answers another page of that snapshot.',
-    parameters: [...filterParameters(resource), ...reservedParameters(resource)],
-    responses: { '200': listResponse(resource), ...errorRefs([400, 401, 403, 405, 410, 429]) },
+    parameters: [...reservedParameters(site.resource), ...filterParameters(site.resource)],
+    responses: { '200': listResponse(site), ...errorRefs([400, 401, 403, 405, 410, 429]) },
   }),
   childList: (site) => ({
     ...OPERATION_DOCS.list(site),
     operationId: `list_${site.resource.name}_of_${site.parent!.resource.name}`,
-    summary: `List the ${site.resource.name}${onParent(site)}`,
-    responses: { '200': listResponse(site.resource), ...errorRefs([400, 401, 403, 404, 405, 410, 429]) },
+    summary: `List the ${pluralName(site.resource.name)}${ofParent(site)}`,
+    responses: { '200': listResponse(site), ...errorRefs([400, 401, 403, 404, 405, 410, 429]) },
   }),
-  create: ({ resource }) => ({
-    operationId: `create_${resource.name}`,
-    summary: `Create a ${resource.name} record`,
-    requestBody: body(resource, 'create', 'The new record.'),
-    responses: {
-      '201': recordResponse(resource, 'Created: the record as stored.', ['Location']),
-      ...errorRefs([400, 401, 403, 405, 413, 415, 422, 429]),
-    },
-  }),
-  childCreate: (site) => ({
-    ...OPERATION_DOCS.create(site),
-    operationId: `create_${site.resource.name}_of_${site.parent!.resource.name}`,
-    summary: `Create a ${site.resource.name} record${onParent(site)}`,
-    description: `${site.parent!.field} is taken from the path; a different value in the body is 422.`,
-    responses: {
-      '201': recordResponse(site.resource, 'Created: the record as stored.', ['Location']),
-      ...errorRefs([400, 401, 403, 404, 405, 413, 415, 422, 429]),
-    },
-  }),
-  read: ({ resource }) => ({
-    operationId: `read_${resource.name}`,
-    summary: `Read a ${resource.name} record`,
+  create: (site) => {
+    const example = createExample(site.resource, fromPath(site));
+    return {
+      operationId: `create_${site.resource.name}`,
+      summary: `Create ${oneOf(site.resource.name)}`,
+      requestBody: body(site.resource, 'create', 'The new record.', example),
+      responses: {
+        '201': recordResponse(site.resource, 'Created: the record as stored.', stored(site, example), ['Location']),
+        ...errorRefs([400, 401, 403, 405, 413, 415, 422, 429]),
+      },
+    };
+  },
+  childCreate: (site) => {
+    const docs = OPERATION_DOCS.create(site);
+    return {
+      ...docs,
+      operationId: `create_${site.resource.name}_of_${site.parent!.resource.name}`,
+      summary: `Create ${oneOf(site.resource.name)}${underParent(site)}`,
+      description: `${site.parent!.field} is taken from the path; a different value in the body is 422.`,
+      responses: { ...(docs.responses as Json), ...errorRefs([400, 401, 403, 404, 405, 413, 415, 422, 429]) },
+    };
+  },
+  read: (site) => ({
+    operationId: `read_${site.resource.name}`,
+    summary: `Read ${oneOf(site.resource.name)}`,
     parameters: [DELETED_PARAMETER],
-    responses: { '200': recordResponse(resource, 'The record.'), ...errorRefs([400, 401, 403, 404, 405, 429]) },
+    responses: { '200': recordResponse(site.resource, 'The record.', stored(site)), ...errorRefs([400, 401, 403, 404, 405, 429]) },
   }),
-  replace: ({ resource }) => ({
-    operationId: `replace_${resource.name}`,
-    summary: `Replace a ${resource.name} record (PUT)`,
-    requestBody: body(resource, 'replace', 'The whole record; optional fields left out are reset to their defaults.'),
-    responses: { '200': recordResponse(resource, 'The record as stored.'), ...errorRefs([400, 401, 403, 404, 405, 413, 415, 422, 429]) },
-  }),
-  patch: ({ resource }) => ({
-    operationId: `patch_${resource.name}`,
-    summary: `Change some fields of a ${resource.name} record (PATCH)`,
-    requestBody: body(resource, 'patch', 'The fields to change.'),
-    responses: { '200': recordResponse(resource, 'The record as stored.'), ...errorRefs([400, 401, 403, 404, 405, 413, 415, 422, 429]) },
-  }),
-  softDelete: ({ resource }) => ({
-    operationId: `delete_${resource.name}`,
-    summary: `Delete a ${resource.name} record (soft delete)`,
+  replace: (site) => {
+    const example = createExample(site.resource);
+    return {
+      operationId: `replace_${site.resource.name}`,
+      summary: `Replace ${oneOf(site.resource.name)}`,
+      requestBody: body(site.resource, 'replace', 'The whole record; optional fields left out are reset to their defaults.', example),
+      responses: {
+        '200': recordResponse(site.resource, 'The record as stored.', stored(site, example)),
+        ...errorRefs([400, 401, 403, 404, 405, 413, 415, 422, 429]),
+      },
+    };
+  },
+  patch: (site) => {
+    const example = patchExample(site.resource);
+    return {
+      operationId: `patch_${site.resource.name}`,
+      summary: `Change some fields of ${oneOf(site.resource.name)}`,
+      requestBody: body(site.resource, 'patch', 'The fields to change.', example),
+      responses: {
+        '200': recordResponse(site.resource, 'The record as stored.', { ...stored(site), ...example }),
+        ...errorRefs([400, 401, 403, 404, 405, 413, 415, 422, 429]),
+      },
+    };
+  },
+  softDelete: (site) => ({
+    operationId: `delete_${site.resource.name}`,
+    summary: `Delete ${oneOf(site.resource.name)}`,
+    description: 'A soft delete: the record leaves lists and reads ($deleted=true still shows it).',
     responses: {
       '204': { description: 'Deleted: the record leaves lists and reads.', headers: headers([], true) },
       ...errorRefs([400, 401, 403, 404, 405, 429]),

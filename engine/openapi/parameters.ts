@@ -34,11 +34,16 @@ function filterParameter(name: string, f: FieldDef, op: Operator, plain: boolean
   };
 }
 
-/** Every filter a list accepts: `field` (equality) and `field:op` for each operator the field's kind allows. */
+/**
+ * The filters a list documents: `field` (equality) and `field:op` for each operator the field's
+ * kind allows, but `:null` only where the field can be null (elsewhere it is accepted and
+ * matches nothing or everything, which no one needs to be shown).
+ */
 export function filterParameters(resource: Resource): Parameter[] {
   return resource.filterable.flatMap((name) => {
     const f = resource.fields[name]!;
-    return [filterParameter(name, f, 'eq', true), ...operatorsFor(f.kind).map((op) => filterParameter(name, f, op, false))];
+    const ops = operatorsFor(f.kind).filter((op) => op !== 'null' || f.nullable === true);
+    return [filterParameter(name, f, 'eq', true), ...ops.map((op) => filterParameter(name, f, op, false))];
   });
 }
 

@@ -20,8 +20,8 @@ export function authenticatePath(): Json {
             schema: {
               type: 'object',
               properties: {
-                api_key: { type: 'string', description: 'mrs_<key-id>_<secret>', minLength: 1 },
-                client_db: { type: 'string', pattern: '^[a-z0-9_]{1,63}\\.[a-z0-9_]{1,63}$', description: 'The tenant: <client>.<schema>.' },
+                api_key: { type: 'string', description: '`mrs_<key-id>_<secret>`', minLength: 1 },
+                client_db: { type: 'string', pattern: '^[a-z0-9_]{1,63}\\.[a-z0-9_]{1,63}$', description: 'The tenant: `<client>.<schema>`.' },
                 username: { type: 'string', minLength: 1 },
               },
               required: ['api_key', 'client_db', 'username'],
@@ -31,7 +31,7 @@ export function authenticatePath(): Json {
       },
       responses: {
         '200': {
-          description: 'A bearer token: send it as Authorization: Bearer <access_token>.',
+          description: 'A bearer token: send it as `Authorization: Bearer <access_token>`.',
           headers: headers([], true),
           content: {
             'application/json': {
