@@ -79,3 +79,35 @@ describe('mrs serve that cannot start', () => {
     expect(r.stderr).not.toContain('hunter2secret');
   });
 });
+
+describe('mrs serve that starts', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mrs-banner-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('prints the API base, a docs URL that opens without a token, and how to get a key', async () => {
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
+    delete env.DATABASE_URL;
+    const child = spawn(process.execPath, [MRS, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    try {
+      const text = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        child.stderr!.on('data', (d) => {
+          seen += d;
+          if (/API key:.*\n/.test(seen)) resolve(seen);
+        });
+        child.once('exit', (code) => reject(new Error(`mrs serve exited ${code}: ${seen}`)));
+      });
+      const [, base] = /mrs serving (http:\/\/127\.0\.0\.1:\d+\/v4_server\/external\/v1)\n/.exec(text)!;
+      const docs = /API docs: +(\S+)/.exec(text)![1]!;
+      expect(docs).toBe(`${base}/docs`);
+      const page = await fetch(docs);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(text).toMatch(/API key: +npx mrs key create demo\.main admin\n/);
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  });
+});

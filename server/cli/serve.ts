@@ -3,6 +3,7 @@ import { createLogger } from '../logging.ts';
 import { listen, type Listening } from '../node-server.ts';
 import { createService, DEMO_ADMIN, DEMO_TENANT, ensureDemoTenant, type Service } from '../service.ts';
 import { CommandError } from './args.ts';
+import { banner } from './banner.ts';
 import { startFailure, type StartStep } from './start-failure.ts';
 
 /**
@@ -27,7 +28,7 @@ export async function serve(): Promise<void> {
     throw new CommandError(startFailure(step, e, config));
   }
   for (const n of notes) console.error(n);
-  console.error(`mrs serving ${l.scheme}://${config.host}:${l.port}${service.engine.basePath}/maintenance`);
+  for (const line of banner({ scheme: l.scheme, host: config.host, port: l.port, basePath: service.engine.basePath })) console.error(line);
   let stopping = false;
   // SIGTERM: stop accepting, finish in-flight requests, close the databases, exit 0.
   const stop = async (signal: string) => {
