@@ -48,6 +48,27 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** The command lines of every process below `pid`, from the parent ids in /proc. */
+function descendants(pid: number): string[] {
+  const parents = new Map<number, number[]>();
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const ppid = Number(readFileSync(`/proc/${name}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (p: number): number[] => (parents.get(p) ?? []).flatMap((c) => [c, ...below(c)]);
+  return below(pid).map((c) => {
+    try {
+      return readFileSync(`/proc/${c}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      return '';
+    }
+  });
+}
+
 const assetFields = async (origin: string) => {
   const doc = (await (await fetch(`${origin}/v4_server/external/v1/openapi.json`)).json()) as { components: { schemas: Record<string, { properties?: object }> } };
   const schema = Object.entries(doc.components.schemas).find(([name]) => /^asset/i.test(name))?.[1];
@@ -84,6 +105,18 @@ describe('bin/mrs.js runs the sources compiled to JavaScript', () => {
       await stop(server.child);
     }
     expect(manifest().dir).not.toBe(first.dir);
+  });
+
+  it('leaves no esbuild process running beside the server after compiling', async () => {
+    const before = existsSync(join(copy.dir, 'node_modules', '.cache', 'mrs', 'manifest.json')) ? manifest() : undefined;
+    writeFileSync(join(copy.dir, 'resources', 'assets.ts'), assets(`name: string({ required: true }), tag: string({ nullable: true })`));
+    const server = await serve(copy.dir, dataDir);
+    try {
+      expect(manifest().dir).not.toBe(before?.dir); // this start compiled
+      expect(descendants(server.child.pid!).filter((cmd) => /esbuild/.test(cmd))).toEqual([]);
+    } finally {
+      await stop(server.child);
+    }
   });
 
   it('compiles again only when a source changed', async () => {
