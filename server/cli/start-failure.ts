@@ -13,7 +13,7 @@ type Failure = Error & { code?: unknown; syscall?: unknown };
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
 const PG_REFUSED = /^(08|28|3D)/;
 /** File-system codes of a data directory that cannot be used. */
-const UNUSABLE_DIR = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT', 'ENOSPC', 'SQLITE_CANTOPEN', 'SQLITE_READONLY']);
+const UNUSABLE_DIR = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT', 'ENOSPC', 'SQLITE_CANTOPEN', 'SQLITE_READONLY']);
 
 const firstLine = (e: unknown) => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.trim();
 
