@@ -1,11 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MRS, serveChild, stopChild } from './support/serve-child.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const MRS = join(ROOT, 'bin', 'mrs.js');
 
 /** The `sh` blocks of one README section (from its `## ` heading to the next). */
 function shBlocks(readme: string, heading: string): string {
@@ -34,23 +34,10 @@ describe('the README examples, run top to bottom on a fresh server', () => {
   let child: ChildProcess;
   let origin = '';
   beforeAll(async () => {
-    child = spawn(process.execPath, [MRS, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    origin = await new Promise<string>((resolve, reject) => {
-      let seen = '';
-      child.stderr!.on('data', (d) => {
-        seen += d;
-        const m = /mrs serving (http:\/\/127\.0\.0\.1:\d+)\//.exec(seen);
-        if (m) resolve(m[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`mrs serve exited ${code}: ${seen}`)));
-    });
+    ({ child, origin } = await serveChild(env));
   });
   afterAll(async () => {
-    if (child?.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    if (child) await stopChild(child);
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { oneLine } from './support/cli.ts';
+import { MRS, serveChild, stopChild } from './support/serve-child.ts';
 
-const MRS = join(import.meta.dirname, '..', 'bin', 'mrs.js');
 /** Generous for a loaded machine; a start that fails without exiting never ends at all. */
 const DEADLINE_MS = 20_000;
 
@@ -87,16 +87,9 @@ describe('mrs serve that starts', () => {
   it('prints the API base, a docs URL that opens without a token, and how to get a key', async () => {
     const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
     delete env.DATABASE_URL;
-    const child = spawn(process.execPath, [MRS, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const { child, stderr } = await serveChild(env);
     try {
-      const text = await new Promise<string>((resolve, reject) => {
-        let seen = '';
-        child.stderr!.on('data', (d) => {
-          seen += d;
-          if (/API key:.*\n/.test(seen)) resolve(seen);
-        });
-        child.once('exit', (code) => reject(new Error(`mrs serve exited ${code}: ${seen}`)));
-      });
+      const text = stderr();
       const [, base] = /mrs serving (http:\/\/127\.0\.0\.1:\d+\/v4_server\/external\/v1)\n/.exec(text)!;
       const docs = /API docs: +(\S+)/.exec(text)![1]!;
       expect(docs).toBe(`${base}/docs`);
@@ -105,9 +98,7 @@ describe('mrs serve that starts', () => {
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(text).toMatch(/API key: +npx mrs key create demo\.main admin\n/);
     } finally {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
+      await stopChild(child);
     }
   });
 });
