@@ -18,6 +18,8 @@ export interface OptionSpec {
 export interface Command {
   /** `user create <client_db> <username> --role <role>...`: what follows `mrs`. */
   readonly usage: string;
+  /** The arguments and options part of the usage: `<client_db> <username> --role <role>...`. */
+  readonly synopsis: string;
   readonly summary: string;
   readonly args: readonly string[];
   readonly options: readonly OptionSpec[];
@@ -33,13 +35,12 @@ export function command(
   const args = spec.args ?? [];
   const options = spec.options ?? [];
   const optionUsage = (o: OptionSpec) => `${o.flags}${o.repeatable ? '...' : ''}`;
-  const usage = [
-    name,
+  const synopsis = [
     ...args.map((a) => `<${a}>`),
     ...options.filter((o) => o.required).map(optionUsage),
     ...options.filter((o) => !o.required).map((o) => `[${optionUsage(o)}]`),
   ].join(' ');
-  return { usage, summary, args, options, run };
+  return { usage: `${name} ${synopsis}`.trim(), synopsis, summary, args, options, run };
 }
 
 export const clientDbArg = (v: string | undefined) => {

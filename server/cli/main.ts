@@ -1,6 +1,5 @@
 import { CommanderError, type Command as Commander } from 'commander';
-import { ConfigError } from '../config.ts';
-import { CommandError, UsageError } from './args.ts';
+import { UsageError } from './args.ts';
 import { buildProgram } from './program.ts';
 
 /** Commander's exits that are answers, not mistakes: help asked for, the version. */
@@ -48,8 +47,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${where}: ${e.message} (usage: ${usageOf(running)})\n`);
       return 2;
     }
-    const message = e instanceof CommandError || e instanceof ConfigError ? e.message : e instanceof Error ? e.message : String(e);
-    process.stderr.write(`${where}: ${message.split('\n')[0]}\n`);
+    // A refused action (CommandError), a bad setting (ConfigError) or a failure: its first line.
+    process.stderr.write(`${where}: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}\n`);
     return 1;
   }
 }

@@ -18,7 +18,7 @@ export const HELP_WIDTH = 80;
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 function addCommand(parent: Commander, name: string, spec: Command): void {
-  const cmd = parent.command(name).description(spec.summary).usage(spec.usage.split(' ').slice(parent.parent ? 2 : 1).join(' '));
+  const cmd = parent.command(name).description(spec.summary).usage(spec.synopsis);
   for (const a of spec.args) cmd.argument(`<${a}>`);
   for (const o of spec.options) cmd.addOption(o.repeatable ? new Option(o.flags, o.description).argParser(collect) : new Option(o.flags, o.description));
   cmd.action((...received: unknown[]) => spec.run(received.slice(0, spec.args.length) as string[], received[spec.args.length] as Values));
