@@ -32,10 +32,16 @@ describe('mrs help, version and mistakes', () => {
     expect(Object.keys(COMMANDS)).toEqual(expect.arrayContaining(['tenant list', 'user list', 'user disable', 'role list']));
   });
 
-  it('a group alone prints its help on stderr and exits 2', async () => {
+  it('a group alone prints its help on stderr and exits 2; mrs help [command] prints help and exits 0', async () => {
     const r = await mrs('key');
     expect(r.code).toBe(2);
     expect(r.err).toContain('usage: mrs key <command>');
+    const help = await mrs('help');
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('usage: mrs <command>');
+    const one = await mrs('help', 'key');
+    expect(one.code).toBe(0);
+    expect(one.out).toContain('usage: mrs key <command>');
   });
 
   it('every help fits 80 columns', async () => {

@@ -37,8 +37,8 @@ export async function main(argv: string[]): Promise<number> {
     const where = pathOf(running);
     if (e instanceof CommanderError) {
       if (ANSWERED.has(e.code)) return 0;
-      // `mrs` or `mrs <group>` alone: commander printed the help on stderr.
-      if (e.code === 'commander.help') return 2;
+      // `mrs help`: 0. `mrs` or `mrs <group>` alone: commander printed the help on stderr; a usage mistake.
+      if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : 2;
       const hint = running === program || e.code === 'commander.unknownCommand' ? `run ${where} --help` : `usage: ${usageOf(running)}`;
       process.stderr.write(`${where}: ${oneLine(e.message)} (${hint})\n`);
       return 2;

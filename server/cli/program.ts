@@ -53,7 +53,7 @@ export function buildProgram(): Commander {
     .description('Administer and serve maintenance-records. Settings come from the environment (see the README).')
     .version(packageJson.version, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'print help')
-    .helpCommand(false)
+    .helpCommand('help [command]', 'print help for a command')
     // A narrow description column still wraps (commander's default leaves it unwrapped below 40).
     .configureHelp({ helpWidth: Math.min(HELP_WIDTH, process.stdout.columns || HELP_WIDTH), minWidthToWrap: 20 })
     .showSuggestionAfterError(true)
