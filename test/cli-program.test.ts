@@ -29,7 +29,7 @@ describe('mrs help, version and mistakes', () => {
       expect(r.out).toContain(`usage: mrs ${group} <command>`);
       for (const name of Object.keys(COMMANDS).filter((n) => n.startsWith(`${group} `))) expect(r.out, name).toContain(`  ${name.split(' ')[1]} `);
     }
-    expect(Object.keys(COMMANDS)).toEqual(expect.arrayContaining(['tenant list', 'user list', 'user disable', 'role list']));
+    expect(Object.keys(COMMANDS)).toEqual(expect.arrayContaining(['tenant list', 'user list', 'user disable', 'user enable', 'role list']));
   });
 
   it('a group alone prints its help on stderr and exits 2; mrs help [command] prints help and exits 0', async () => {
@@ -54,7 +54,7 @@ describe('mrs help, version and mistakes', () => {
   });
 
   it('says what revocation and disabling take, as the key-state cache does', async () => {
-    for (const argv of [['key', 'revoke', '--help'], ['user', 'disable', '--help']]) {
+    for (const argv of [['key', 'revoke', '--help'], ['user', 'disable', '--help'], ['user', 'enable', '--help']]) {
       const r = await mrs(...argv);
       expect(r.out.replace(/\s+/g, ' ')).toContain(`within ${KEY_STATE_TTL_MS / 1000} s`);
     }
@@ -113,6 +113,7 @@ describeEachDatabase(
       expect(listed.out).toMatch(/^admin\s+admin\s+\S+\s+-$/m);
       for (const [argv, text] of [
         [['user', 'disable', 'demo.main', 'frank'], 'already disabled'],
+        [['user', 'enable', 'demo.main', 'admin'], 'not disabled'],
         [['user', 'disable', 'demo.main', 'ghost'], 'ghost'],
         [['user', 'disable', 'nobody.home', 'frank'], 'nobody.home'],
       ] as const) {
@@ -121,6 +122,11 @@ describeEachDatabase(
         expect(oneLine(refused.err), refused.err).toBe(true);
         expect(refused.err).toContain(text);
       }
+      // Enabled again: the same key authenticates, and its token works.
+      expect((await mrs('user', 'enable', 'demo.main', 'frank')).code).toBe(0);
+      const back = await h().request('POST', AUTHENTICATE, { token: null, body: { api_key: you.key, client_db: 'demo.main', username: 'frank' } });
+      expect(back.status).toBe(200);
+      expect((await h().as(you.token).get(`${M}/work_orders`)).status).toBe(200);
     });
   },
   { keyStateTtlMs: 0 },

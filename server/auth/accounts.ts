@@ -18,10 +18,20 @@ export async function userActive(t: TenantDb, username: string): Promise<boolean
 
 /** Disables a user from now on; its keys and tokens are refused (within the key-state TTL in servers). */
 export async function disableUser(t: TenantDb, username: string): Promise<void> {
+  await setDisabled(t, username, true);
+}
+
+/** Lets a disabled user's keys and unexpired tokens work again. */
+export async function enableUser(t: TenantDb, username: string): Promise<void> {
+  await setDisabled(t, username, false);
+}
+
+async function setDisabled(t: TenantDb, username: string, disabled: boolean): Promise<void> {
   const row = await t.db.selectFrom('mrs_users').select('disabled').where('username', '=', username).executeTakeFirst();
   if (!row) throw new AccountError('missing', `user ${username} does not exist in ${t.key}`);
-  if (row.disabled !== null) throw new AccountError('exists', `user ${username} was already disabled at ${row.disabled}`);
-  await t.db.updateTable('mrs_users').set({ disabled: stamp() }).where('username', '=', username).execute();
+  if (disabled && row.disabled !== null) throw new AccountError('exists', `user ${username} was already disabled at ${row.disabled}`);
+  if (!disabled && row.disabled === null) throw new AccountError('exists', `user ${username} is not disabled`);
+  await t.db.updateTable('mrs_users').set({ disabled: disabled ? stamp() : null }).where('username', '=', username).execute();
 }
 
 async function roleExists(t: TenantDb, role: string): Promise<boolean> {

@@ -1,4 +1,5 @@
-import { createRole, createUser, disableUser, listRoles, listUsers } from '../auth/accounts.ts';
+import type { TenantDb } from '../../engine/dialects/types.ts';
+import { createRole, createUser, disableUser, enableUser, listRoles, listUsers } from '../auth/accounts.ts';
 import { createKey, listKeys, revokeKey } from '../auth/api-keys.ts';
 import { AccountError } from '../auth/errors.ts';
 import { KEY_ID } from '../auth/keys.ts';
@@ -37,6 +38,15 @@ async function refusing<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** `user disable` and `user enable`: the same arguments and answers, opposite changes. */
+const userSwitch = (verb: 'disable' | 'enable', summary: string, change: (t: TenantDb, username: string) => Promise<void>) =>
+  command(`user ${verb}`, summary, { args: ['client_db', 'username'] }, async ([db, name]) => {
+    const clientDb = clientDbArg(db);
+    const username = usernameArg(name);
+    await withTenant(clientDb, (t) => refusing(() => change(t, username)));
+    console.error(`${verb}d user ${username} in ${clientDb}`);
+  });
+
 const GRANT_PROBLEMS = {
   form: 'must be <collection>:<action>',
   action: 'action must be read, create, update, delete or * (all)',
@@ -62,17 +72,8 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
     const rows = users.map((u) => [u.username, u.roles.join(',') || '-', u.created, u.disabled ?? '-']);
     process.stdout.write(table(['USERNAME', 'ROLES', 'CREATED', 'DISABLED'], rows));
   }),
-  'user disable': command(
-    'user disable',
-    `Disable a user: its tokens and API keys stop working ${TAKES_EFFECT}, and it cannot authenticate.`,
-    { args: ['client_db', 'username'] },
-    async ([db, name]) => {
-      const clientDb = clientDbArg(db);
-      const username = usernameArg(name);
-      await withTenant(clientDb, (t) => refusing(() => disableUser(t, username)));
-      console.error(`disabled user ${username} in ${clientDb}`);
-    },
-  ),
+  'user disable': userSwitch('disable', `Disable a user: its tokens and API keys stop working ${TAKES_EFFECT}, and it cannot authenticate.`, disableUser),
+  'user enable': userSwitch('enable', `Enable a disabled user again: its keys and unexpired tokens work ${TAKES_EFFECT}.`, enableUser),
   'role create': command(
     'role create',
     'Create a role granting actions (read, create, update, delete, or *) on collections (a name, or * for all).',
