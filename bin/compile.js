@@ -3,7 +3,7 @@
 // source. Running plain JavaScript needs no TypeScript loader: on Node 20 a loader (tsx) runs in
 // a thread of its own with its own heap and keeps its transpiled sources, about 45 MiB more
 // resident than the same server compiled.
-import { build } from 'esbuild';
+import { build, stop } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,7 +73,11 @@ export async function compiledCli(root = ROOT, cache = join(root, 'node_modules'
     target: 'node20',
     metafile: true,
     logLevel: 'silent',
-  });
+  }).finally(() =>
+    // esbuild answers from a child process it keeps for later builds; there are none in this
+    // process, and the server would otherwise carry that child for its whole life.
+    stop(),
+  );
   // Besides the sources: what decides how they compile (esbuild reads tsconfig.json and
   // package.json; this file holds its options).
   const settings = ['tsconfig.json', 'package.json', 'bin/compile.js'].filter((f) => existsSync(join(root, f)));

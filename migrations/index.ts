@@ -5,6 +5,7 @@ import { cursors } from './003-cursors.ts';
 import { cursorExpiryHead } from './004-cursor-expiry-head.ts';
 import { cursorRowsUncompressed } from './005-cursor-rows-uncompressed.ts';
 import { cursorIdsArray } from './006-cursor-ids-array.ts';
+import { userDisabled } from './007-user-disabled.ts';
 
 /**
  * The engine's own tables, in order (names are sorted by Kysely: keep the numeric prefix).
@@ -18,7 +19,8 @@ export const ENGINE_MIGRATIONS: Record<string, Migration> = {
   '006-cursor-ids-array': cursorIdsArray,
 };
 
-/** The service's tables (users, roles, API keys): passed to createEngine by `mrs serve` only. */
+/** The service's tables (users, roles, API keys, disabled users): passed to createEngine by `mrs serve` only. */
 export const SERVER_MIGRATIONS: Record<string, Migration> = {
   '002-auth': auth,
+  '007-user-disabled': userDisabled,
 };

@@ -23,13 +23,22 @@ export function requestIdOf(req: Request): string {
   return sent !== null && SANE_ID.test(sent) ? sent : crypto.randomUUID();
 }
 
+/** Who made a request, once its token or API key is checked: the tenant (`client_db`) and the username. Never a secret. */
+export interface Who {
+  readonly tenant: string;
+  readonly user: string;
+}
+
 /**
  * Each request's id, the same for everyone who asks. The engine puts it in its answers as they
- * are made (`headersFor`); other answers get it from the request log afterwards.
+ * are made (`headersFor`); other answers get it from the request log afterwards. Beside it, who
+ * made the request, set where the caller is proven (the server's token check, /authenticate),
+ * so the request log can name them.
  */
 export function requestIds() {
   const ids = requestSlot<string>('mrs.requestId');
   const echoed = requestSlot<true>('mrs.requestIdEchoed');
+  const who = requestSlot<Who>('mrs.who');
   const of = (req: Request) => {
     let id = ids.get(req);
     if (id === undefined) ids.set(req, (id = requestIdOf(req)));
@@ -43,6 +52,8 @@ export function requestIds() {
       return { 'x-request-id': of(req) };
     },
     echoed: (req: Request) => echoed.get(req) === true,
+    identify: (req: Request, w: Who) => who.set(req, { tenant: w.tenant, user: w.user }),
+    whoOf: (req: Request): Who | undefined => who.get(req),
   };
 }
 
@@ -50,7 +61,8 @@ export type RequestIds = ReturnType<typeof requestIds>;
 
 /**
  * Around every request: echoes its id in `X-Request-Id`, logs one line (id, method, route
- * pattern, status, latency; never headers, query strings or bodies: tokens, keys, cursors) and
+ * pattern, status, latency, and the tenant and user when the request proved who it is; never
+ * headers, query strings or bodies: tokens, keys, cursors) and
  * hands the same figures to `observe` (the request metrics). One middleware with one timing and
  * one route label for both.
  */
@@ -73,6 +85,6 @@ export function requestLog(
     if (!observe && !logged) return;
     const route = routeOf(req);
     observe?.(req.method, route, status, ms / 1000);
-    if (logged) logger[level]({ reqId, method: req.method, route, status, latencyMs: Math.round(ms * 10) / 10 }, 'request');
+    if (logged) logger[level]({ reqId, method: req.method, route, status, latencyMs: Math.round(ms * 10) / 10, ...ids.whoOf(req) }, 'request');
   };
 }

@@ -44,7 +44,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const engine = createEngine({
     responseHeaders: (req) => ids.headersFor(req),
     resources,
-    resolveCaller: serviceCaller((req) => auth!.resolve(req), () => limiters.keys),
+    resolveCaller: serviceCaller(async (req) => {
+      const caller = await auth!.resolve(req);
+      ids.identify(req, { tenant: caller.clientDb, user: caller.user });
+      return caller;
+    }, () => limiters.keys),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
     migrations: SERVER_MIGRATIONS,
@@ -53,7 +57,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   });
   const limiters = await openLimiters(config);
   const tenants = openTenants(config, (t) => engine.migrate(t));
-  auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs });
+  auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs, identify: ids.identify });
   const app = createApp({ engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy,
     requireHttps: config.requireHttps, corsOrigins: config.corsOrigins, logger: options.logger, now: options.now, requestIds: ids });
   return {

@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isDefinitionFile } from '../bin/definition-files.js';
+import { serveChild, stopChild } from './support/serve-child.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -26,26 +27,33 @@ export default defineResource({ name: 'assets', fields: { ${fields} } });
 `;
 
 /** `mrs serve` of the copy on a free port; resolves with its origin once it listens. */
-async function serve(dir: string, dataDir: string): Promise<{ origin: string; child: ChildProcess }> {
+function serve(dir: string, dataDir: string) {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' };
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, [join(dir, 'bin', 'mrs.js'), 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
-  const origin = await new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child.stderr!.on('data', (d) => {
-      seen += d;
-      const m = /mrs serving (http:\/\/127\.0\.0\.1:\d+)\//.exec(seen);
-      if (m) resolve(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`mrs serve exited ${code}: ${seen}`)));
-  });
-  return { origin, child };
+  return serveChild(env, join(dir, 'bin', 'mrs.js'));
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
+const stop = stopChild;
+
+/** The command lines of every process below `pid`, from the parent ids in /proc. */
+function descendants(pid: number): string[] {
+  const parents = new Map<number, number[]>();
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const ppid = Number(readFileSync(`/proc/${name}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const below = (p: number): number[] => (parents.get(p) ?? []).flatMap((c) => [c, ...below(c)]);
+  return below(pid).map((c) => {
+    try {
+      return readFileSync(`/proc/${c}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      return '';
+    }
+  });
 }
 
 const assetFields = async (origin: string) => {
@@ -84,6 +92,18 @@ describe('bin/mrs.js runs the sources compiled to JavaScript', () => {
       await stop(server.child);
     }
     expect(manifest().dir).not.toBe(first.dir);
+  });
+
+  it('leaves no esbuild process running beside the server after compiling', async () => {
+    const before = existsSync(join(copy.dir, 'node_modules', '.cache', 'mrs', 'manifest.json')) ? manifest() : undefined;
+    writeFileSync(join(copy.dir, 'resources', 'assets.ts'), assets(`name: string({ required: true }), tag: string({ nullable: true })`));
+    const server = await serve(copy.dir, dataDir);
+    try {
+      expect(manifest().dir).not.toBe(before?.dir); // this start compiled
+      expect(descendants(server.child.pid!).filter((cmd) => /esbuild/.test(cmd))).toEqual([]);
+    } finally {
+      await stop(server.child);
+    }
   });
 
   it('compiles again only when a source changed', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../server/logging.ts';
-import { AUTHENTICATE, makeKey } from './support/auth.ts';
+import { AUTHENTICATE, login, makeKey } from './support/auth.ts';
 import { makeWorkOrder } from './support/fixtures.ts';
 import { DATABASES, M, type Harness } from './support/harness.ts';
 import { startOwnService } from './support/own-service.ts';
@@ -81,6 +81,30 @@ for (const db of DATABASES) {
       ];
       expect(answers.map((r) => r.status)).toEqual([200, 400, 404, 401, 405, 200, 400]);
       expect(answers.map((r) => r.headers.get('x-request-id'))).toEqual(['id-1', 'id-2', 'id-3', 'id-4', 'id-5', 'id-6', 'id-7']);
+    });
+
+    it('name the tenant and user of every request that proved who it is, and nobody otherwise', async () => {
+      const other = await login(h.service, { clientDb: 'acme.north', username: 'olga', roles: ['reader'] });
+      s.lines.length = 0;
+      await h.get(`${M}/work_orders`);
+      await h.as(other.token).get(`${M}/work_orders`);
+      await h.as(other.token).post(`${M}/work_orders`, {}); // 403: proven, but not allowed
+      await h.as('not-a-token').get(`${M}/work_orders`);
+      await h.get('/healthz');
+      const body = (username: string) => ({ api_key: other.key, client_db: 'acme.north', username });
+      await h.request('POST', AUTHENTICATE, { token: null, body: body('olga') });
+      await h.request('POST', AUTHENTICATE, { token: null, body: body('someone_else') });
+      const who = s.lines.map((l) => [l.status, l.tenant, l.user]);
+      expect(who).toEqual([
+        [200, 'demo.main', 'admin'],
+        [200, 'acme.north', 'olga'],
+        [403, 'acme.north', 'olga'],
+        [401, undefined, undefined],
+        [200, undefined, undefined],
+        [200, 'acme.north', 'olga'],
+        [401, undefined, undefined],
+      ]);
+      expect(s.raw.join('')).not.toContain(other.key);
     });
 
     it('never hold tokens, API keys, cursors, query strings or raw paths', async () => {

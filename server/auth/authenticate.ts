@@ -2,7 +2,7 @@ import type { ProblemItem } from '../../engine/errors.ts';
 import { EngineError } from '../../engine/errors.ts';
 import { CLIENT_DB } from '../tenants/client-db.ts';
 import type { TenantStore } from '../tenants/types.ts';
-import { userExists } from './accounts.ts';
+import { userActive } from './accounts.ts';
 import { findKey, touchKey } from './api-keys.ts';
 import { hashKey, keyIdOf, keyMatches } from './keys.ts';
 import type { Tokens } from './tokens.ts';
@@ -33,7 +33,7 @@ export function parseCredentials(body: unknown): Credentials {
   return b as unknown as Credentials;
 }
 
-/** One answer for every wrong tenant, user, key or revoked key, so a failure tells nothing. */
+/** One answer for every wrong tenant, user, key, revoked key or disabled user, so a failure tells nothing. */
 const refused = () => new EngineError('unauthorized', 'The api_key, client_db and username do not match a live API key.');
 
 /** Compared against when there is no key row, so a missing key costs a hash comparison too. */
@@ -46,7 +46,7 @@ export async function authenticate(deps: { tenants: TenantStore; tokens: Tokens 
   const row = tenant && keyId ? await findKey(tenant, keyId) : undefined;
   const matches = keyMatches(c.api_key, row?.hash ?? NO_HASH);
   if (!tenant || !keyId || !row || !matches || row.revoked !== null || row.username !== c.username) throw refused();
-  if (!(await userExists(tenant, c.username))) throw refused();
+  if (!(await userActive(tenant, c.username))) throw refused();
   const access_token = await deps.tokens.sign({ sub: c.username, client_db: c.client_db, key_id: keyId });
   await touchKey(tenant, keyId);
   return { access_token, token_type: 'Bearer', expires_in: deps.tokens.ttlS };

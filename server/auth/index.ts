@@ -24,6 +24,8 @@ export interface AuthOptions {
   readonly now?: (() => number) | undefined;
   /** How long a process trusts what it read about a key (default 2 s). */
   readonly keyStateTtlMs?: number | undefined;
+  /** Told who a successful `POST /authenticate` proved to be (for the request log). */
+  readonly identify?: ((req: Request, who: { tenant: string; user: string }) => void) | undefined;
 }
 
 export function createAuth(config: Pick<Config, 'jwtSecret' | 'tokenTtlS'>, tenants: TenantStore, options: AuthOptions): Auth {
@@ -36,6 +38,6 @@ export function createAuth(config: Pick<Config, 'jwtSecret' | 'tokenTtlS'>, tena
     tokens,
     keyStates,
     resolve: tokenResolver({ tenants, tokens, keys: keyStates }),
-    route: authenticateRoute(options.basePath, { tenants, tokens }),
+    route: authenticateRoute(options.basePath, { tenants, tokens }, options.identify),
   };
 }

@@ -1,5 +1,5 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
-import { grantsOf, userExists } from './accounts.ts';
+import { grantsOf, userActive } from './accounts.ts';
 import { findKey, touchKey } from './api-keys.ts';
 import { permissionsOf, type Can } from './permissions.ts';
 
@@ -10,7 +10,7 @@ export interface KeyState {
   readonly can: Can;
 }
 
-/** How long a process trusts what it read about a key: revoking a key ends its tokens within this (SPEC: 5 s). */
+/** How long a process trusts what it read about a key: revoking a key or disabling its user ends its tokens within this (SPEC: 5 s). */
 export const KEY_STATE_TTL_MS = 2_000;
 /** `last_used` is written at most this often per key and process, so reads do not turn into writes. */
 const TOUCH_EVERY_MS = 60_000;
@@ -30,7 +30,7 @@ export function keyStateCache(options: { ttlMs?: number; now?: () => number } = 
 
   async function load(tenant: TenantDb, keyId: string): Promise<KeyState | undefined> {
     const row = await findKey(tenant, keyId);
-    if (!row || !(await userExists(tenant, row.username))) return undefined;
+    if (!row || !(await userActive(tenant, row.username))) return undefined; // a disabled user's keys are as good as revoked
     if (!row.revoked && (row.last_used === null || Date.parse(row.last_used) < Date.now() - TOUCH_EVERY_MS))
       await touchKey(tenant, keyId);
     return { username: row.username, revoked: row.revoked !== null, can: permissionsOf(await grantsOf(tenant, row.username)) };

@@ -1,7 +1,9 @@
-import { createRole, createUser, listUsers } from '../auth/accounts.ts';
+import type { TenantDb } from '../../engine/dialects/types.ts';
+import { createRole, createUser, disableUser, enableUser, listRoles, listUsers } from '../auth/accounts.ts';
 import { createKey, listKeys, revokeKey } from '../auth/api-keys.ts';
 import { AccountError } from '../auth/errors.ts';
 import { KEY_ID } from '../auth/keys.ts';
+import { KEY_STATE_TTL_MS } from '../auth/key-state.ts';
 import { isRoleName, isUsername } from '../auth/names.ts';
 import { parseGrant, type Grant } from '../auth/permissions.ts';
 import { CommandError, UsageError, type Values } from './args.ts';
@@ -23,6 +25,9 @@ const list = (values: Values, name: string): string[] => {
   return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
 };
 
+/** What the help says about revocation, from the cache's own TTL (so the two cannot disagree). */
+const TAKES_EFFECT = `within ${KEY_STATE_TTL_MS / 1000} s in every server process`;
+
 /** AccountErrors (what exists, what is missing) are refused actions: exit 1 with their message. */
 async function refusing<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -33,6 +38,15 @@ async function refusing<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** `user disable` and `user enable`: the same arguments and answers, opposite changes. */
+const userSwitch = (verb: 'disable' | 'enable', summary: string, change: (t: TenantDb, username: string) => Promise<void>) =>
+  command(`user ${verb}`, summary, { args: ['client_db', 'username'] }, async ([db, name]) => {
+    const clientDb = clientDbArg(db);
+    const username = usernameArg(name);
+    await withTenant(clientDb, (t) => refusing(() => change(t, username)));
+    console.error(`${verb}d user ${username} in ${clientDb}`);
+  });
+
 const GRANT_PROBLEMS = {
   form: 'must be <collection>:<action>',
   action: 'action must be read, create, update, delete or * (all)',
@@ -41,11 +55,10 @@ const GRANT_PROBLEMS = {
 
 export const ACCOUNT_COMMANDS: Record<string, Command> = {
   'user create': command(
-    'user create <client_db> <username> --role <role> [--role <role> ...]',
+    'user create',
     'Create a user holding the given roles (built in: admin, reader; or made with mrs role create).',
-    { role: { type: 'string', multiple: true } },
-    ['client_db', 'username'],
-    async (values, [db, name]) => {
+    { args: ['client_db', 'username'], options: [{ flags: '--role <role>', description: 'a role to hold (repeat for more)', repeatable: true, required: true }] },
+    async ([db, name], values) => {
       const clientDb = clientDbArg(db);
       const username = usernameArg(name);
       const roles = list(values, 'role').map(roleArg);
@@ -54,16 +67,18 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
       console.error(`created user ${username} (${roles.join(', ')}) in ${clientDb}`);
     },
   ),
-  'user list': command('user list <client_db>', 'List the users of a tenant with their roles.', {}, ['client_db'], async (_v, [db]) => {
+  'user list': command('user list', 'List the users of a tenant with their roles and when they were disabled.', { args: ['client_db'] }, async ([db]) => {
     const users = await withTenant(clientDbArg(db), (t) => listUsers(t));
-    process.stdout.write(table(['USERNAME', 'ROLES', 'CREATED'], users.map((u) => [u.username, u.roles.join(',') || '-', u.created])));
+    const rows = users.map((u) => [u.username, u.roles.join(',') || '-', u.created, u.disabled ?? '-']);
+    process.stdout.write(table(['USERNAME', 'ROLES', 'CREATED', 'DISABLED'], rows));
   }),
+  'user disable': userSwitch('disable', `Disable a user: its tokens and API keys stop working ${TAKES_EFFECT}, and it cannot authenticate.`, disableUser),
+  'user enable': userSwitch('enable', `Enable a disabled user again: its keys and unexpired tokens work ${TAKES_EFFECT}.`, enableUser),
   'role create': command(
-    'role create <client_db> <role> --grant <collection>:<action> [--grant ...]',
+    'role create',
     'Create a role granting actions (read, create, update, delete, or *) on collections (a name, or * for all).',
-    { grant: { type: 'string', multiple: true } },
-    ['client_db', 'role'],
-    async (values, [db, name]) => {
+    { args: ['client_db', 'role'], options: [{ flags: '--grant <collection:action>', description: 'e.g. notes:read or *:read (repeat for more)', repeatable: true, required: true }] },
+    async ([db, name], values) => {
       const clientDb = clientDbArg(db);
       const role = roleArg(name);
       const texts = list(values, 'grant');
@@ -83,12 +98,16 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
       console.error(`created role ${role} in ${clientDb}`);
     },
   ),
+  'role list': command('role list', 'List the roles of a tenant (built-in ones too) with their grants.', { args: ['client_db'] }, async ([db]) => {
+    const roles = await withTenant(clientDbArg(db), (t) => listRoles(t));
+    const rows = roles.map((r) => [r.name, r.grants.map((g) => `${g.collection}:${g.action}`).join(',') || '-', r.created ?? 'built in']);
+    process.stdout.write(table(['ROLE', 'GRANTS', 'CREATED'], rows));
+  }),
   'key create': command(
-    'key create <client_db> <username>',
+    'key create',
     'Make an API key for a user. Prints only the key on stdout; it is shown this once and stored only as a hash.',
-    {},
-    ['client_db', 'username'],
-    async (_v, [db, name]) => {
+    { args: ['client_db', 'username'] },
+    async ([db, name]) => {
       const clientDb = clientDbArg(db);
       const username = usernameArg(name);
       const made = await withTenant(clientDb, (t) => refusing(() => createKey(t, username)));
@@ -97,26 +116,19 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
     },
   ),
   'key list': command(
-    'key list <client_db>',
+    'key list',
     'List the API keys of a tenant: ids, users, created, last used, revoked (never the keys).',
-    {},
-    ['client_db'],
-    async (_v, [db]) => {
+    { args: ['client_db'] },
+    async ([db]) => {
       const keys = await withTenant(clientDbArg(db), (t) => listKeys(t));
       const rows = keys.map((k) => [k.key_id, k.username, k.created, k.last_used ?? '-', k.revoked ?? '-']);
       process.stdout.write(table(['KEY_ID', 'USERNAME', 'CREATED', 'LAST_USED', 'REVOKED'], rows));
     },
   ),
-  'key revoke': command(
-    'key revoke <client_db> <key-id>',
-    'Revoke an API key; its tokens stop working within 5 seconds in every server process.',
-    {},
-    ['client_db', 'key-id'],
-    async (_v, [db, id]) => {
-      const clientDb = clientDbArg(db);
-      if (!id || !KEY_ID.test(id)) throw new UsageError(`key-id must be letters and digits, as mrs key list shows it (got "${id}")`);
-      await withTenant(clientDb, (t) => refusing(() => revokeKey(t, id)));
-      console.error(`revoked key ${id} in ${clientDb}`);
-    },
-  ),
+  'key revoke': command('key revoke', `Revoke an API key; its tokens stop working ${TAKES_EFFECT}.`, { args: ['client_db', 'key-id'] }, async ([db, id]) => {
+    const clientDb = clientDbArg(db);
+    if (!id || !KEY_ID.test(id)) throw new UsageError(`key-id must be letters and digits, as mrs key list shows it (got "${id}")`);
+    await withTenant(clientDb, (t) => refusing(() => revokeKey(t, id)));
+    console.error(`revoked key ${id} in ${clientDb}`);
+  }),
 };

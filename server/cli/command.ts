@@ -2,12 +2,45 @@ import type { TenantDb } from '../../engine/dialects/types.ts';
 import { loadConfig } from '../config.ts';
 import { createService, type Service } from '../service.ts';
 import { checkClientDb } from '../tenants/index.ts';
-import { CommandError, parse, UsageError, type Values } from './args.ts';
+import { CommandError, UsageError, type Values } from './args.ts';
 
+export interface OptionSpec {
+  /** Commander's form: `--role <role>`. */
+  readonly flags: string;
+  readonly description: string;
+  /** Given once or more, collected into a list. */
+  readonly repeatable?: boolean;
+  /** Shown as required in the usage line; the command body checks it, with a message of its own. */
+  readonly required?: boolean;
+}
+
+/** One command of `mrs`, described as data; program.ts turns the table into commander commands. */
 export interface Command {
+  /** `user create <client_db> <username> --role <role>...`: what follows `mrs`. */
   readonly usage: string;
+  /** The arguments and options part of the usage: `<client_db> <username> --role <role>...`. */
+  readonly synopsis: string;
   readonly summary: string;
-  run(argv: string[]): Promise<void>;
+  readonly args: readonly string[];
+  readonly options: readonly OptionSpec[];
+  run(args: string[], values: Values): Promise<void>;
+}
+
+export function command(
+  name: string,
+  summary: string,
+  spec: { args?: readonly string[]; options?: readonly OptionSpec[] },
+  run: Command['run'],
+): Command {
+  const args = spec.args ?? [];
+  const options = spec.options ?? [];
+  const optionUsage = (o: OptionSpec) => `${o.flags}${o.repeatable ? '...' : ''}`;
+  const synopsis = [
+    ...args.map((a) => `<${a}>`),
+    ...options.filter((o) => o.required).map(optionUsage),
+    ...options.filter((o) => !o.required).map((o) => `[${optionUsage(o)}]`),
+  ].join(' ');
+  return { usage: `${name} ${synopsis}`.trim(), synopsis, summary, args, options, run };
 }
 
 export const clientDbArg = (v: string | undefined) => {
@@ -34,23 +67,3 @@ export const withTenant = <T>(clientDb: string, fn: (t: TenantDb, s: Service) =>
     if (!tenant) throw new CommandError(`tenant ${clientDb} does not exist: mrs tenant create ${clientDb}`);
     return fn(tenant, s);
   });
-
-/** Runs a command body after parsing, or prints its help. */
-export const command = (
-  usage: string,
-  summary: string,
-  options: Parameters<typeof parse>[1],
-  positionals: string[],
-  body: (values: Values, args: string[]) => Promise<void>,
-): Command => ({
-  usage,
-  summary,
-  async run(argv) {
-    const p = parse(argv, options, positionals);
-    if (p.help) {
-      process.stdout.write(`usage: mrs ${usage}\n\n${summary}\n`);
-      return;
-    }
-    await body(p.values, p.positionals);
-  },
-});

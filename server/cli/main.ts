@@ -1,46 +1,54 @@
-import { ConfigError } from '../config.ts';
-import { CommandError, UsageError } from './args.ts';
-import { COMMANDS } from './commands.ts';
+import { CommanderError, type Command as Commander } from 'commander';
+import { UsageError } from './args.ts';
+import { buildProgram } from './program.ts';
 
-function help(): string {
-  const width = Math.max(...Object.values(COMMANDS).map((c) => c.usage.length));
-  return `usage: mrs <command> [options]   (mrs <command> --help for one command)\n\n${Object.values(COMMANDS)
-    .map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`)
-    .join('\n')}\n`;
-}
+/** Commander's exits that are answers, not mistakes: help asked for, the version. */
+const ANSWERED = new Set(['commander.helpDisplayed', 'commander.version']);
 
-/** Finds the longest command name that prefixes the arguments (`tenant create ...`). */
-function find(argv: string[]): { name: string; rest: string[] } | undefined {
-  for (let n = Math.min(2, argv.length); n >= 1; n--) {
-    const name = argv.slice(0, n).join(' ');
-    if (COMMANDS[name]) return { name, rest: argv.slice(n) };
+const oneLine = (text: string) => text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').replace(/\(Did you mean/, '(did you mean').trim();
+
+const pathOf = (cmd: Commander): string => (cmd.parent ? `${pathOf(cmd.parent)} ${cmd.name()}` : cmd.name());
+
+/** The deepest command the arguments name (`tenant create` in `tenant create a.b extra`). */
+function named(program: Commander, argv: string[]): Commander {
+  let cmd = program;
+  for (const word of argv) {
+    const sub = cmd.commands.find((c) => c.name() === word);
+    if (!sub) break;
+    cmd = sub;
   }
-  return undefined;
+  return cmd;
 }
 
+const usageOf = (cmd: Commander) => `${pathOf(cmd)} ${cmd.usage()}`.trim();
+
+/**
+ * Runs `mrs` with the arguments after it and returns the exit code: 0 done, 2 a usage mistake
+ * (one line on stderr, with the nearest command or option when one is close), 1 a refused
+ * action or a failure (one line on stderr).
+ */
 export async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    process.stdout.write(help());
-    return argv.length === 0 ? 2 : 0;
-  }
-  const found = find(argv);
-  if (!found) {
-    process.stderr.write(`mrs: unknown command "${argv.slice(0, 2).join(' ')}"; run mrs --help\n`);
-    return 2;
-  }
+  const program = buildProgram();
+  const running = named(program, argv);
   try {
-    await COMMANDS[found.name]!.run(found.rest);
+    await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) {
-      process.stderr.write(`mrs ${found.name}: ${e.message} (usage: mrs ${COMMANDS[found.name]!.usage})\n`);
+    const where = pathOf(running);
+    if (e instanceof CommanderError) {
+      if (ANSWERED.has(e.code)) return 0;
+      // `mrs help`: 0. `mrs` or `mrs <group>` alone: commander printed the help on stderr; a usage mistake.
+      if (e.code === 'commander.help') return e.exitCode === 0 ? 0 : 2;
+      const hint = running === program || e.code === 'commander.unknownCommand' ? `run ${where} --help` : `usage: ${usageOf(running)}`;
+      process.stderr.write(`${where}: ${oneLine(e.message)} (${hint})\n`);
       return 2;
     }
-    if (e instanceof CommandError || e instanceof ConfigError) {
-      process.stderr.write(`mrs ${found.name}: ${e.message}\n`);
-      return 1;
+    if (e instanceof UsageError) {
+      process.stderr.write(`${where}: ${e.message} (usage: ${usageOf(running)})\n`);
+      return 2;
     }
-    process.stderr.write(`mrs ${found.name}: ${e instanceof Error ? e.message : String(e)}\n`);
+    // A refused action (CommandError), a bad setting (ConfigError) or a failure: its first line.
+    process.stderr.write(`${where}: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}\n`);
     return 1;
   }
 }

@@ -1,0 +1,17 @@
+import { DEMO_ADMIN, DEMO_TENANT } from '../service.ts';
+
+/**
+ * What `mrs serve` prints once it listens: the API's base URL, the docs page (which opens in a
+ * browser without a token) and how to get an API key. A wildcard HOST is shown as localhost,
+ * the address a browser on the same machine can open.
+ */
+export function banner(listening: { scheme: string; host: string; port: number; basePath: string }): string[] {
+  const { scheme, port, basePath } = listening;
+  const host = listening.host === '0.0.0.0' || listening.host === '::' ? 'localhost' : listening.host;
+  const base = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}${basePath}`;
+  return [
+    `mrs serving ${base}`,
+    `  API docs:   ${base}/docs`,
+    `  API key:    npx mrs key create ${DEMO_TENANT} ${DEMO_ADMIN}`,
+  ];
+}
