@@ -1,0 +1,103 @@
+import type { LiveColumn, LiveTable } from '../dialects/live-schema.ts';
+import { questionKey, type Question, type TableFacts } from './facts.ts';
+import { statesHold } from './states-hold.ts';
+import { indexName, type ColumnSpec, type IndexSpec, type TableSpec } from './table.ts';
+
+/** What migrating one resource's table does, or refuses. */
+export interface TablePlan {
+  readonly resource: string;
+  /** No table yet: it is made with every column and index. */
+  readonly create: boolean;
+  readonly renameColumns: readonly { readonly from: string; readonly to: string }[];
+  readonly addColumns: readonly ColumnSpec[];
+  readonly addIndexes: readonly IndexSpec[];
+  /** Indexes a current one replaces: earlier derived forms, and a renamed column's under its old name. */
+  readonly dropIndexes: readonly string[];
+  /** Columns no field names: kept, never dropped. */
+  readonly keptColumns: readonly string[];
+  /** One line each, naming the resource and field. Any refusal in a tenant changes nothing there. */
+  readonly refusals: readonly string[];
+}
+
+interface Placed {
+  readonly column: ColumnSpec;
+  /** The live column holding the field's data: its own name, the one it was renamed from, or none. */
+  readonly at: string | undefined;
+}
+
+function place(spec: TableSpec, live: LiveTable): Placed[] {
+  return spec.columns.map((column) => {
+    const from = column.rules?.renamedFrom;
+    if (live.columns.has(column.name)) return { column, at: column.name };
+    if (from !== undefined && live.columns.has(from)) return { column, at: from };
+    return { column, at: undefined };
+  });
+}
+
+const fits = (column: ColumnSpec, live: LiveColumn) => live.kinds.includes(column.kind);
+
+/** The checks of stored data a table's plan needs: the field's rules on each column whose kind fits. */
+export function questionsFor(spec: TableSpec, live: LiveTable | undefined): Question[] {
+  if (live === undefined) return [];
+  return place(spec, live).flatMap(({ column, at }): Question[] => {
+    const rules = column.rules;
+    if (at === undefined || rules === undefined || !fits(column, live.columns.get(at)!)) return [];
+    return [
+      ...(rules.allowsNull ? [] : [{ test: 'null' as const, column: at }]),
+      ...(rules.maxLength !== undefined ? [{ test: 'longer' as const, column: at, than: rules.maxLength }] : []),
+    ];
+  });
+}
+
+/** Definition + live table + facts of its rows -> the plan. Pure: nothing is read or changed here. */
+export function planTable(spec: TableSpec, live: LiveTable | undefined, facts: TableFacts): TablePlan {
+  if (live === undefined)
+    return { resource: spec.name, create: true, renameColumns: [], addColumns: spec.columns, addIndexes: spec.indexes, dropIndexes: [], keptColumns: [], refusals: [] };
+  const placed = place(spec, live);
+  const refusals = placed.flatMap((p) => refusalsOf(spec.name, p, live, facts));
+  const renameColumns = placed.flatMap(({ column, at }) => (at !== undefined && at !== column.name ? [{ from: at, to: column.name }] : []));
+  const named = new Set(['id', ...spec.columns.map((c) => c.name), ...renameColumns.map((r) => r.from)]);
+  // An index of a column renamed now still has the name derived from the old one: it goes, and
+  // the new-named one is made.
+  const oldName = new Map(renameColumns.map((r) => [r.to, r.from]));
+  const renamedIndexes = spec.indexes
+    .map((ix) => indexName(spec.name, ix.columns.map((c) => oldName.get(c) ?? c)))
+    .filter((n) => !spec.indexes.some((ix) => ix.name === n));
+  return {
+    resource: spec.name,
+    create: false,
+    renameColumns,
+    addColumns: placed.filter((p) => p.at === undefined).map((p) => p.column),
+    addIndexes: spec.indexes.filter((ix) => !live.indexes.has(ix.name)),
+    dropIndexes: [...new Set([...renamedIndexes, ...spec.superseded])].filter((n) => live.indexes.has(n)),
+    keptColumns: [...live.columns.keys()].filter((n) => !named.has(n)),
+    refusals,
+  };
+}
+
+function refusalsOf(resource: string, { column, at }: Placed, live: LiveTable, facts: TableFacts): string[] {
+  const line = (why: string) => `resource ${resource}: field ${column.name}: ${why}`;
+  const rules = column.rules;
+  if (at === undefined)
+    return rules?.required && facts.hasRows
+      ? [line('is new and required, but the table has rows (soft-deleted ones count), which would hold null: add it nullable or with a default first')]
+      : [];
+  const held = live.columns.get(at)!;
+  if (!fits(column, held))
+    return [line(`kind ${column.kind} does not fit its column ${at}, of type ${held.type}${held.kinds.length ? ` (kind ${held.kinds.join(' or ')})` : ''}: a changed kind is refused`)];
+  if (rules === undefined) return [];
+  const yes = (q: Question) => facts.yes.has(questionKey(q));
+  return [
+    ...(!rules.allowsNull && yes({ test: 'null', column: at })
+      ? [line(`is ${rules.required ? 'required' : 'not nullable'}, but rows hold null in column ${at}`)]
+      : []),
+    ...(rules.maxLength !== undefined && yes({ test: 'longer', column: at, than: rules.maxLength })
+      ? [line(`maxLength ${rules.maxLength} is below the length of a value rows hold in column ${at}`)]
+      : []),
+    ...statesHold(column, facts),
+  ];
+}
+
+/** Whether a plan changes nothing. */
+export const isEmptyPlan = (p: TablePlan): boolean =>
+  !p.create && p.renameColumns.length + p.addColumns.length + p.addIndexes.length + p.dropIndexes.length === 0;
