@@ -1,6 +1,7 @@
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logging.ts';
 import { listen } from '../node-server.ts';
+import { migrateTenants } from '../migrate-tenants.ts';
 import { seedWorkOrders } from '../seed.ts';
 import { createService, DEMO_ADMIN, DEMO_TENANT, ensureDemoTenant } from '../service.ts';
 import { TenantExistsError } from '../tenants/index.ts';
@@ -36,15 +37,22 @@ export const COMMANDS: Record<string, Command> = {
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
   }),
-  migrate: command('migrate', 'Create or update the tables of every tenant to match the resource definitions.', {}, [], async () =>
-    withService(async (s) => {
-      const tenants = await s.tenants.list();
-      for (const t of tenants) {
-        await s.tenants.get(t);
-        console.error(`migrated ${t}`);
+  migrate: command(
+    'migrate [--dry-run]',
+    'Bring every tenant\'s tables up to the resource definitions, or refuse (changing no tenant) where data would be lost or hidden; --dry-run prints the plan per tenant and resource and changes nothing.',
+    { 'dry-run': { type: 'boolean' } },
+    [],
+    async (values) => {
+      const service = await createService(loadConfig(), { migrateOnOpen: false });
+      try {
+        const out = (text: string) => process.stdout.write(`${text}\n`);
+        const refusals = await migrateTenants(service, { dryRun: values['dry-run'] === true, out, progress: (line) => console.error(line) });
+        if (refusals.length > 0) throw new CommandError(`refused, no tenant changed:\n${refusals.join('\n')}`);
+        if ((await service.tenants.list()).length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
+      } finally {
+        await service.close();
       }
-      if (tenants.length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
-    }),
+    },
   ),
   'tenant create': command('tenant create <client_db>', 'Create a tenant with its tables.', {}, ['client_db'], async (_v, [db]) => {
     const clientDb = clientDbArg(db);
