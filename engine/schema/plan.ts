@@ -80,7 +80,7 @@ function refusalsOf(resource: string, { column, at }: Placed, live: LiveTable, f
   const rules = column.rules;
   if (at === undefined)
     return rules?.required && facts.hasRows
-      ? [line('is new and required, but the table has rows (soft-deleted ones count), which would hold null: add it nullable or with a default first')]
+      ? [line('is new and required, but the table has rows (soft-deleted ones count) that would hold null: add it with a default or nullable, fill it in, then make it required')]
       : [];
   const held = live.columns.get(at)!;
   if (!fits(column, held))

@@ -47,7 +47,7 @@ export const COMMANDS: Record<string, Command> = {
       try {
         const out = (text: string) => process.stdout.write(`${text}\n`);
         const refusals = await migrateTenants(service, { dryRun: values['dry-run'] === true, out, progress: (line) => console.error(line) });
-        if (refusals.length > 0) throw new CommandError(`refused, no tenant changed:\n${refusals.join('\n')}`);
+        if (refusals.length > 0) throw new CommandError(`${values['dry-run'] ? 'would refuse' : 'refused, no tenant changed'}:\n${refusals.join('\n')}`);
         if ((await service.tenants.list()).length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
       } finally {
         await service.close();
