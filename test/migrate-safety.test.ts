@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineResource, integer, string } from '../engine/define.ts';
+import { date, defineResource, integer, string } from '../engine/define.ts';
 import notes from '../resources/notes.ts';
 import serviceRequests from '../resources/service-requests.ts';
 import workOrders from '../resources/work-orders.ts';
@@ -26,6 +26,8 @@ const REFUSED: [string, Definitions, RegExp[]][] = [
     [/resource service_requests: field code: is new and required, but the table has rows \(soft-deleted ones count\)/],
   ],
   ['a changed kind', withWorkOrderFields({ priority: string({ nullable: true }) }), [/resource work_orders: field priority: kind string does not fit its column priority/]],
+  // On SQLite strings and dates are both text columns: the values held tell the change.
+  ['a string field changed to a date', withWorkOrderFields({ description: date({ nullable: true }) }), [/resource work_orders: field description: kind date does not fit/]],
   ['a field made required while rows hold null', withWorkOrderFields({ description: string({ required: true }) }), [/resource work_orders: field description: is required, but rows hold null/]],
   ['a field made not nullable while rows hold null', withWorkOrderFields({ priority: integer({ default: 3 }) }), [/resource work_orders: field priority: is not nullable, but rows hold null/]],
   ['a maxLength lowered below a stored value', withWorkOrderFields({ status: string({ default: 'open', maxLength: 4, filterable: true }) }), [/resource work_orders: field status: maxLength 4 is below/]],

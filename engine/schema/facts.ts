@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 
 /**
@@ -8,7 +8,23 @@ import type { TenantDb } from '../dialects/types.ts';
  */
 export type Question =
   | { readonly test: 'null'; readonly column: string }
-  | { readonly test: 'longer'; readonly column: string; readonly than: number };
+  | { readonly test: 'longer'; readonly column: string; readonly than: number }
+  | { readonly test: 'kind'; readonly column: string; readonly kind: CheckedKind };
+
+/**
+ * Kinds whose values have a shape a column of a shared type can be checked for: where one column
+ * type holds several kinds (SQLite: text for strings, dates and timestamps; integer for integers
+ * and booleans), a changed kind shows in the values only. Any text is a string and any integer
+ * an integer, so a change to those cannot be seen there.
+ */
+export type CheckedKind = 'date' | 'timestamp' | 'boolean';
+
+/** Values a kind's column never holds, as the engine writes them (a shape, not a full check). */
+const FOREIGN: Record<CheckedKind, (column: RawBuilder<unknown>) => RawBuilder<boolean>> = {
+  date: (c) => sql<boolean>`${c} not like '____-__-__'`,
+  timestamp: (c) => sql<boolean>`${c} not like '____-__-__T__:__:__%'`,
+  boolean: (c) => sql<boolean>`${c} not in (0, 1)`,
+};
 
 export interface TableFacts {
   /** Whether the table has rows, soft-deleted ones included. */
@@ -17,7 +33,8 @@ export interface TableFacts {
   readonly yes: ReadonlySet<string>;
 }
 
-export const questionKey = (q: Question): string => (q.test === 'null' ? `${q.column} is null` : `length(${q.column}) > ${q.than}`);
+export const questionKey = (q: Question): string =>
+  q.test === 'null' ? `${q.column} is null` : q.test === 'longer' ? `length(${q.column}) > ${q.than}` : `${q.column} holds other than ${q.kind}`;
 
 /** The facts of an empty or missing table: nothing to refuse. */
 export const NO_ROWS: TableFacts = { hasRows: false, yes: new Set() };
@@ -28,7 +45,8 @@ export async function readFacts(t: TenantDb, table: string, questions: readonly 
     const rows = t.db.selectFrom(table).select(sql.lit(1).as('one'));
     if (q === undefined) return rows.limit(1);
     // length() counts characters of text on both databases.
-    const where = q.test === 'null' ? sql<boolean>`${sql.ref(q.column)} is null` : sql<boolean>`length(${sql.ref(q.column)}) > ${q.than}`;
+    const c = sql`${sql.ref(q.column)}`;
+    const where = q.test === 'null' ? sql<boolean>`${c} is null` : q.test === 'longer' ? sql<boolean>`length(${c}) > ${q.than}` : FOREIGN[q.kind](c);
     return rows.where(where).limit(1);
   };
   const row = await t.db

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineResource, integer, string, type Fields } from '../define.ts';
+import { boolean, date, defineResource, integer, string, type Fields } from '../define.ts';
 import type { LiveColumn, LiveTable } from '../dialects/live-schema.ts';
 import type { FieldKind } from '../define.ts';
 import { createRegistry } from '../registry.ts';
@@ -76,6 +76,7 @@ describe('planTable', () => {
     ['a field made required while rows hold null', { size: integer({ required: true }) }, [col('size', ['integer'])], facts(true, [{ test: 'null', column: 'size' }]), line('size'), /is required, but rows hold null/],
     ['a field made not nullable while rows hold null', { size: integer({ default: 1 }) }, [col('size', ['integer'])], facts(true, [{ test: 'null', column: 'size' }]), line('size'), /is not nullable, but rows hold null/],
     ['a maxLength below a stored value', { name: string({ nullable: true, maxLength: 3 }) }, [col('name', ['string'])], facts(true, [{ test: 'longer', column: 'name', than: 3 }]), line('name'), /maxLength 3 is below/],
+    ['a kind changed within a shared column type, by the values held', { size: date({ nullable: true }) }, [col('size', ['string', 'date', 'timestamp'])], facts(true, [{ test: 'kind', column: 'size', kind: 'date' }]), line('size'), /kind date does not fit values rows hold in its column size, of type text/],
     ['a renamed field whose old column holds null, made required', { place: string({ required: true, renamedFrom: 'location' }) }, [col('location', ['string'])], facts(true, [{ test: 'null', column: 'location' }]), line('place'), /rows hold null in column location/],
   ];
   for (const [what, fields, columns, f, named, why] of REFUSED)
@@ -85,6 +86,10 @@ describe('planTable', () => {
       expect(p.refusals[0]).toMatch(named);
       expect(p.refusals[0]).toMatch(why);
     });
+
+  it('takes a date field over a shared column type whose values are all dates', () => {
+    expect(planTable(spec({ size: date({ nullable: true }) }), live([col('size', ['string', 'date', 'timestamp'])]), facts(true)).refusals).toEqual([]);
+  });
 
   it('takes a new required field on an empty table', () => {
     expect(planTable(spec({ serial: string({ required: true }) }), live([]), facts(false)).refusals).toEqual([]);
@@ -108,5 +113,17 @@ describe('questionsFor', () => {
       { test: 'null', column: 'cc' },
     ]);
     expect(questionsFor(s, undefined)).toEqual([]);
+  });
+
+  it('asks whether the values fit the kind where one column type holds several kinds, and the kind has a shape', () => {
+    const s = spec({ on: boolean({ default: false }), day: date({ nullable: true }), n: integer({ nullable: true }), text: string({ nullable: true }) });
+    const l = live([col('on', ['integer', 'boolean']), col('day', ['string', 'date', 'timestamp']), col('n', ['integer', 'boolean']), col('text', ['string', 'date', 'timestamp'])]);
+    expect(questionsFor(s, l)).toEqual([
+      { test: 'kind', column: 'on', kind: 'boolean' },
+      { test: 'null', column: 'on' },
+      { test: 'kind', column: 'day', kind: 'date' },
+    ]);
+    // Where the type names one kind (PostgreSQL), the type alone tells.
+    expect(questionsFor(s, live([col('day', ['date'], 'date')]))).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import type { LiveColumn, LiveTable } from '../dialects/live-schema.ts';
-import { questionKey, type Question, type TableFacts } from './facts.ts';
+import { questionKey, type CheckedKind, type Question, type TableFacts } from './facts.ts';
 import { statesHold } from './states-hold.ts';
 import { indexName, type ColumnSpec, type IndexSpec, type TableSpec } from './table.ts';
 
@@ -36,6 +36,10 @@ function place(spec: TableSpec, live: LiveTable): Placed[] {
 
 const fits = (column: ColumnSpec, live: LiveColumn) => live.kinds.includes(column.kind);
 
+/** Whether the column's type holds other kinds too, and the field's kind has values of a shape to check. */
+const sharedType = (column: ColumnSpec, live: LiveColumn): column is ColumnSpec & { kind: CheckedKind } =>
+  live.kinds.length > 1 && (column.kind === 'date' || column.kind === 'timestamp' || column.kind === 'boolean');
+
 /** The checks of stored data a table's plan needs: the field's rules on each column whose kind fits. */
 export function questionsFor(spec: TableSpec, live: LiveTable | undefined): Question[] {
   if (live === undefined) return [];
@@ -43,6 +47,7 @@ export function questionsFor(spec: TableSpec, live: LiveTable | undefined): Ques
     const rules = column.rules;
     if (at === undefined || rules === undefined || !fits(column, live.columns.get(at)!)) return [];
     return [
+      ...(sharedType(column, live.columns.get(at)!) ? [{ test: 'kind' as const, column: at, kind: column.kind }] : []),
       ...(rules.allowsNull ? [] : [{ test: 'null' as const, column: at }]),
       ...(rules.maxLength !== undefined ? [{ test: 'longer' as const, column: at, than: rules.maxLength }] : []),
     ];
@@ -87,6 +92,8 @@ function refusalsOf(resource: string, { column, at }: Placed, live: LiveTable, f
     return [line(`kind ${column.kind} does not fit its column ${at}, of type ${held.type}${held.kinds.length ? ` (kind ${held.kinds.join(' or ')})` : ''}: a changed kind is refused`)];
   if (rules === undefined) return [];
   const yes = (q: Question) => facts.yes.has(questionKey(q));
+  if (sharedType(column, held) && yes({ test: 'kind', column: at, kind: column.kind }))
+    return [line(`kind ${column.kind} does not fit values rows hold in its column ${at}, of type ${held.type}: a changed kind is refused`)];
   return [
     ...(!rules.allowsNull && yes({ test: 'null', column: at })
       ? [line(`is ${rules.required ? 'required' : 'not nullable'}, but rows hold null in column ${at}`)]
