@@ -17,4 +17,5 @@ export { EngineError, problemResponse, type ProblemCode, type ProblemItem } from
 export { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 export type { Action } from './http/route-table.ts';
 export type { Registry, Resource } from './registry.ts';
+export { MigrationRefused, type TablePlan, type TenantPlan } from './schema/index.ts';
 export { limitCaller, rateLimitHeaders, type RateLimiter, type WindowState } from './rate-limit.ts';
