@@ -61,9 +61,10 @@ describe('defineResource', () => {
       expectTypeOf(known.default).toEqualTypeOf<'open'>();
     });
 
-    it('of a resource stops the start too', () => {
-      const input = { name: 'a', fields: { x: integer({ required: true }) }, indexs: [['x', 'created']] };
-      expect(() => defineResource(input)).toThrow(/^resource a: option indexs is not known$/);
+    it('of a resource is a type error and stops the start too', () => {
+      const fields = { x: integer({ required: true, filterable: true }) };
+      // @ts-expect-error indexs is a misspelling of indexes
+      expect(() => defineResource({ name: 'a', fields, indexs: [['x', 'created']] })).toThrow(/^resource a: option indexs is not known$/);
     });
   });
 
