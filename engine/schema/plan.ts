@@ -40,17 +40,34 @@ const fits = (column: ColumnSpec, live: LiveColumn) => live.kinds.includes(colum
 const sharedType = (column: ColumnSpec, live: LiveColumn): column is ColumnSpec & { kind: CheckedKind } =>
   live.kinds.length > 1 && (column.kind === 'date' || column.kind === 'timestamp' || column.kind === 'boolean');
 
+/** A question about the rows, and why the plan is refused when its answer is yes. */
+interface Check {
+  readonly question: Question;
+  readonly refusal: string;
+}
+
+/** What a field's rules ask of the data its column (`at`, of a type that fits) already holds. */
+function checksOf(column: ColumnSpec, at: string, held: LiveColumn): Check[] {
+  const rules = column.rules;
+  if (rules === undefined) return [];
+  return [
+    ...(sharedType(column, held)
+      ? [{ question: { test: 'kind', column: at, kind: column.kind }, refusal: `kind ${column.kind} does not fit values rows hold in its column ${at}, of type ${held.type}: a changed kind is refused` } as const]
+      : []),
+    ...(rules.allowsNull ? [] : [{ question: { test: 'null', column: at }, refusal: `is ${rules.required ? 'required' : 'not nullable'}, but rows hold null in column ${at}` } as const]),
+    ...(rules.maxLength !== undefined
+      ? [{ question: { test: 'longer', column: at, than: rules.maxLength }, refusal: `maxLength ${rules.maxLength} is below the length of a value rows hold in column ${at}` } as const]
+      : []),
+    ...statesHold(column, at),
+  ];
+}
+
 /** The checks of stored data a table's plan needs: the field's rules on each column whose kind fits. */
 export function questionsFor(spec: TableSpec, live: LiveTable | undefined): Question[] {
   if (live === undefined) return [];
-  return place(spec, live).flatMap(({ column, at }): Question[] => {
-    const rules = column.rules;
-    if (at === undefined || rules === undefined || !fits(column, live.columns.get(at)!)) return [];
-    return [
-      ...(sharedType(column, live.columns.get(at)!) ? [{ test: 'kind' as const, column: at, kind: column.kind }] : []),
-      ...(rules.allowsNull ? [] : [{ test: 'null' as const, column: at }]),
-      ...(rules.maxLength !== undefined ? [{ test: 'longer' as const, column: at, than: rules.maxLength }] : []),
-    ];
+  return place(spec, live).flatMap(({ column, at }) => {
+    const held = at === undefined ? undefined : live.columns.get(at)!;
+    return held === undefined || !fits(column, held) ? [] : checksOf(column, at!, held).map((c) => c.question);
   });
 }
 
@@ -82,27 +99,16 @@ export function planTable(spec: TableSpec, live: LiveTable | undefined, facts: T
 
 function refusalsOf(resource: string, { column, at }: Placed, live: LiveTable, facts: TableFacts): string[] {
   const line = (why: string) => `resource ${resource}: field ${column.name}: ${why}`;
-  const rules = column.rules;
   if (at === undefined)
-    return rules?.required && facts.hasRows
+    return column.rules?.required && facts.hasRows
       ? [line('is new and required, but the table has rows (soft-deleted ones count) that would hold null: add it with a default or nullable, fill it in, then make it required')]
       : [];
   const held = live.columns.get(at)!;
   if (!fits(column, held))
     return [line(`kind ${column.kind} does not fit its column ${at}, of type ${held.type}${held.kinds.length ? ` (kind ${held.kinds.join(' or ')})` : ''}: a changed kind is refused`)];
-  if (rules === undefined) return [];
-  const yes = (q: Question) => facts.yes.has(questionKey(q));
-  if (sharedType(column, held) && yes({ test: 'kind', column: at, kind: column.kind }))
-    return [line(`kind ${column.kind} does not fit values rows hold in its column ${at}, of type ${held.type}: a changed kind is refused`)];
-  return [
-    ...(!rules.allowsNull && yes({ test: 'null', column: at })
-      ? [line(`is ${rules.required ? 'required' : 'not nullable'}, but rows hold null in column ${at}`)]
-      : []),
-    ...(rules.maxLength !== undefined && yes({ test: 'longer', column: at, than: rules.maxLength })
-      ? [line(`maxLength ${rules.maxLength} is below the length of a value rows hold in column ${at}`)]
-      : []),
-    ...statesHold(column, facts),
-  ];
+  return checksOf(column, at, held)
+    .filter((c) => facts.yes.has(questionKey(c.question)))
+    .map((c) => line(c.refusal));
 }
 
 /** Whether a plan changes nothing. */
