@@ -8,7 +8,7 @@ import { createMaintenanceHandler } from './http/handle.ts';
 import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenApiOptions } from './openapi/index.ts';
 import { limitCaller, type RateLimiter } from './rate-limit.ts';
 import { createRegistry, type Registry } from './registry.ts';
-import { migrateTenant } from './schema/index.ts';
+import { migrateTenant, planTenant, type TenantPlan } from './schema/index.ts';
 import { tenantDb } from './tenant-db.ts';
 
 export const DEFAULT_BASE_PATH = '/v4_server/external/v1';
@@ -96,8 +96,13 @@ export interface Engine {
   readonly fetch: (req: Request) => Promise<Response>;
   /** The OpenAPI 3.1 document of what the engine serves (the `apiDocs` title and description, if given). */
   openApi(): Record<string, unknown>;
-  /** Creates or updates the engine's tables and every resource table in a tenant database. */
+  /**
+   * Creates or updates the engine's tables and every resource table in a tenant database; refuses
+   * with MigrationRefused, changing nothing, where data would be lost or hidden (SPEC 12).
+   */
   migrate(tenant: TenantDb): Promise<void>;
+  /** What `migrate` would do to a tenant's resource tables, and what it would refuse; changes nothing. */
+  plan(tenant: TenantDb): Promise<TenantPlan>;
   /**
    * Stops serving (later requests get 503) and waits for the requests in flight. A
    * single-database engine then destroys its `db` (unless `closeDb: false`); a multi-tenant
@@ -158,6 +163,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     fetch: async (req) => app.fetch(req),
     openApi,
     migrate,
+    plan: (tenant) => planTenant(tenant, registry),
     async close() {
       closed = true;
       if (inFlight > 0) await new Promise<void>((done) => drained.push(done));

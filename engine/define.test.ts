@@ -44,6 +44,39 @@ describe('defineResource', () => {
       expect(() => defineResource({ name: 'a', fields, indexes })).toThrow(message);
     });
 
+  describe('an option no builder knows', () => {
+    it('is a type error (tsc) and stops the start with one line naming resource, field and option', () => {
+      // @ts-expect-error maxLenght is a misspelling of maxLength
+      const misspelt = string({ default: 'x', maxLenght: 5 });
+      expect(() => defineResource({ name: 'a', fields: { place: misspelt } })).toThrow(/^resource a: field place: option maxLenght is not known$/);
+    });
+
+    it('is a type error on every kind of field', () => {
+      // @ts-expect-error `unique` is no option
+      integer({ required: true, unique: true });
+      // @ts-expect-error `min` is no option
+      date({ nullable: true, min: '2024-01-01' });
+      // The options a builder knows still type-check, and their literal types stay.
+      const known = string({ default: 'open', maxLength: 9, filterable: true, readOnly: false, renamedFrom: 'state' });
+      expectTypeOf(known.default).toEqualTypeOf<'open'>();
+    });
+
+    it('of a resource is a type error and stops the start too', () => {
+      const fields = { x: integer({ required: true, filterable: true }) };
+      // @ts-expect-error indexs is a misspelling of indexes
+      expect(() => defineResource({ name: 'a', fields, indexs: [['x', 'created']] })).toThrow(/^resource a: option indexs is not known$/);
+    });
+  });
+
+  const BAD_RENAMES: [string, Fields, RegExp][] = [
+    ['a field that still exists', { place: string({ nullable: true, renamedFrom: 'site' }), site: string({ nullable: true }) }, /^resource a: field place: renamedFrom names site, which is still a field$/],
+    ['a system field', { made: date({ nullable: true, renamedFrom: 'created' }) }, /^resource a: field made: renamedFrom must name an earlier field$/],
+    ['a bad name', { x: integer({ nullable: true, renamedFrom: 'Not A Name' }) }, /^resource a: field x: renamedFrom must name an earlier field$/],
+    ['a name another field is renamed from', { x: integer({ nullable: true, renamedFrom: 'w' }), y: integer({ nullable: true, renamedFrom: 'w' }) }, /^resource a: field y: renamedFrom names w, which another field is renamed from$/],
+  ];
+  for (const [what, fields, message] of BAD_RENAMES)
+    it(`refuses renamedFrom naming ${what}`, () => expect(() => defineResource({ name: 'a', fields })).toThrow(message));
+
   it('takes a composite index of filterable fields, system ones included', () => {
     const fields = { name: string({ required: true, filterable: true }) };
     expect(defineResource({ name: 'a', fields, indexes: [['name', 'created']] }).indexes).toEqual([['name', 'created']]);

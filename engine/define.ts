@@ -29,15 +29,39 @@ export interface FieldOptions<K extends FieldKind = FieldKind> {
   maxLength?: number;
   /** Makes this field the link to a parent record of the named resource. */
   parent?: string;
+  /**
+   * The field's name before a rename: migrate renames that column to this field's name, keeping
+   * its data (a tenant that never had the old column gets the new one directly).
+   */
+  renamedFrom?: string;
 }
+
+/** Every option a field builder knows: a missing one fails `tsc`, so the start-time check stays whole. */
+const FIELD_OPTION_NAMES: Record<keyof FieldOptions | 'kind', true> = {
+  kind: true,
+  required: true,
+  nullable: true,
+  default: true,
+  filterable: true,
+  readOnly: true,
+  maxLength: true,
+  parent: true,
+  renamedFrom: true,
+};
 
 export interface FieldDef<K extends FieldKind = FieldKind> extends FieldOptions<K> {
   kind: K;
 }
 
+/**
+ * `O` exactly: a `const` type parameter escapes excess property checks, so an option no builder
+ * knows (`maxLenght`) is typed `never` here and fails `tsc`.
+ */
+type Exact<O, Shape> = O & { [P in Exclude<keyof O, keyof Shape>]: never };
+
 const field =
   <K extends FieldKind>(kind: K) =>
-  <const O extends FieldOptions<K>>(options?: O): FieldDef<K> & O =>
+  <const O extends FieldOptions<K>>(options?: Exact<O, FieldOptions<K>>): FieldDef<K> & O =>
     ({ ...(options ?? ({} as O)), kind });
 
 export const integer = field('integer');
@@ -59,6 +83,8 @@ export interface ResourceInput<N extends string = string, F extends Fields = Fie
    */
   indexes?: readonly (readonly string[])[];
 }
+
+const RESOURCE_OPTION_NAMES: Record<keyof ResourceInput, true> = { name: true, fields: true, description: true, indexes: true };
 
 /**
  * A checked, frozen definition. Child collections are not declared here: a resource
@@ -123,13 +149,16 @@ export function checkResource(input: ResourceInput): string[] {
   const problems: string[] = [];
   if (typeof input.name !== 'string' || !NAME.test(input.name)) problems.push(`name must match ${NAME}`);
   else if (input.name.startsWith('mrs_')) problems.push('names starting with mrs_ are reserved for the engine');
+  for (const option of unknownKeys(input, RESOURCE_OPTION_NAMES)) problems.push(`option ${option} is not known`);
   if (typeof input.fields !== 'object' || input.fields === null) return [...problems, 'fields must be an object'];
   for (const columns of input.indexes ?? []) {
+    // An unknown field is not a filterable one either: the same line names it.
     const filterable = (n: string) => ((SYSTEM_FIELDS as Fields)[n] ?? input.fields[n])?.filterable === true;
     if (!Array.isArray(columns) || columns.length < 2 || new Set(columns).size !== columns.length)
       problems.push(`indexes: ${JSON.stringify(columns)} must list two or more different fields`);
     else for (const n of columns) if (!filterable(n)) problems.push(`indexes: ${n} is not a filterable field`);
   }
+  const renamedFrom = new Set<string>();
   for (const [name, f] of Object.entries(input.fields)) {
     const at = `field ${name}`;
     if (!NAME.test(name)) problems.push(`${at}: name must match ${NAME}`);
@@ -137,6 +166,14 @@ export function checkResource(input: ResourceInput): string[] {
     if (!FIELD_KINDS.includes(f?.kind)) {
       problems.push(`${at}: kind must be one of ${FIELD_KINDS.join(', ')}`);
       continue;
+    }
+    for (const option of unknownKeys(f, FIELD_OPTION_NAMES)) problems.push(`${at}: option ${option} is not known`);
+    if (f.renamedFrom !== undefined) {
+      const from = f.renamedFrom;
+      if (typeof from !== 'string' || !NAME.test(from) || from in SYSTEM_FIELDS) problems.push(`${at}: renamedFrom must name an earlier field`);
+      else if (Object.hasOwn(input.fields, from)) problems.push(`${at}: renamedFrom names ${from}, which is still a field`);
+      else if (renamedFrom.has(from)) problems.push(`${at}: renamedFrom names ${from}, which another field is renamed from`);
+      renamedFrom.add(from);
     }
     if (f.required && f.default !== undefined) problems.push(`${at}: a required field cannot have a default`);
     if (f.default === null && !f.nullable) problems.push(`${at}: default null needs nullable: true`);
@@ -149,6 +186,8 @@ export function checkResource(input: ResourceInput): string[] {
   }
   return problems;
 }
+
+const unknownKeys = (o: object, known: Record<string, true>) => Object.keys(o).filter((k) => !Object.hasOwn(known, k));
 
 function defaultFits(f: FieldDef): boolean {
   const v = f.default;

@@ -33,6 +33,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Where unexpected errors go (default: stderr). */
   onUnexpectedError?: (e: unknown) => void;
+  /** Whether opening a tenant migrates it (default true); `mrs migrate` plans every tenant before it changes any. */
+  migrateOnOpen?: boolean;
 }
 
 /** Wires configuration, tenants, the engine and the HTTP app; opens nothing that listens. */
@@ -56,7 +58,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ...(options.now ? { now: options.now } : {}),
   });
   const limiters = await openLimiters(config);
-  const tenants = openTenants(config, (t) => engine.migrate(t));
+  const tenants = openTenants(config, options.migrateOnOpen === false ? async () => {} : (t) => engine.migrate(t));
   auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs, identify: ids.identify });
   const app = createApp({ engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy,
     requireHttps: config.requireHttps, corsOrigins: config.corsOrigins, logger: options.logger, now: options.now, requestIds: ids });

@@ -1,6 +1,7 @@
 import { sql, type ColumnDataType, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import type { FieldKind } from '../define.ts';
 import type { Dialect, TenantDb } from './types.ts';
+import { readPostgresTable } from './postgres-live-schema.ts';
 import { dateString, integerNumber, timestampString } from './values.ts';
 
 // Strings use the C collation: code point order, as SQLite's default BINARY.
@@ -42,6 +43,7 @@ export const postgresDialect: Dialect = {
       where table_schema = ${schema} and table_name = ${table}`.execute(t.db);
     return new Set(rows.rows.map((r) => r.column_name));
   },
+  liveTable: readPostgresTable,
   encode: (_kind, value) => value,
   decode(kind, value) {
     if (value === null || value === undefined) return null;

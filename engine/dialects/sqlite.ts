@@ -1,6 +1,7 @@
 import { sql, type Expression } from 'kysely';
 import type { FieldKind } from '../define.ts';
 import type { Dialect, TenantDb } from './types.ts';
+import { readSqliteTable } from './sqlite-live-schema.ts';
 import { opaqueValues } from '../sql/opaque-values.ts';
 import { integerNumber } from './values.ts';
 
@@ -34,6 +35,7 @@ export const sqliteDialect: Dialect = {
     const rows = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(t.db);
     return new Set(rows.rows.map((r) => r.name));
   },
+  liveTable: readSqliteTable,
   encode(kind, value) {
     if (kind === 'boolean' && typeof value === 'boolean') return value ? 1 : 0;
     return value;

@@ -1,5 +1,6 @@
 import type { ColumnDataType, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { FieldKind } from '../define.ts';
+import type { ReadLiveTable } from './live-schema.ts';
 
 /** A tenant's database: a Kysely instance, and on PostgreSQL the schema it is bound to. */
 export interface TenantDb {
@@ -58,6 +59,8 @@ export interface Dialect {
   readonly idColumn: { type: ColumnDataType; identity: boolean; autoIncrement: boolean };
   /** Names of the table's columns; empty when the table does not exist. */
   columns(t: TenantDb, table: string): Promise<Set<string>>;
+  /** A table as the database has it now (columns with their types, indexes), for migration plans. */
+  readonly liveTable: ReadLiveTable;
   /** A value from the API into its column. */
   encode(kind: FieldKind, value: unknown): unknown;
   /** A column value into the API value. */

@@ -4,11 +4,17 @@ import type { Registry } from '../registry.ts';
 import { migrateEngineTables } from './engine-tables.ts';
 import { migrateResources } from './migrate.ts';
 
-/** Everything a tenant database needs: the engine's tables, then one table per resource. */
+export { MigrationRefused, planTenant, refusalsOf, type TenantPlan } from './plan-tenant.ts';
+export { isEmptyPlan, type TablePlan } from './plan.ts';
+
+/**
+ * Everything a tenant database needs: one table per resource, then the engine's tables. The
+ * resource tables go first, in one transaction, so a refused plan leaves the tenant as it was.
+ */
 export async function migrateTenant(t: TenantDb, registry: Registry, extra: Record<string, Migration> = {}): Promise<void> {
-  await migrateEngineTables(t, extra);
   await t.db.transaction().execute(async (trx) => {
     await t.dialect.lockForMigration(trx, t.key);
     await migrateResources({ ...t, db: trx }, registry);
   });
+  await migrateEngineTables(t, extra);
 }

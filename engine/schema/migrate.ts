@@ -1,42 +1,47 @@
 import type { TenantDb } from '../dialects/types.ts';
 import type { Registry } from '../registry.ts';
-import { tableSpec, type TableSpec } from './table.ts';
+import { MigrationRefused, planTenant, refusalsOf, type TenantPlan } from './plan-tenant.ts';
+import type { TablePlan } from './plan.ts';
+import type { ColumnSpec } from './table.ts';
 
 /**
- * Brings every resource table up to its definition: creates missing tables, adds missing
- * columns (existing rows keep their data) and missing indexes, and drops the indexes an earlier
- * version derived that a current one replaces (table.ts). Safe to run at every start.
+ * Brings every resource table up to its definition, or refuses (MigrationRefused) and changes
+ * nothing: plans the tenant (plan.ts), then creates missing tables, renames columns
+ * (`renamedFrom`), adds columns (existing rows keep their data) and indexes, and drops the indexes
+ * a current one replaces. Run inside the caller's transaction, so a statement that fails part-way
+ * leaves nothing done. Safe to run at every start: a second run finds nothing to do.
  */
-export async function migrateResources(t: TenantDb, registry: Registry): Promise<void> {
-  for (const resource of registry.resources.values()) await migrateTable(t, tableSpec(resource, t.dialect));
+export async function migrateResources(t: TenantDb, registry: Registry): Promise<TenantPlan> {
+  const plan = await planTenant(t, registry);
+  if (refusalsOf(plan).length > 0) throw new MigrationRefused(plan);
+  for (const table of plan.tables) await applyTablePlan(t, table);
+  return plan;
 }
 
-async function migrateTable(t: TenantDb, spec: TableSpec): Promise<void> {
+async function applyTablePlan(t: TenantDb, plan: TablePlan): Promise<void> {
   const { db, dialect } = t;
-  const existing = await dialect.columns(t, spec.name);
-  const columnDef = (c: TableSpec['columns'][number]) => (col: any) => {
+  const columnDef = (c: ColumnSpec) => (col: any) => {
     let b = c.notNull ? col.notNull() : col;
     if (c.default !== undefined) b = b.defaultTo(dialect.encode(c.kind, c.default));
     return b;
   };
-  if (existing.size === 0) {
-    let create = db.schema.createTable(spec.name).ifNotExists().addColumn('id', dialect.idColumn.type, (col) => {
+  const table = plan.resource;
+  if (plan.create) {
+    let create = db.schema.createTable(table).addColumn('id', dialect.idColumn.type, (col) => {
       let b = col.primaryKey();
       if (dialect.idColumn.identity) b = b.generatedByDefaultAsIdentity();
       if (dialect.idColumn.autoIncrement) b = b.autoIncrement();
       return b;
     });
-    for (const c of spec.columns) create = create.addColumn(c.name, dialect.columnType(c.kind), columnDef(c));
+    for (const c of plan.addColumns) create = create.addColumn(c.name, dialect.columnType(c.kind), columnDef(c));
     await create.execute();
   } else {
-    for (const c of spec.columns) {
-      if (existing.has(c.name)) continue;
-      await db.schema.alterTable(spec.name).addColumn(c.name, dialect.columnType(c.kind), columnDef(c)).execute();
-    }
+    for (const { from, to } of plan.renameColumns) await db.schema.alterTable(table).renameColumn(from, to).execute();
+    for (const c of plan.addColumns) await db.schema.alterTable(table).addColumn(c.name, dialect.columnType(c.kind), columnDef(c)).execute();
   }
-  for (const ix of spec.indexes) {
-    await db.schema.createIndex(ix.name).ifNotExists().on(spec.name).columns([...ix.columns]).execute();
-  }
+  // No `if not exists`: the plan read the indexes under the migration lock, and an object of the
+  // same name elsewhere must fail the migration rather than leave the table without its index.
+  for (const ix of plan.addIndexes) await db.schema.createIndex(ix.name).on(table).columns([...ix.columns]).execute();
   // Only after their replacements exist, so searches always have an index.
-  for (const name of spec.superseded) await db.schema.dropIndex(name).ifExists().execute();
+  for (const name of plan.dropIndexes) await db.schema.dropIndex(name).execute();
 }

@@ -1,18 +1,41 @@
-import type { FieldKind } from '../define.ts';
+import type { FieldDef, FieldKind } from '../define.ts';
 import type { Dialect } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
+
+/** What a definition field asks of the data its column already holds (migration plans check it). */
+export interface FieldRules {
+  readonly required: boolean;
+  /** Whether null is a value of the field (readOnly fields the server sets may be null until it does). */
+  readonly allowsNull: boolean;
+  readonly maxLength?: number;
+  readonly renamedFrom?: string;
+}
+
+export interface ColumnSpec {
+  readonly name: string;
+  readonly kind: FieldKind;
+  readonly notNull: boolean;
+  readonly default?: unknown;
+  /** Undefined for the system columns. */
+  readonly rules?: FieldRules;
+}
+
+export interface IndexSpec {
+  readonly name: string;
+  readonly columns: readonly string[];
+}
 
 /** A resource's table as the definition implies it. */
 export interface TableSpec {
   readonly name: string;
   /** Every column but `id`, in definition order. */
-  readonly columns: readonly { name: string; kind: FieldKind; notNull: boolean; default?: unknown }[];
-  readonly indexes: readonly { name: string; columns: readonly string[] }[];
+  readonly columns: readonly ColumnSpec[];
+  readonly indexes: readonly IndexSpec[];
   /** Indexes earlier versions derived that an index of `indexes` now replaces: dropped. */
   readonly superseded: readonly string[];
 }
 
-const indexName = (table: string, columns: readonly string[]) => `${table}_${columns.join('_')}_idx`;
+export const indexName = (table: string, columns: readonly string[]) => `${table}_${columns.join('_')}_idx`;
 
 /**
  * System columns are NOT NULL; field columns are nullable at the database level because the
@@ -30,6 +53,7 @@ export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHol
         kind: f.kind,
         notNull: system,
         ...(name === 'deleted' ? { default: false } : f.default !== undefined && f.default !== null ? { default: f.default } : {}),
+        ...(system ? {} : { rules: rulesOf(f) }),
       };
     });
   const single = resource.filterable.filter((n) => n !== 'id').map((n) => [n]);
@@ -52,3 +76,10 @@ export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHol
   const superseded = declared.flatMap((cols) => earlier(cols).map((c) => indexName(resource.name, c)));
   return { name: resource.name, columns, indexes, superseded };
 }
+
+const rulesOf = (f: FieldDef): FieldRules => ({
+  required: f.required === true,
+  allowsNull: f.nullable === true || (f.readOnly === true && f.default === undefined),
+  ...(f.maxLength !== undefined ? { maxLength: f.maxLength } : {}),
+  ...(f.renamedFrom !== undefined ? { renamedFrom: f.renamedFrom } : {}),
+});

@@ -5,4 +5,4 @@ export class UsageError extends Error {}
 export class CommandError extends Error {}
 
 /** Parsed options by name: strings, or lists for repeatable options. */
-export type Values = Record<string, string | string[] | undefined>;
+export type Values = Record<string, string | boolean | string[] | undefined>;

@@ -1,3 +1,6 @@
+import { loadConfig } from '../config.ts';
+import { migrateTenants } from '../migrate-tenants.ts';
+import { createService } from '../service.ts';
 import { seedWorkOrders } from '../seed.ts';
 import { TenantExistsError } from '../tenants/index.ts';
 import { ACCOUNT_COMMANDS } from './account-commands.ts';
@@ -12,15 +15,22 @@ export type { Command } from './command.ts';
 /** Every command of `mrs` by name; a name with a space is a command of a group (`tenant create`). */
 export const COMMANDS: Record<string, Command> = {
   serve: command('serve', 'Serve the API, configured from the environment (PORT, HOST, DATABASE_URL, ...: see the README). Creates tenant demo.main with user admin when absent.', {}, serve),
-  migrate: command('migrate', 'Create or update the tables of every tenant to match the resource definitions.', {}, async () =>
-    withService(async (s) => {
-      const tenants = await s.tenants.list();
-      for (const t of tenants) {
-        await s.tenants.get(t);
-        console.error(`migrated ${t}`);
+  migrate: command(
+    'migrate',
+    "Bring every tenant's tables up to the resource definitions, or refuse (changing no tenant) where data would be lost or hidden.",
+    { options: [{ flags: '--dry-run', description: 'print the plan per tenant and resource and change nothing' }] },
+    async (_args, values) => {
+      const service = await createService(loadConfig(), { migrateOnOpen: false });
+      try {
+        const out = (text: string) => process.stdout.write(`${text}\n`);
+        const dryRun = values['dryRun'] === true;
+        const refusals = await migrateTenants(service, { dryRun, out, progress: (line) => console.error(line) });
+        if (refusals.length > 0) throw new CommandError(`${dryRun ? 'would refuse' : 'refused, no tenant changed'}:\n${refusals.join('\n')}`);
+        if ((await service.tenants.list()).length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
+      } finally {
+        await service.close();
       }
-      if (tenants.length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
-    }),
+    },
   ),
   seed: command(
     'seed',

@@ -40,7 +40,13 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
   const { open, load } = openOnce(async (clientDb) => {
     const file = fileOf(clientDb);
     const t: TenantDb = { key: clientDb, db: openSqlite(file, { walAutocheckpoint: BACKSTOP_PAGES }), dialect: sqliteDialect };
-    await migrate(t);
+    try {
+      await migrate(t);
+    } catch (e) {
+      // A refused or failed migration: let go of the file (its write lock included) for the next try.
+      await t.db.destroy();
+      throw e;
+    }
     (checkpointer ??= startCheckpointer()).watch(file);
     return t;
   });

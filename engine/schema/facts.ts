@@ -1,0 +1,61 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { TenantDb } from '../dialects/types.ts';
+
+/**
+ * What a plan asks of the rows a table holds: whether some row holds null in a column, or a
+ * value longer than some characters. Each is an EXISTS that stops at the first row found (and
+ * looks nulls up in the column's index where it has one).
+ */
+export type Question =
+  | { readonly test: 'null'; readonly column: string }
+  | { readonly test: 'longer'; readonly column: string; readonly than: number }
+  | { readonly test: 'kind'; readonly column: string; readonly kind: CheckedKind };
+
+/**
+ * Kinds whose values have a shape a column of a shared type can be checked for: where one column
+ * type holds several kinds (SQLite: text for strings, dates and timestamps; integer for integers
+ * and booleans), a changed kind shows in the values only. Any text is a string and any integer
+ * an integer, so a change to those cannot be seen there.
+ */
+export type CheckedKind = 'date' | 'timestamp' | 'boolean';
+
+/** Values a kind's column never holds, as the engine writes them (a shape, not a full check). */
+const FOREIGN: Record<CheckedKind, (column: RawBuilder<unknown>) => RawBuilder<boolean>> = {
+  date: (c) => sql<boolean>`${c} not like '____-__-__'`,
+  timestamp: (c) => sql<boolean>`${c} not like '____-__-__T__:__:__%'`,
+  boolean: (c) => sql<boolean>`${c} not in (0, 1)`,
+};
+
+export interface TableFacts {
+  /** Whether the table has rows, soft-deleted ones included. */
+  readonly hasRows: boolean;
+  /** The keys (questionKey) of the questions whose answer is yes. */
+  readonly yes: ReadonlySet<string>;
+}
+
+export const questionKey = (q: Question): string =>
+  q.test === 'null' ? `${q.column} is null` : q.test === 'longer' ? `length(${q.column}) > ${q.than}` : `${q.column} holds other than ${q.kind}`;
+
+/** The facts of an empty or missing table: nothing to refuse. */
+export const NO_ROWS: TableFacts = { hasRows: false, yes: new Set() };
+
+/** One statement answers every question about one table. */
+export async function readFacts(t: TenantDb, table: string, questions: readonly Question[]): Promise<TableFacts> {
+  const probe = (q?: Question) => {
+    const rows = t.db.selectFrom(table).select(sql.lit(1).as('one'));
+    if (q === undefined) return rows.limit(1);
+    // length() counts characters of text on both databases.
+    const c = sql`${sql.ref(q.column)}`;
+    const where = q.test === 'null' ? sql<boolean>`${c} is null` : q.test === 'longer' ? sql<boolean>`length(${c}) > ${q.than}` : FOREIGN[q.kind](c);
+    return rows.where(where).limit(1);
+  };
+  const row = await t.db
+    .selectNoFrom((eb) => [eb.exists(probe()).as('has_rows'), ...questions.map((q, i) => eb.exists(probe(q)).as(`q${i}`))])
+    .executeTakeFirstOrThrow();
+  // SQLite answers 0 or 1, PostgreSQL a boolean.
+  const yes = (v: unknown) => v === true || v === 1 || v === 1n;
+  return {
+    hasRows: yes(row.has_rows),
+    yes: new Set(questions.filter((_, i) => yes((row as Record<string, unknown>)[`q${i}`])).map(questionKey)),
+  };
+}
