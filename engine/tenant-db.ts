@@ -14,6 +14,5 @@ export function tenantDb(db: Kysely<any>, options: TenantDbOptions = {}): Tenant
   const dialect = dialectOf(db);
   const key = options.key ?? 'default';
   if (options.schema === undefined) return { key, db, dialect };
-  if (dialect.name !== 'postgres') throw new Error('tenantDb: a schema is only meaningful on PostgreSQL');
-  return { key, db: db.withSchema(options.schema), dialect, schema: options.schema };
+  return { key, db: dialect.bindSchema(db, options.schema), dialect, schema: options.schema };
 }

@@ -13,7 +13,7 @@ const ROOT = join(import.meta.dirname, '..');
  */
 function projectCopy(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'mrs-compiled-'));
-  for (const d of ['bin', 'engine', 'server', 'migrations', 'resources']) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
+  for (const d of ['bin', 'engine', 'server', 'resources']) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
   for (const f of ['package.json', 'tsconfig.json']) cpSync(join(ROOT, f), join(dir, f));
   mkdirSync(join(dir, 'node_modules'));
   for (const p of readdirSync(join(ROOT, 'node_modules'))) if (p !== '.cache') symlinkSync(join(ROOT, 'node_modules', p), join(dir, 'node_modules', p));

@@ -1,5 +1,5 @@
 import { cursorsFor, type CursorPage, type Cursors } from '../cursor/index.ts';
-import type { CursorBinding } from '../cursor/store.ts';
+import type { CursorBinding } from '../cursor/snapshot-store.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { canonicalize } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { postgresDialect } from '../dialects/postgres.ts';
-import { sqliteDialect } from '../dialects/sqlite.ts';
+import { postgresDialect } from '../dialects/postgres/dialect.ts';
+import { sqliteDialect } from '../dialects/sqlite/dialect.ts';
 import type { Dialect } from '../dialects/types.ts';
 import { createRegistry } from '../registry.ts';
 import { parseQuery } from '../query/parse.ts';

@@ -2,10 +2,11 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sqliteDialect } from '../dialects/sqlite.ts';
-import type { TenantDb } from '../dialects/types.ts';
-import { idsAscend, offsetOf, widthFor } from './layout.ts';
-import { packStatement, readsTableInIdOrder, type Packing, type SnapshotArgs } from './store.ts';
+import { idsAscend, offsetOf, widthFor } from '../../cursor/layout.ts';
+import type { SnapshotArgs } from '../../cursor/snapshot-store.ts';
+import type { TenantDb } from '../types.ts';
+import { sqliteDialect } from './dialect.ts';
+import { packStatement, readsTableInIdOrder, type Packing } from './snapshot-store.ts';
 
 const query = (filters: Record<string, string[]> = {}) => ({ filters, order: 'id:asc', deleted: false, limit: 10 });
 
