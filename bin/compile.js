@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDefinitionFile } from './definition-files.js';
+import { isDefinitionFile } from '../server/definition-files.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

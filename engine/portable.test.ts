@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importsOf, sourcesUnder, withoutComments } from '../test/support/source-imports.ts';
 
 /**
  * The engine runs on any fetch runtime (Node, Bun, Deno, workers): its code, its migrations
@@ -15,22 +16,7 @@ const PORTABLE_PACKAGES = ['kysely', 'hono', 'valibot', '@valibot/to-json-schema
 /** Node globals that other runtimes lack or only emulate. */
 const NODE_GLOBALS = /\b(?:process\.|Buffer\b|__dirname|__filename|require\(|setImmediate\()/;
 
-const SPECIFIER = [
-  /\b(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/g,
-  /\bimport\s*['"]([^'"]+)['"]/g,
-  /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
-];
-
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
-    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
-}
-
-export function importsOf(text: string): string[] {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  return SPECIFIER.flatMap((re) => [...code.matchAll(re)].map((m) => m[1]!));
-}
+const sources = (dir: string) => sourcesUnder(ROOT, dir);
 
 /** Runtime adapters inside otherwise portable packages. */
 const RUNTIME_SUBPATHS = /^hono\/(?:bun|deno|aws-lambda|lambda-edge|cloudflare-workers|cloudflare-pages|vercel|netlify|service-worker)\b/;
@@ -50,7 +36,7 @@ function problemsOf(file: string): string[] {
       problems.push(`${file}: imports ${specifier}, not a package known to run on every fetch runtime`);
     }
   }
-  const global = NODE_GLOBALS.exec(text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, ''));
+  const global = NODE_GLOBALS.exec(withoutComments(text).replace(/\/\/.*$/gm, ''));
   if (global) problems.push(`${file}: uses the Node global ${global[0]}`);
   return problems;
 }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Engine } from '../engine/create-engine.ts';
-import { EngineError, problemResponse } from '../engine/errors.ts';
+import { EngineError } from '../engine/errors.ts';
+import { problemResponse } from '../engine/http/problem.ts';
 import { apiDocsRoutes } from './api-docs.ts';
 import type { Auth } from './auth/index.ts';
 import { httpsPolicy } from './https-policy.ts';

@@ -3,7 +3,7 @@ import { Kysely, sql } from 'kysely';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
-import { GroupCommitKysely, GroupCommitSqliteDialect } from './group-commit.ts';
+import { GroupCommitKysely, GroupCommitSqliteDialect } from '../../adapters/sqlite/group-commit.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { tenantDb } from '../../engine/tenant-db.ts';
 import { openOnce } from './open-once.ts';
