@@ -1,8 +1,9 @@
-import type { Expression, SqlBool } from 'kysely';
+import type { Expression } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import { followUpProblems, type CanonicalQuery } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
+import type { CompiledWhere } from '../sql/where.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { chunksOf, idsAt, newCursorId, pageSpan } from './layout.ts';
 import { SWEEP_BATCH } from './cursor-rows.ts';
@@ -78,11 +79,10 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
     /** Snapshots a new search and returns the requested page. */
     async create(args: {
       table: string;
-      where: (eb: any) => Expression<SqlBool>;
-      /** Determines `where` completely: searches with the same key share its compiled SQL. */
-      whereKey: string;
+      /** The search's condition: searches with the same key share their compiled SQL. */
+      where: CompiledWhere;
       query: ResolvedQuery;
-      /** canonicalize(query): stored with the cursor (the caller needs it for whereKey too). */
+      /** canonicalize(query): stored with the cursor. */
       canonical: CanonicalQuery;
       binding: CursorBinding;
       /** A row of `table` (or `alias`) as its record's JSON text (see SnapshotArgs). */
@@ -95,11 +95,11 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       const snap = await store.create(tenant, {
         id,
         table: args.table,
-        where: args.where,
+        where: args.where.where,
         order: args.query.order,
         binding: args.binding,
         query: args.canonical,
-        searchKey: JSON.stringify([args.table, args.whereKey, args.canonical.order]),
+        searchKey: JSON.stringify([args.table, args.where.key, args.canonical.order]),
         expiresAt,
         start: span.start,
         end: span.end,

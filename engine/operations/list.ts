@@ -60,13 +60,7 @@ function snapshot(ctx: OperationContext, resource: Resource, query: ResolvedQuer
     query,
     canonical,
     binding,
-    where: (eb) =>
-      compileWhere(eb, query.filters, dialect, {
-        includeDeleted: query.deleted,
-        scope: parent && { field: parent.field, id: parent.id },
-      }),
-    // Everything compileWhere reads: the filters with their values, $deleted, the parent.
-    whereKey: JSON.stringify([canonical.filters, query.deleted, parent ? [parent.field, parent.id] : null]),
+    where: compileWhere(query.filters, dialect, { includeDeleted: query.deleted, scope: parent && { field: parent.field, id: parent.id } }),
     recordJson: (alias) => recordJsonOf(dialect, resource, alias),
   });
 }
