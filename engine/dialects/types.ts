@@ -1,6 +1,7 @@
 import type { ColumnDataType, CreateTableBuilder, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { SnapshotStore } from '../cursor/snapshot-store.ts';
 import type { FieldKind } from '../define.ts';
+import type { TenantState } from '../tenant-state.ts';
 
 /** A tenant's database: a Kysely instance, and on PostgreSQL the schema it is bound to. */
 export interface TenantDb {
@@ -9,6 +10,8 @@ export interface TenantDb {
   readonly dialect: Dialect;
   /** PostgreSQL schema the instance is bound to (undefined: the connection's current schema). */
   readonly schema?: string | undefined;
+  /** The engine's state of this database, the same for every TenantDb of it (tenantDb()). */
+  readonly state: TenantState;
 }
 
 /** A field of a record as recordJson writes it: its name, kind and column. */

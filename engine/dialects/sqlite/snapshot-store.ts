@@ -1,4 +1,4 @@
-import { expressionBuilder, sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
 import { chunksOf, idsAscend, idsAt, idsPerChunk, widthFor } from '../../cursor/layout.ts';
@@ -93,21 +93,17 @@ export const packStatement = (t: TenantDb, args: SnapshotArgs, packing: Packing,
     select (select w.width from w) as width, ${packedIds(t, args, packing, width)} as packed,
       ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page`.compile(t.db);
 
-/** The width each table's ids were last packed at, per database: the next search's first guess. */
-const lastWidths = new WeakMap<Kysely<any>, Map<string, number>>();
+/** The slot of a tenant's state (TenantState) holding the width each table's ids were last packed at: the next search's first guess. */
+const LAST_WIDTHS = {};
+
+const widthsOf = (t: TenantDb) => t.state.get(LAST_WIDTHS, () => new Map<string, number>());
 
 const largestId = compiledFamily<[], { m: number | null }>((table, db) => largestIdQuery(db, table).compile());
 
-function widthsOf(db: Kysely<any>): Map<string, number> {
-  let widths = lastWidths.get(db);
-  if (!widths) lastWidths.set(db, (widths = new Map()));
-  return widths;
-}
-
-async function widthGuess(db: Kysely<any>, table: string): Promise<number> {
-  const widths = widthsOf(db);
+async function widthGuess(t: TenantDb, table: string): Promise<number> {
+  const widths = widthsOf(t);
   let width = widths.get(table);
-  if (width === undefined) widths.set(table, (width = widthFor(Number((await largestId(table, db)).rows[0]?.m ?? 0))));
+  if (width === undefined) widths.set(table, (width = widthFor(Number((await largestId(table, t.db)).rows[0]?.m ?? 0))));
   return width;
 }
 
@@ -137,12 +133,12 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
     return { width: Number(rows[0]!.width), packed: rows[0]!.packed ?? '', page: rows[0]!.page ?? undefined };
   };
   const pack = async (how: Packing) => {
-    let width = await widthGuess(db, args.table);
+    let width = await widthGuess(t, args.table);
     for (let attempt = 0; attempt < 3; attempt++) {
       const packing = await packAt(how, width);
       if (packing.width === width) return packing;
       // The table's ids outgrew the guess: again at the width they need.
-      widthsOf(db).set(args.table, (width = packing.width));
+      widthsOf(t).set(args.table, (width = packing.width));
     }
     // Still outgrowing it (ids racing past width boundaries): the offset the statement reads
     // itself, right by construction.
