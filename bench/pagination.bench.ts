@@ -8,6 +8,7 @@
 import { cursorsFor } from '../engine/cursor/index.ts';
 import { list } from '../engine/operations/list.ts';
 import { canonicalize } from '../engine/query/canonical.ts';
+import { valueOf } from '../engine/errors.ts';
 import { parseQuery } from '../engine/query/parse.ts';
 import { resolveQuery } from '../engine/query/resolve.ts';
 import { recordJsonOf } from '../engine/sql/records-json.ts';
@@ -26,7 +27,7 @@ export async function run(): Promise<void> {
       const settings = { ttlMs: 900_000, now: Date.now };
       const cursors = cursorsFor(tenant, settings);
       const ctx = { tenant, registry, cursors: settings };
-      const resolved = (qs: string) => resolveQuery(parseQuery(new URLSearchParams(qs)), resource);
+      const resolved = (qs: string) => valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), resource));
       const where = (q: ReturnType<typeof resolved>) => compileWhere(q.filters, tenant.dialect, { includeDeleted: q.deleted });
       const rows: (string | number)[][] = [['search', 'matches', 'COUNT(*) ms', 'cursor creation ms', 'ratio', 'target']];
       for (const [label, qs] of [

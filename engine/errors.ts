@@ -47,6 +47,18 @@ export class EngineError extends Error {
   }
 }
 
+/**
+ * What a pure stage (parse, resolve, check) returns: its value, or the error to answer with.
+ * Operations throw the error; http/problem.ts renders it.
+ */
+export type Result<T> = { readonly value: T } | { readonly error: EngineError };
+
+/** A result's value; its error thrown (where an operation gives up). */
+export function valueOf<T>(result: Result<T>): T {
+  if ('error' in result) throw result.error;
+  return result.value;
+}
+
 export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError;
 
 /** A problem's `type`: this prefix and its code. */

@@ -1,5 +1,5 @@
 import type { FieldKind } from '../define.ts';
-import { EngineError } from '../errors.ts';
+import { EngineError, type Result } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { isOperator, OPERATOR_RULES, operatorsFor, type Operator } from './operators.ts';
 import type { RawFilter, RawQuery } from './parse.ts';
@@ -30,7 +30,7 @@ type Problem = { parameter: string; message: string };
 export const MAX_FILTER_VALUES = 10_000;
 
 /** Checks a parsed query against a resource: properties, operators, value types, repeat rules. */
-export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
+export function resolveQuery(raw: RawQuery, resource: Resource): Result<ResolvedQuery> {
   const errors: Problem[] = [...raw.errors];
   const groups = new Map<string, { field: string; kind: FieldKind; op: Operator; values: Set<unknown>; params: string[] }>();
   let valueCount = 0;
@@ -61,9 +61,9 @@ export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
     group.values.add(typed.value);
   }
   const reserved = resolveReserved(raw.reserved, resource, errors);
-  if (errors.length) throw new EngineError('invalid-query', 'The query is not valid: see errors.', errors);
+  if (errors.length) return { error: new EngineError('invalid-query', 'The query is not valid: see errors.', errors) };
   const filters = [...groups.values()].map(({ field, kind, op, values, params }) => ({ field, kind, op, values: [...values], params }));
-  return Object.assign(reserved, { filters }); // reserved is this call's own object; not a spread (engine/http/headers.ts)
+  return { value: Object.assign(reserved, { filters }) }; // reserved is this call's own object; not a spread (engine/http/headers.ts)
 }
 
 function resolveFilter(f: RawFilter, resource: Resource, errors: Problem[]) {

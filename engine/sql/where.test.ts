@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresDialect } from '../dialects/postgres/dialect.ts';
 import { sqliteDialect } from '../dialects/sqlite/dialect.ts';
 import type { Dialect } from '../dialects/types.ts';
+import { valueOf } from '../errors.ts';
 import { createRegistry } from '../registry.ts';
 import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
@@ -22,7 +23,7 @@ const workOrder = createRegistry([workOrders, serviceRequests, notes]).get('work
 
 /** The WHERE clause (after `where `) and parameters a query string compiles to. */
 function where(db: Kysely<any>, dialect: Dialect, qs: string, opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {}) {
-  const q = resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder);
+  const q = valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder));
   const compiled = db
     .selectFrom('work_orders')
     .select('id')
@@ -140,7 +141,7 @@ describe.each(DATABASES)('compileWhere on %s', (name, db, dialect) => {
 
 describe('compileWhere: its key', () => {
   const keyed = (qs: string, opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {}) => {
-    const q = resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder);
+    const q = valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder));
     const compiled = compileWhere(q.filters, sqliteDialect, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope });
     const { sql, parameters } = sqliteDb.selectFrom('work_orders').select('id').where(compiled.where).compile();
     return { key: compiled.key, sql: JSON.stringify([sql, parameters]) };
