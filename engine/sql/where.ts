@@ -1,6 +1,6 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../dialects/types.ts';
-import type { Operator } from '../query/operators.ts';
+import { OPERATOR_RULES, type Operator } from '../query/operators.ts';
 import type { Filter } from '../query/resolve.ts';
 
 type EB = ExpressionBuilder<any, any>;
@@ -60,7 +60,7 @@ export function compileWhere(filters: readonly Filter[], dialect: Dialect, opts:
       if (scope) parts.push(eb(scope.field, '=', scope.id));
       if (!includeDeleted) parts.push(eb('deleted', '=', dialect.encode('boolean', false)));
       for (const f of filters) {
-        const values = f.op === 'null' || f.op === 'like' || f.op === 'ilike' ? [...f.values] : f.values.map((v) => dialect.encode(f.kind, v));
+        const values = OPERATOR_RULES[f.op].operand === 'value' ? f.values.map((v) => dialect.encode(f.kind, v)) : [...f.values];
         parts.push(COMPILE[f.op](eb, f, values, dialect));
       }
       return eb.and(parts);

@@ -54,7 +54,6 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
   const exists = async (schema: string) =>
     (await sql`select 1 from information_schema.schemata where schema_name = ${schema}`.execute(db)).rows.length > 0;
   return {
-    kind: 'postgres',
     get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),
     async create(clientDb) {
       if (open.has(clientDb) || (await exists(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);

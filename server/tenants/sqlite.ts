@@ -45,7 +45,6 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
     return t;
   });
   return {
-    kind: 'sqlite',
     get: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? load(clientDb) : undefined),
     async create(clientDb) {
       if (open.has(clientDb) || existsSync(fileOf(clientDb))) throw new TenantExistsError(clientDb);
