@@ -7,8 +7,7 @@ import { compiledPer } from '../compiled-queries.ts';
 
 /**
  * Records as the answer's JSON, written by the database: no row object is made, none is turned
- * into a record or into JSON here. On SQLite this halves a page read (ten rows as objects, each
- * turned into a record and then into JSON: ~35 us; the same JSON from json_object: ~18 us). The
+ * into a record or into JSON here. On SQLite this halves a page read (BENCHMARKS.md). The
  * records are those `toRecord` gives (test/records-json.test.ts checks the two agree).
  */
 
