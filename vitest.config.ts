@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts', 'engine/**/*.test.ts', 'server/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'engine/**/*.test.ts', 'adapters/**/*.test.ts', 'server/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

@@ -6,6 +6,7 @@
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import { list } from '../engine/operations/list.ts';
+import { valueOf } from '../engine/errors.ts';
 import { parseQuery } from '../engine/query/parse.ts';
 import { resolveQuery } from '../engine/query/resolve.ts';
 import { fmt, medianMs, table } from './support/stats.ts';
@@ -41,7 +42,7 @@ export async function run(): Promise<void> {
       const resource = seeded.registry.get('work_orders')!;
       const settings = { ttlMs: 900_000, now: Date.now };
       const ctx = { tenant, registry: seeded.registry, cursors: settings };
-      const page1 = (qs: string) => () => list(ctx, resource, resolveQuery(parseQuery(new URLSearchParams(qs)), resource));
+      const page1 = (qs: string) => () => list(ctx, resource, valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), resource)));
 
       // The statement that reads the work orders when the filtered list is asked for.
       executed.length = 0;

@@ -1,13 +1,13 @@
 // Compiles the `mrs` command's TypeScript (the CLI with the engine and server it imports, and
 // every definition file in resources/) into plain JavaScript with esbuild, once per change of a
 // source. Running plain JavaScript needs no TypeScript loader: on Node 20 a loader (tsx) runs in
-// a thread of its own with its own heap and keeps its transpiled sources, about 45 MiB more
-// resident than the same server compiled.
+// a thread of its own with its own heap and keeps its transpiled sources, tens of MiB more
+// resident than the same server compiled (BENCHMARKS.md).
 import { build, stop } from 'esbuild';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDefinitionFile } from './definition-files.js';
+import { isDefinitionFile } from '../server/definition-files.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 

@@ -99,7 +99,6 @@ export const SYSTEM_FIELDS = {
   updated: { kind: 'timestamp', readOnly: true },
   deleted: { kind: 'boolean', readOnly: true },
 } as const satisfies Fields;
-export type SystemFieldName = keyof typeof SYSTEM_FIELDS;
 
 type ValueOf<D extends FieldDef> = D extends FieldDef<infer K> ? KindValue[K] : never;
 type IsNullable<D> = D extends { nullable: true } ? true : false;

@@ -1,5 +1,4 @@
-/** Errors are data: a stable code decides the status and the problem type; one place renders them. */
-import { joinHeaders } from './http/headers.ts';
+/** Errors are data: a stable code decides the status and the problem type; http/problem.ts renders them. */
 
 export const PROBLEMS = {
   'invalid-query': { status: 400, title: 'Invalid query parameter' },
@@ -48,25 +47,19 @@ export class EngineError extends Error {
   }
 }
 
+/**
+ * What a pure stage (parse, resolve, check) returns: its value, or the error to answer with.
+ * Operations throw the error; http/problem.ts renders it.
+ */
+export type Result<T> = { readonly value: T } | { readonly error: EngineError };
+
+/** A result's value; its error thrown (where an operation gives up). */
+export function valueOf<T>(result: Result<T>): T {
+  if ('error' in result) throw result.error;
+  return result.value;
+}
+
 export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError;
 
+/** A problem's `type`: this prefix and its code. */
 export const PROBLEM_TYPE_PREFIX = 'urn:maintenance-records:problem:';
-
-/** The RFC 9457 body of an error. */
-export function problemBody(e: EngineError): Record<string, unknown> {
-  const body: Record<string, unknown> = { type: PROBLEM_TYPE_PREFIX + e.code, title: PROBLEMS[e.code].title, status: e.status, detail: e.detail };
-  if (e.errors.length) body.errors = e.errors; // not a spread: see engine/http/headers.ts
-  return body;
-}
-
-const PROBLEM_TYPE = { 'content-type': 'application/problem+json' };
-
-/** The one place an error becomes an HTTP answer; anything unknown is a bare 500. */
-export function problemResponse(e: unknown, onUnknown?: (e: unknown) => void, headers?: Readonly<Record<string, string>>): Response {
-  const err = isEngineError(e) ? e : new EngineError('internal', 'The server could not complete the request.');
-  if (!isEngineError(e)) onUnknown?.(e);
-  return new Response(JSON.stringify(problemBody(err)), {
-    status: err.status,
-    headers: joinHeaders(PROBLEM_TYPE, headers, err.headers),
-  });
-}

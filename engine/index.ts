@@ -14,7 +14,8 @@ export {
 } from './create-engine.ts';
 export { tenantDb, type TenantDbOptions } from './tenant-db.ts';
 export { dialectOf, type Dialect, type TenantDb } from './dialects/index.ts';
-export { EngineError, problemResponse, type ProblemCode, type ProblemItem } from './errors.ts';
+export { EngineError, type ProblemCode, type ProblemItem } from './errors.ts';
+export { problemResponse } from './http/problem.ts';
 export { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 export type { Action } from './http/route-table.ts';
 export type { Registry, Resource } from './registry.ts';

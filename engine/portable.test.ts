@@ -1,36 +1,22 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importsOf, sourcesUnder, withoutComments } from '../test/support/source-imports.ts';
 
 /**
- * The engine runs on any fetch runtime (Node, Bun, Deno, workers): its code and the
- * migrations it imports may only import packages that do too, and nothing outside
- * themselves. Node-only pieces (drivers, the HTTP adapter, the file system) live in server/.
+ * The engine runs on any fetch runtime (Node, Bun, Deno, workers): its code, its migrations
+ * included, may only import packages that do too, and nothing outside itself. Node-only pieces
+ * (drivers, the HTTP adapter, the file system) live in server/ and adapters/.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SCANNED = ['engine', 'migrations'];
+const SCANNED = ['engine'];
 /** Packages that run on every fetch runtime. Add one only when that holds for it. */
 const PORTABLE_PACKAGES = ['kysely', 'hono', 'valibot', '@valibot/to-json-schema', 'jose'];
 /** Node globals that other runtimes lack or only emulate. */
 const NODE_GLOBALS = /\b(?:process\.|Buffer\b|__dirname|__filename|require\(|setImmediate\()/;
 
-const SPECIFIER = [
-  /\b(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/g,
-  /\bimport\s*['"]([^'"]+)['"]/g,
-  /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
-];
-
-function sources(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
-    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
-}
-
-export function importsOf(text: string): string[] {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
-  return SPECIFIER.flatMap((re) => [...code.matchAll(re)].map((m) => m[1]!));
-}
+const sources = (dir: string) => sourcesUnder(ROOT, dir);
 
 /** Runtime adapters inside otherwise portable packages. */
 const RUNTIME_SUBPATHS = /^hono\/(?:bun|deno|aws-lambda|lambda-edge|cloudflare-workers|cloudflare-pages|vercel|netlify|service-worker)\b/;
@@ -45,12 +31,12 @@ function problemsOf(file: string): string[] {
   for (const specifier of importsOf(text)) {
     if (specifier.startsWith('.')) {
       const target = relative(ROOT, resolve(ROOT, dirname(file), specifier));
-      if (!SCANNED.some((d) => target.startsWith(d + '/'))) problems.push(`${file}: imports ${specifier}, outside ${SCANNED.join(' and ')}`);
+      if (!SCANNED.some((d) => target.startsWith(d + '/'))) problems.push(`${file}: imports ${specifier}, outside ${SCANNED.join(' and ')}/`);
     } else if (!isPortable(specifier)) {
       problems.push(`${file}: imports ${specifier}, not a package known to run on every fetch runtime`);
     }
   }
-  const global = NODE_GLOBALS.exec(text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, ''));
+  const global = NODE_GLOBALS.exec(withoutComments(text).replace(/\/\/.*$/gm, ''));
   if (global) problems.push(`${file}: uses the Node global ${global[0]}`);
   return problems;
 }
@@ -59,11 +45,11 @@ describe('the engine is portable', () => {
   it('finds the engine and migration sources', () => {
     const files = SCANNED.flatMap(sources);
     expect(files).toContain('engine/create-engine.ts');
-    expect(files).toContain('migrations/index.ts');
+    expect(files).toContain('engine/schema/migrations/index.ts');
     expect(files.filter((f) => f.endsWith('.test.ts'))).toEqual([]);
   });
 
-  it('imports only portable packages and nothing outside engine/ and migrations/, and uses no Node globals', () => {
+  it('imports only portable packages and nothing outside engine/, and uses no Node globals', () => {
     expect(SCANNED.flatMap(sources).flatMap(problemsOf)).toEqual([]);
   });
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { dialectOf } from './dialects/index.ts';
 import type { TenantDb } from './dialects/types.ts';
+import { TenantState } from './tenant-state.ts';
 
 export interface TenantDbOptions {
   /** Names the database in migration locks and error messages (default `default`). */
@@ -9,11 +10,21 @@ export interface TenantDbOptions {
   readonly schema?: string;
 }
 
-/** A host's Kysely instance (SQLite or PostgreSQL) as a database the engine can serve from. */
+/** A host database bound to a schema (or none: ''), and the engine's state of it. */
+const bound = new WeakMap<Kysely<any>, Map<string, { readonly db: Kysely<any>; readonly state: TenantState }>>();
+
+/**
+ * A host's Kysely instance (SQLite or PostgreSQL) as a database the engine can serve from. Calls
+ * for the same database and schema share the engine's state of it (TenantState) and the bound
+ * instance, whose compiled queries are kept by its plugins.
+ */
 export function tenantDb(db: Kysely<any>, options: TenantDbOptions = {}): TenantDb {
   const dialect = dialectOf(db);
   const key = options.key ?? 'default';
-  if (options.schema === undefined) return { key, db, dialect };
-  if (dialect.name !== 'postgres') throw new Error('tenantDb: a schema is only meaningful on PostgreSQL');
-  return { key, db: db.withSchema(options.schema), dialect, schema: options.schema };
+  const { schema } = options;
+  let schemas = bound.get(db);
+  if (!schemas) bound.set(db, (schemas = new Map()));
+  let b = schemas.get(schema ?? '');
+  if (!b) schemas.set(schema ?? '', (b = { db: schema === undefined ? db : dialect.bindSchema(db, schema), state: new TenantState() }));
+  return schema === undefined ? { key, db: b.db, dialect, state: b.state } : { key, db: b.db, dialect, schema, state: b.state };
 }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Engine } from '../engine/create-engine.ts';
-import { EngineError, problemResponse } from '../engine/errors.ts';
+import { EngineError } from '../engine/errors.ts';
+import { problemResponse } from '../engine/http/problem.ts';
 import type { Auth } from './auth/index.ts';
 import type { CorsOrigins } from './config.ts';
 import { cors, pathMethods } from './cors.ts';

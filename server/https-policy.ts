@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { EngineError, problemResponse } from '../engine/errors.ts';
+import { EngineError } from '../engine/errors.ts';
+import { problemResponse } from '../engine/http/problem.ts';
 import type { Config } from './config.ts';
 import { setResponseHeader } from './response-headers.ts';
 

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isDefinitionFile } from '../bin/definition-files.js';
+import { isDefinitionFile } from './definition-files.js';
 import type { ResourceDefinition } from '../engine/define.ts';
 
 export const RESOURCES_DIR = fileURLToPath(new URL('../resources', import.meta.url));

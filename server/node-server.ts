@@ -4,12 +4,13 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { ConfigError, type Config } from './config.ts';
 import type { Service } from './service.ts';
-import { PROBLEM_TYPE_PREFIX, PROBLEMS } from '../engine/errors.ts';
+import { EngineError, PROBLEMS } from '../engine/errors.ts';
+import { problemBody } from '../engine/http/problem.ts';
 
-/** Node's own parser answers oversized heads before the app sees them; this gives them a problem+json body too. */
+/** Node's own parser answers oversized heads before the app sees them; this gives them the same problem+json body. */
 function rawProblem(code: 'headers-too-large' | 'invalid-request', detail: string): string {
   const { status, title } = PROBLEMS[code];
-  const body = JSON.stringify({ type: PROBLEM_TYPE_PREFIX + code, title, status, detail });
+  const body = JSON.stringify(problemBody(new EngineError(code, detail)));
   return (
     `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`

@@ -11,7 +11,7 @@ export async function seedWorkOrders(
 ): Promise<void> {
   const resource = registry.get('work_orders');
   if (!resource) throw new Error('there is no work_orders resource to seed');
-  const batch = t.dialect.name === 'sqlite' ? 2000 : 1000; // under each database's parameter limit
+  const batch = t.dialect.bulkLoad.rowsPerTransaction;
   const stamp = now();
   let rng = 0x2545f491;
   const next = (n: number) => {
@@ -47,5 +47,5 @@ export async function seedWorkOrders(
   }
   // Fresh statistics, so the planner picks the selective index for a search right away (and,
   // on PostgreSQL, a visibility map, so a search's ids come from an index alone).
-  await t.dialect.afterBulkLoad(t, [resource.name]);
+  await t.dialect.bulkLoad.after(t, [resource.name]);
 }

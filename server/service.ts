@@ -1,5 +1,5 @@
 import { createEngine, type Engine } from '../engine/create-engine.ts';
-import { SERVER_MIGRATIONS } from '../migrations/index.ts';
+import { SERVER_MIGRATIONS } from './migrations/index.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
 import { swaggerUiAssets } from './api-docs.ts';

@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isDefinitionFile } from '../bin/definition-files.js';
+import { isDefinitionFile } from '../server/definition-files.js';
 import { serveChild, stopChild } from './support/serve-child.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -14,7 +14,7 @@ const ROOT = join(import.meta.dirname, '..');
  */
 function projectCopy(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'mrs-compiled-'));
-  for (const d of ['bin', 'engine', 'server', 'migrations', 'resources']) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
+  for (const d of ['bin', 'engine', 'adapters', 'server', 'resources']) cpSync(join(ROOT, d), join(dir, d), { recursive: true });
   for (const f of ['package.json', 'tsconfig.json']) cpSync(join(ROOT, f), join(dir, f));
   mkdirSync(join(dir, 'node_modules'));
   for (const p of readdirSync(join(ROOT, 'node_modules'))) if (p !== '.cache') symlinkSync(join(ROOT, 'node_modules', p), join(dir, 'node_modules', p));

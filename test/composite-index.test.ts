@@ -30,7 +30,7 @@ describeEachDatabase('composite indexes from declared query patterns', (h) => {
     const { rows } = await sql<{ name: string }>`select name from sqlite_master where name in ('sqlite_stat1', 'sqlite_stat4')`.execute(t.db);
     for (const { name } of rows) await sql`delete from ${sql.table(name)} where tbl = 'work_orders'`.execute(t.db);
     await sql`analyze sqlite_schema`.execute(t.db);
-    // The shape of a snapshot's WHERE (values written +?, see sql/opaque-values.ts).
+    // The shape of a snapshot's WHERE (values written +?, see engine/dialects/sqlite/opaque-values.ts).
     const plan = async (where: string) =>
       (await sql.raw<{ detail: string }>(`explain query plan select id from work_orders where ${where} order by id`).execute(t.db)).rows.map((r) => r.detail).join(' | ');
     expect(await plan('department_id = +7 and deleted = +0')).toMatch(/INDEX work_orders_department_id_(idx|status_deleted_idx)/);

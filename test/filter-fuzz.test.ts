@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../engine/create-engine.ts';
-import { postgresDialect } from '../engine/dialects/postgres.ts';
-import { sqliteDialect } from '../engine/dialects/sqlite.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
+import { tenantDb } from '../engine/tenant-db.ts';
 import { allowAll } from '../engine/http/caller.ts';
 import { loadResources } from '../server/load-resources.ts';
 import { DATABASES, M, type DatabaseName } from './support/harness.ts';
@@ -38,7 +37,7 @@ async function openTarget(kind: DatabaseName): Promise<Target> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'mrs-fuzz-'));
     const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(join(dir, 'fuzz.sqlite')) }), log: onLog });
-    tenant = { key: 'fuzz.main', db, dialect: sqliteDialect };
+    tenant = tenantDb(db, { key: 'fuzz.main' });
     close = async () => {
       await db.destroy();
       rmSync(dir, { recursive: true, force: true });
@@ -48,7 +47,7 @@ async function openTarget(kind: DatabaseName): Promise<Target> {
     const pool = testPool(fresh.url, 2);
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }), log: onLog });
     await db.schema.createSchema('fuzz.main').execute();
-    tenant = { key: 'fuzz.main', db: db.withSchema('fuzz.main'), dialect: postgresDialect, schema: 'fuzz.main' };
+    tenant = tenantDb(db, { key: 'fuzz.main', schema: 'fuzz.main' });
     close = async () => {
       await db.destroy();
       await fresh.drop();

@@ -4,8 +4,10 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
 import { make, SERVICE_REQUEST } from './support/fixtures.ts';
-import { SWEEP_BATCH } from '../engine/cursor/store.ts';
+import { SWEEP_BATCH } from '../engine/cursor/cursor-rows.ts';
 import { idsPerChunk, limitOf, offsetOf, widthFor } from '../engine/cursor/layout.ts';
+import { chunkIds } from '../engine/dialects/postgres/chunk-ids.ts';
+import { postgresDialect } from '../engine/dialects/postgres/dialect.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
 
 /** Ids as layout.ts packs them: each plus its width's base, `width` digits each. */
@@ -15,8 +17,8 @@ const packedText = (chunkIds: readonly number[], width: number) => chunkIds.map(
  * Ids as a chunk row's `ids` column holds them, each offset by its width's base: packed text,
  * or where the database cuts chunk rows itself, its array of the offset ids.
  */
-const chunkIdsColumn = (tenant: TenantDb, chunkIds: readonly number[], width: number) =>
-  tenant.dialect.chunkIds.cutIn === 'database' ? chunkIds.map((id) => id + offsetOf(width)) : packedText(chunkIds, width);
+const chunkIdsColumn = (tenant: TenantDb, ids: readonly number[], width: number) =>
+  tenant.dialect === postgresDialect ? ids.map((id) => id + offsetOf(width)) : packedText(ids, width);
 
 const cursorOf = (link: string | null) => /\$cursor=([^&>]+)/.exec(link ?? '')?.[1];
 const ids = (body: any[]) => body.map((r) => r.id);
@@ -290,7 +292,7 @@ describeEachDatabase('pagination: searches of the whole table', (h) => {
   });
 
   it('SQLite packs them from a scan of the table, and in id order even when its scans run backwards', async (ctx) => {
-    if (h().db !== 'sqlite') ctx.skip(); // the scan is SQLite's (dialect concatInIdOrder)
+    if (h().db !== 'sqlite') ctx.skip(); // the scan is SQLite's (engine/dialects/sqlite/snapshot-store.ts)
     const t = (await h().service.tenants.get('demo.main'))!;
     // A debugging setting that reverses every scan SQL gives no order to.
     await sql`pragma reverse_unordered_selects = on`.execute(t.db);
@@ -452,7 +454,7 @@ describeEachDatabase('pagination: cursors written before narrower widths', (h) =
 
 describeEachDatabase('pagination: chunk rows as written', (h) => {
   it('PostgreSQL stores a full chunk row of ids uncompressed, and pages read it back', async (ctx) => {
-    if (h().db !== 'postgres') ctx.skip(); // TOAST compression is PostgreSQL's (dialect compressesLongRows)
+    if (h().db !== 'postgres') ctx.skip(); // TOAST compression is PostgreSQL's (its migration step 005)
     // A child list: its scope (the parent) takes the chunk row past the ~2 KB where PostgreSQL compresses.
     const sr = await make(h(), 'service_requests', SERVICE_REQUEST);
     // Consecutive seven-digit ids: their values compress (in the bigint array PostgreSQL's rows
@@ -480,7 +482,7 @@ describeEachDatabase('pagination: chunk rows as written', (h) => {
 
 describeEachDatabase('pagination: cursors written before chunk rows held arrays', (h) => {
   it('PostgreSQL converts the chunk rows of cursors in use to arrays, and their pages read the same ids', async (ctx) => {
-    if (h().db !== 'postgres') ctx.skip(); // migration 006 changes a database that cuts chunk rows itself (dialect chunkIds)
+    if (h().db !== 'postgres') ctx.skip(); // migration 006 changes a database that cuts chunk rows itself (engine/dialects/postgres/chunk-ids.ts)
     const made = await insertRecords(h(), 'work_orders', Array.from({ length: 700 }, () => workOrder({ department_id: 88 })));
     const full = (await h().get(`${M}/work_orders?department_id=88&$limit=50`)).headers.get('x-cursor')!;
     const empty = (await h().get(`${M}/work_orders?department_id=89`)).headers.get('x-cursor')!;
@@ -505,10 +507,8 @@ describeEachDatabase('pagination: cursors written before chunk rows held arrays'
   });
 
   it('PostgreSQL reads any packed text as the array of its ids and writes the array back as the same text, at every width', async (ctx) => {
-    if (h().db !== 'postgres') ctx.skip(); // only a database that cuts chunk rows itself converts (dialect chunkIds)
+    if (h().db !== 'postgres') ctx.skip(); // only a database that cuts chunk rows itself converts (engine/dialects/postgres/chunk-ids.ts)
     const tenant = (await h().service.tenants.get('demo.main'))!;
-    const chunkIds = tenant.dialect.chunkIds;
-    if (chunkIds.cutIn !== 'database') throw new Error('PostgreSQL cuts chunk rows itself');
     const chunk = fc.integer({ min: 1, max: 16 }).chain((width) =>
       fc.record({ width: fc.constant(width), ids: fc.array(fc.integer({ min: 0, max: Math.min(limitOf(width) - 1, Number.MAX_SAFE_INTEGER - offsetOf(width)) }), { maxLength: 300 }) }),
     );

@@ -12,7 +12,7 @@ import { createEngine, type DbEngine } from '../engine/create-engine.ts';
 import { boolean, date, defineResource, integer, isTimestamp, string, timestamp } from '../engine/define.ts';
 import { toRecord } from '../engine/records.ts';
 import { recordsJson } from '../engine/sql/records-json.ts';
-import { isStorableText } from '../engine/validate/field.ts';
+import { isStorableText } from '../engine/storable-text.ts';
 import { DATABASES, M } from './support/harness.ts';
 import { freshPostgresDatabase, testPool } from './support/pg.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createRegistry, type Registry } from '../../engine/registry.ts';
 import { migrateTenant } from '../../engine/schema/index.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
-import { postgresDialect } from '../../engine/dialects/postgres.ts';
+import { tenantDb } from '../../engine/tenant-db.ts';
 import { loadResources } from '../../server/load-resources.ts';
 import { sqliteTenants } from '../../server/tenants/sqlite.ts';
 import { openPostgres } from '../../server/tenants/postgres.ts';
@@ -46,7 +46,7 @@ export async function seededTenant(kind: BenchDb, count: number): Promise<{ tena
     const fresh = await freshPostgresDatabase();
     const { db } = openPostgres(fresh.url);
     await db.schema.createSchema('bench.main').execute();
-    tenant = { key: 'bench.main', db: db.withSchema('bench.main'), dialect: postgresDialect, schema: 'bench.main' };
+    tenant = tenantDb(db, { key: 'bench.main', schema: 'bench.main' });
     drop = async () => {
       await db.destroy();
       await fresh.drop();

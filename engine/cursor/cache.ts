@@ -1,5 +1,5 @@
 import { Lru } from '../lru.ts';
-import type { CursorMeta } from './store.ts';
+import type { CursorMeta } from './snapshot-store.ts';
 
 /**
  * What this process read of cursors lately. A cursor's metadata and chunk rows never change

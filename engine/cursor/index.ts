@@ -1,11 +1,13 @@
-import type { Expression, SqlBool } from 'kysely';
+import type { Expression } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import { followUpProblems, type CanonicalQuery } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
+import type { CompiledWhere } from '../sql/where.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { chunksOf, idsAt, newCursorId, pageSpan } from './layout.ts';
-import { deleteSnapshot, insertSnapshot, readPage, SWEEP_BATCH, sweepExpired, touchSnapshot, type CursorBinding, type PageRecords } from './store.ts';
+import { SWEEP_BATCH } from './cursor-rows.ts';
+import type { CursorBinding, PageRecords } from './snapshot-store.ts';
 
 export interface CursorSettings {
   /** Lifetime without use. */
@@ -29,7 +31,7 @@ const gone = () => new EngineError('cursor-gone', 'The cursor is unknown or expi
  * read is usually a pure read; a cursor lives at least its TTL after its last use.
  */
 export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
-  const { db } = tenant;
+  const store = tenant.dialect.snapshots;
   const slack = Math.min(settings.ttlMs / 10, 60_000);
   let nextSweep = 0;
   const expiry = () => settings.now() + settings.ttlMs + slack;
@@ -50,7 +52,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       }
       if (span.start >= head.meta.total || chunks.size === last - first + 1) return { head, chunks };
     }
-    const read = await readPage(db, id, page);
+    const read = await store.readPage(tenant, id, page);
     if (!read) {
       cache.forget(id);
       return undefined;
@@ -70,18 +72,17 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
     if (now < nextSweep) return;
     nextSweep = now + Math.min(settings.ttlMs, 60_000); // one sweep at a time
     // Every cursor has at least one row: fewer rows than a batch of cursors means none are left.
-    if ((await sweepExpired(db, now)) >= SWEEP_BATCH) nextSweep = now;
+    if ((await store.sweep(tenant, now)) >= SWEEP_BATCH) nextSweep = now;
   }
 
   return {
     /** Snapshots a new search and returns the requested page. */
     async create(args: {
       table: string;
-      where: (eb: any) => Expression<SqlBool>;
-      /** Determines `where` completely: searches with the same key share its compiled SQL. */
-      whereKey: string;
+      /** The search's condition: searches with the same key share their compiled SQL. */
+      where: CompiledWhere;
       query: ResolvedQuery;
-      /** canonicalize(query): stored with the cursor (the caller needs it for whereKey too). */
+      /** canonicalize(query): stored with the cursor. */
       canonical: CanonicalQuery;
       binding: CursorBinding;
       /** A row of `table` (or `alias`) as its record's JSON text (see SnapshotArgs). */
@@ -91,14 +92,14 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
       const expiresAt = expiry();
-      const snap = await insertSnapshot(tenant, {
+      const snap = await store.create(tenant, {
         id,
         table: args.table,
-        where: args.where,
+        where: args.where.where,
         order: args.query.order,
         binding: args.binding,
         query: args.canonical,
-        searchKey: JSON.stringify([args.table, args.whereKey, args.canonical.order]),
+        searchKey: JSON.stringify([args.table, args.where.key, args.canonical.order]),
         expiresAt,
         start: span.start,
         end: span.end,
@@ -120,13 +121,13 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       const problems = followUpProblems(meta.query, query);
       if (problems.length) throw new EngineError('invalid-query', 'A later page of a cursor must repeat its search exactly.', problems);
       if (head.expiresAt < now) {
-        await deleteSnapshot(db, id);
+        await store.delete(tenant, id);
         cache.forget(id);
         throw gone();
       }
       if (head.expiresAt - now < settings.ttlMs) {
         const expiresAt = expiry();
-        await touchSnapshot(db, id, expiresAt);
+        await store.touch(tenant, id, expiresAt);
         head.expiresAt = expiresAt;
       }
       const span = pageSpan(query.page, meta.limit, meta.total);

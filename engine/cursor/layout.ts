@@ -69,7 +69,7 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
   return ids;
 }
 
-/** Random bytes drawn 4 KiB at a time: one call into the system's generator per 256 ids, not one each (~8 us). */
+/** Random bytes drawn 4 KiB at a time: one call into the system's generator per 256 ids, not one each (each call costs more than an id: BENCHMARKS.md). */
 const pool = new Uint8Array(4096);
 let used = pool.length;
 function randomBytes(n: number): Uint8Array {
@@ -92,9 +92,9 @@ export function newCursorId(now = Date.now()): string {
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /**
- * Bytes in URL-safe base64 without padding (RFC 4648 section 5). By table: `btoa` of the bytes as
- * a string and three replaces took ~4-7 us an id on a slow machine, this ~0.5 (Buffer's own is
- * Node's, and the engine runs elsewhere too).
+ * Bytes in URL-safe base64 without padding (RFC 4648 section 5). By table: several times faster
+ * than `btoa` of the bytes as a string and three replaces (BENCHMARKS.md); Buffer's own is
+ * Node's, and the engine runs elsewhere too.
  */
 export function base64url(bytes: Uint8Array): string {
   let out = '';
@@ -116,8 +116,8 @@ export function base64url(bytes: Uint8Array): string {
 
 /**
  * Whether packed ids of one width (so text order is number order) rise from each to the next.
- * Slices compared as strings: 499 ids of 6 digits ~13 us, against ~17-22 comparing character
- * codes and ~16 adding up digits.
+ * Slices compared as strings: faster than comparing character codes or adding up digits
+ * (BENCHMARKS.md).
  */
 export function idsAscend(packed: string, width: number): boolean {
   let previous = packed.slice(0, width);

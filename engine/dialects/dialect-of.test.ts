@@ -3,6 +3,8 @@ import * as kysely from 'kysely';
 import type { DialectAdapter } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { dialectOf } from './index.ts';
+import { postgresDialect } from './postgres/dialect.ts';
+import { sqliteDialect } from './sqlite/dialect.ts';
 
 const kyselyWith = (adapter: DialectAdapter) =>
   new kysely.Kysely<any>({
@@ -23,15 +25,15 @@ const otherCopy = {
 
 describe('dialectOf', () => {
   it('tells the dialect by the adapter class of this Kysely', () => {
-    expect(dialectOf(kyselyWith(new kysely.SqliteAdapter())).name).toBe('sqlite');
-    expect(dialectOf(kyselyWith(new kysely.PostgresAdapter())).name).toBe('postgres');
+    expect(dialectOf(kyselyWith(new kysely.SqliteAdapter()))).toBe(sqliteDialect);
+    expect(dialectOf(kyselyWith(new kysely.PostgresAdapter()))).toBe(postgresDialect);
   });
 
   it('tells it for an adapter of another copy of Kysely, and for a subclass of one', () => {
-    expect(dialectOf(kyselyWith(new otherCopy.SqliteAdapter() as unknown as DialectAdapter)).name).toBe('sqlite');
-    expect(dialectOf(kyselyWith(new otherCopy.PostgresAdapter() as unknown as DialectAdapter)).name).toBe('postgres');
+    expect(dialectOf(kyselyWith(new otherCopy.SqliteAdapter() as unknown as DialectAdapter))).toBe(sqliteDialect);
+    expect(dialectOf(kyselyWith(new otherCopy.PostgresAdapter() as unknown as DialectAdapter))).toBe(postgresDialect);
     class LibsqlAdapter extends otherCopy.SqliteAdapter {}
-    expect(dialectOf(kyselyWith(new LibsqlAdapter() as unknown as DialectAdapter)).name).toBe('sqlite');
+    expect(dialectOf(kyselyWith(new LibsqlAdapter() as unknown as DialectAdapter))).toBe(sqliteDialect);
   });
 
   it('refuses other databases', () => {

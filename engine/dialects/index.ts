@@ -1,6 +1,6 @@
 import { PostgresAdapter, SqliteAdapter, type Kysely } from 'kysely';
-import { postgresDialect } from './postgres.ts';
-import { sqliteDialect } from './sqlite.ts';
+import { postgresDialect } from './postgres/dialect.ts';
+import { sqliteDialect } from './sqlite/dialect.ts';
 import type { Dialect } from './types.ts';
 
 export type { Dialect, TenantDb } from './types.ts';

@@ -1,6 +1,8 @@
-import type { ColumnDataType, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { ColumnDataType, CreateTableBuilder, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { SnapshotStore } from '../cursor/snapshot-store.ts';
 import type { FieldKind } from '../define.ts';
 import type { ReadLiveTable } from './live-schema.ts';
+import type { TenantState } from '../tenant-state.ts';
 
 /** A tenant's database: a Kysely instance, and on PostgreSQL the schema it is bound to. */
 export interface TenantDb {
@@ -9,6 +11,8 @@ export interface TenantDb {
   readonly dialect: Dialect;
   /** PostgreSQL schema the instance is bound to (undefined: the connection's current schema). */
   readonly schema?: string | undefined;
+  /** The engine's state of this database, the same for every TenantDb of it (tenantDb()). */
+  readonly state: TenantState;
 }
 
 /** A field of a record as recordJson writes it: its name, kind and column. */
@@ -19,40 +23,21 @@ export interface JsonField {
 }
 
 /**
- * How cursor chunk rows hold their ids. `'application'`: the `ids` column is layout.ts's packed
- * text; one SELECT brings a snapshot's packed text back and the application cuts it into rows
- * (an in-process database, where that costs a string copy and the INSERT is cheaper than
- * slicing in SQL). `'database'`: see DatabaseChunkIds.
+ * What a database adds to the engine's own migrations (engine/schema/migrations/), each step
+ * named by its migration; a database that needs nothing there leaves it out. `table` is the
+ * table as raw SQL names it (in the tenant's schema).
  */
-export type ChunkIds = { readonly cutIn: 'application' } | DatabaseChunkIds;
-
-/**
- * One INSERT ... SELECT packs a snapshot's ids and cuts them into chunk rows: the ids never leave
- * a server database. The `ids` column holds them as the database packs integers cheapest (each
- * still offset by its width's base, layout.ts), and page reads turn a chunk into the packed text.
- * Positions are 0-based.
- */
-export interface DatabaseChunkIds {
-  readonly cutIn: 'database';
-  /** The type of the `ids` column (migration 006 converts the packed text written before). */
-  readonly columnType: RawBuilder<unknown>;
-  /** `value` over the rows of `source` in the order `orderBy`, as one value (empty when none). */
-  pack(source: SelectQueryBuilder<any, any, any>, value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<unknown>;
-  /** How many ids a packed value or a chunk holds. */
-  count(ids: Expression<unknown>): RawBuilder<number>;
-  /** `count` ids from position `from`. */
-  slice(ids: Expression<unknown>, from: Expression<unknown>, count: Expression<unknown>): RawBuilder<unknown>;
-  /** The (offset) id at position `at`. */
-  at(ids: Expression<unknown>, at: Expression<unknown>): RawBuilder<number>;
-  /** A chunk as layout.ts's packed text. */
-  text(ids: Expression<unknown>): RawBuilder<string>;
-  /** Packed text of ids `width` digits each as a column value (in migration 006). */
-  fromText(text: Expression<unknown>, width: Expression<unknown>): RawBuilder<unknown>;
+export interface MigrationSteps {
+  /** 003: the cursor table as created. */
+  cursorTable?(create: CreateTableBuilder<any, any>): CreateTableBuilder<any, any>;
+  /** 005: cursor chunk rows stored as written. */
+  cursorRowsUncompressed?(db: Kysely<any>, table: RawBuilder<unknown>): Promise<void>;
+  /** 006: chunk ids in the column type the snapshot store packs them in. */
+  cursorIdsColumn?(db: Kysely<any>, table: RawBuilder<unknown>): Promise<void>;
 }
 
 /** Everything that differs between the databases; the rest of the engine never asks which one it is on. */
 export interface Dialect {
-  readonly name: 'sqlite' | 'postgres';
   /** Column type of a field kind; strings must compare by code point. */
   columnType(kind: FieldKind): ColumnDataType | RawBuilder<unknown>;
   /** Type of the auto-assigned id column, and whether it is an identity column. */
@@ -71,43 +56,15 @@ export interface Dialect {
   ilike(column: Expression<unknown>, pattern: string): Expression<SqlBool>;
   /** Serializes schema changes of one tenant across processes, inside the given transaction. */
   lockForMigration(trx: Kysely<any>, key: string): Promise<void>;
+  /** The database's part in the engine's own migrations. */
+  readonly migrationSteps: MigrationSteps;
+  /** `db` with its tables in `schema`; throws where the database has no schemas. */
+  bindSchema(db: Kysely<any>, schema: string): Kysely<any>;
   /**
    * The concatenation, as text, of `value` over the rows of `source` in the order `orderBy`
-   * (`''` when there are none): how a cursor packs its ids in one pass.
+   * (`''` when there are none): how a page's records become one JSON text.
    */
   concatInOrder(source: SelectQueryBuilder<any, any, any>, value: Expression<unknown>, orderBy: Expression<unknown>): RawBuilder<string>;
-  /**
-   * The same over the rows of `table` matching `where`, in the order the database reads them:
-   * a plain scan of the table when `scan`, else the planner's choice. Where that order is
-   * ascending id order more often than not, and cheaper than an ordered sub-select feeding the
-   * aggregate; absent elsewhere. The order is not one SQL promises: the caller checks it
-   * (store.ts) and packs again in order when it is not ascending.
-   */
-  concatInIdOrder?(table: string, where: Expression<SqlBool>, value: Expression<unknown>, scan: boolean): RawBuilder<string>;
-  /** How a cursor's chunk rows hold their ids, and where a snapshot cuts them (ChunkIds). */
-  readonly chunkIds: ChunkIds;
-  /**
-   * A condition as hot statements write it: a search's snapshot and a cursor's page read. SQLite
-   * writes the values it compares with indexed columns as `+?` (sql/opaque-values.ts): built with
-   * STAT4, it prepares a statement again before every run when a parameter meets an indexed
-   * column that has samples (every column ANALYZE or `PRAGMA optimize` has seen; about 80 us for
-   * a snapshot statement, 20 us for a page read, more than running them), and `+?` keeps the plan
-   * free of the values, so the cached statement runs as is. PostgreSQL chooses between generic
-   * and custom plans itself, and has no unary plus for text: the condition as it is.
-   */
-  opaqueValues<T>(condition: Expression<T>): Expression<T>;
-  /**
-   * Whether every index entry carries the row's `id`: SQLite's do (the rowid, which `id` is);
-   * PostgreSQL's point at the row's place in the table instead, so an index that must give a
-   * search its ids without reading rows ends with `id` there (schema/table.ts).
-   */
-  readonly indexesHoldId: boolean;
-  /**
-   * Fresh planner statistics after a bulk load of these tables (`mrs seed`). PostgreSQL also
-   * vacuums them: that sets the visibility map, without which an index-only scan still reads
-   * every row it returns (autovacuum would do the same, some time later).
-   */
-  afterBulkLoad(t: TenantDb, tables: readonly string[]): Promise<void>;
   /**
    * One row as the API shows it (what `decode` gives, field by field), as the text of a JSON
    * object with the fields in the order given: the database writes a page's JSON itself, with no
@@ -119,11 +76,22 @@ export interface Dialect {
    * (ascending with the array's order), for joining records to a page's ids in snapshot order.
    */
   idsOfJson(json: Expression<string>): RawBuilder<unknown>;
-  /** Whether tables of throwaway data (cursors) may skip the write-ahead log. */
-  readonly unloggedTables: boolean;
+  /** Where cursors keep their snapshots (cursor/snapshot-store.ts). */
+  readonly snapshots: SnapshotStore;
   /**
-   * Whether the database compresses a row's long values once the row passes about 2 KB
-   * (PostgreSQL's TOAST). Cursor chunk rows sit just past it, and are written and read whole.
+   * Whether every index entry carries the row's `id`: SQLite's do (the rowid, which `id` is);
+   * PostgreSQL's point at the row's place in the table instead, so an index that must give a
+   * search its ids without reading rows ends with `id` there (schema/table.ts).
    */
-  readonly compressesLongRows: boolean;
+  readonly indexesHoldId: boolean;
+  /** How a bulk load (`mrs seed`) writes: rows per transaction, and what it runs after. */
+  readonly bulkLoad: {
+    readonly rowsPerTransaction: number;
+    /**
+     * Fresh planner statistics after loading these tables. PostgreSQL also vacuums them: that
+     * sets the visibility map, without which an index-only scan still reads every row it
+     * returns (autovacuum would do the same, some time later).
+     */
+    after(t: TenantDb, tables: readonly string[]): Promise<void>;
+  };
 }

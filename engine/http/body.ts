@@ -1,4 +1,4 @@
-import { EngineError } from '../errors.ts';
+import { EngineError, type Result } from '../errors.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -8,7 +8,7 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
  * Reads a JSON body without judging the request yet: the result is the parsed value or the
  * error to answer (415, 413, 400), so the caller can keep the order of checks SPEC section 1 sets.
  */
-export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promise<{ value: unknown } | { error: EngineError }> {
+export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promise<Result<unknown>> {
   const type = req.headers.get('content-type') ?? '';
   if (!JSON_TYPE.test(type.trim()))
     return { error: new EngineError('unsupported-media-type', 'The body must be sent as Content-Type: application/json.') };

@@ -1,5 +1,5 @@
 import type { CursorSettings } from '../cursor/index.ts';
-import { EngineError } from '../errors.ts';
+import { EngineError, valueOf } from '../errors.ts';
 import { create } from '../operations/create.ts';
 import type { OperationContext, ParentScope } from '../operations/context.ts';
 import { list } from '../operations/list.ts';
@@ -71,7 +71,7 @@ async function body(call: Call, target: 'record' | 'parent' | 'none'): Promise<u
   const error = 'error' in b ? b.error : queryError(call.url);
   if (target !== 'none') await failAfterExists(call, error, target);
   if (error) throw error;
-  return (b as { value: unknown }).value;
+  return valueOf(b);
 }
 
 const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
@@ -104,14 +104,12 @@ function created(call: Call, record: Record<string, unknown>): Response {
 }
 
 async function listResponse(call: Call): Promise<Response> {
-  let query;
-  try {
-    query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
-  } catch (e) {
-    await failAfterExists(call, e as EngineError, 'parent');
-    throw e;
+  const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
+  if ('error' in query) {
+    await failAfterExists(call, query.error, 'parent');
+    throw query.error;
   }
-  const page = await list(call.ctx, call.resource, query, call.parent);
+  const page = await list(call.ctx, call.resource, query.value, call.parent);
   return replyJson(call, page.json, 200, listHeaders(call.url.pathname, page));
 }
 

@@ -2,8 +2,7 @@
  * A value per request, worked out once however many parts ask (its target, its id, its route
  * label): a WeakMap keyed by the Request, in effect, kept on the Request itself under a symbol
  * of this slot's own. A WeakMap entry for a key that lives one request costs the garbage
- * collector ephemeron work: four of them took 2.6 us a request in a loop, against 0.03 us as
- * properties (BENCHMARKS.md). A Request that takes no properties (frozen) falls back to a WeakMap.
+ * collector ephemeron work, many times what properties cost (BENCHMARKS.md). A Request that takes no properties (frozen) falls back to a WeakMap.
  */
 export interface RequestSlot<T> {
   get(req: Request): T | undefined;

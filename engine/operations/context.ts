@@ -4,7 +4,7 @@ import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { toRecord, type ApiRecord } from '../records.ts';
-import { preparedFamily } from '../sql/prepared.ts';
+import { compiledFamily } from '../compiled-queries.ts';
 
 /** What an operation runs with: the tenant's database and the caller. Never HTTP. */
 export interface OperationContext {
@@ -26,7 +26,7 @@ export interface ParentScope {
 export const notFound = (resource: string, id: number) =>
   new EngineError('not-found', `${resource} ${id} does not exist or was deleted.`);
 
-const rowById = preparedFamily<[number], Record<string, unknown>>((table, db, id) =>
+const rowById = compiledFamily<[number], Record<string, unknown>>((table, db, id) =>
   db.selectFrom(table).selectAll().where('id', '=', id).compile(),
 );
 

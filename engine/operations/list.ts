@@ -1,6 +1,5 @@
 import { cursorsFor, type CursorPage, type Cursors } from '../cursor/index.ts';
-import type { CursorBinding } from '../cursor/store.ts';
-import type { TenantDb } from '../dialects/types.ts';
+import type { CursorBinding } from '../cursor/snapshot-store.ts';
 import { canonicalize } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
 import type { Resource } from '../registry.ts';
@@ -17,13 +16,8 @@ export interface ListPage {
   readonly limit: number;
 }
 
-const cursorCache = new WeakMap<TenantDb, Cursors>();
-
-function cursorsOf(ctx: OperationContext): Cursors {
-  let c = cursorCache.get(ctx.tenant);
-  if (!c) cursorCache.set(ctx.tenant, (c = cursorsFor(ctx.tenant, ctx.cursors)));
-  return c;
-}
+/** The tenant's cursors under this engine's settings: kept in the tenant's state, one per engine. */
+const cursorsOf = (ctx: OperationContext): Cursors => ctx.tenant.state.get(ctx.cursors, () => cursorsFor(ctx.tenant, ctx.cursors));
 
 /**
  * A page of a search. Without `$cursor` the search is snapshotted into a new cursor; with it,
@@ -60,13 +54,7 @@ function snapshot(ctx: OperationContext, resource: Resource, query: ResolvedQuer
     query,
     canonical,
     binding,
-    where: (eb) =>
-      compileWhere(eb, query.filters, dialect, {
-        includeDeleted: query.deleted,
-        scope: parent && { field: parent.field, id: parent.id },
-      }),
-    // Everything compileWhere reads: the filters with their values, $deleted, the parent.
-    whereKey: JSON.stringify([canonical.filters, query.deleted, parent ? [parent.field, parent.id] : null]),
+    where: compileWhere(query.filters, dialect, { includeDeleted: query.deleted, scope: parent && { field: parent.field, id: parent.id } }),
     recordJson: (alias) => recordJsonOf(dialect, resource, alias),
   });
 }

@@ -1,4 +1,4 @@
-import { EngineError } from '../errors.ts';
+import { EngineError, valueOf } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, toRecord, toRow, type ApiRecord } from '../records.ts';
 import { updateRow } from '../sql/record-writes.ts';
@@ -17,7 +17,7 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
   return ctx.tenant.db.transaction().execute(async (trx) => {
     const current = await loadRecord(trx, ctx, resource, id);
     if (!current) throw notFound(resource.name, id);
-    const checked = checkBody(schemasOf(resource)[mode], body);
+    const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
     const sent = body as ApiRecord; // checkBody refuses anything but an object
     const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
     throwIfAny([...checked.problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defineResource, boolean, integer, string, timestamp } from '../define.ts';
-import { EngineError } from '../errors.ts';
+import { EngineError, valueOf } from '../errors.ts';
 import { createRegistry } from '../registry.ts';
 import notes from '../../resources/notes.ts';
 import serviceRequests from '../../resources/service-requests.ts';
@@ -20,16 +20,14 @@ const things = defineResource({
 const registry = createRegistry([workOrders, serviceRequests, notes, things]);
 const resource = (name: string) => registry.get(name)!;
 
-const resolve = (qs: string, name = 'work_orders') => resolveQuery(parseQuery(new URLSearchParams(qs)), resource(name));
+const resolved = (qs: string, name = 'work_orders') => resolveQuery(parseQuery(new URLSearchParams(qs)), resource(name));
+const resolve = (qs: string, name = 'work_orders') => valueOf(resolved(qs, name));
 const problemsOf = (qs: string, name = 'work_orders') => {
-  try {
-    resolve(qs, name);
-  } catch (e) {
-    expect(e).toBeInstanceOf(EngineError);
-    expect((e as EngineError).status).toBe(400);
-    return (e as EngineError).errors as { parameter: string; message: string }[];
-  }
-  throw new Error(`${qs} was accepted`);
+  const r = resolved(qs, name);
+  if ('value' in r) throw new Error(`${qs} was accepted`);
+  expect(r.error).toBeInstanceOf(EngineError);
+  expect(r.error.status).toBe(400);
+  return r.error.errors as { parameter: string; message: string }[];
 };
 const filter = (field: string, op: string, values: unknown[], params: string[]) => expect.objectContaining({ field, op, values, params });
 

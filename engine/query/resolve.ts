@@ -1,10 +1,10 @@
 import type { FieldKind } from '../define.ts';
-import { EngineError } from '../errors.ts';
+import { EngineError, type Result } from '../errors.ts';
 import type { Resource } from '../registry.ts';
-import { isOperator, OPERATOR_RULES, operatorsFor, type Operator } from './operators.ts';
+import { isOperator, OPERATOR_RULES, operatorsFor, type Operand, type Operator } from './operators.ts';
 import type { RawFilter, RawQuery } from './parse.ts';
 import { resolveReserved, type Reserved } from './reserved.ts';
-import { likePatternProblem, VALUE_PARSERS } from './values.ts';
+import { likePatternProblem, VALUE_PARSERS, type Parsed } from './values.ts';
 
 /** One typed condition: a property, an operator, and its typed values (all repeats merged). */
 export interface Filter {
@@ -30,7 +30,7 @@ type Problem = { parameter: string; message: string };
 export const MAX_FILTER_VALUES = 10_000;
 
 /** Checks a parsed query against a resource: properties, operators, value types, repeat rules. */
-export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
+export function resolveQuery(raw: RawQuery, resource: Resource): Result<ResolvedQuery> {
   const errors: Problem[] = [...raw.errors];
   const groups = new Map<string, { field: string; kind: FieldKind; op: Operator; values: Set<unknown>; params: string[] }>();
   let valueCount = 0;
@@ -43,27 +43,22 @@ export function resolveQuery(raw: RawQuery, resource: Resource): ResolvedQuery {
     if (fresh && ++valueCount === MAX_FILTER_VALUES + 1)
       errors.push({ parameter: f.param, message: `a query may hold at most ${MAX_FILTER_VALUES} distinct filter values` });
     if (!group) {
-      // Written out, not `{ ...typed, ... }`: a spread followed by properties costs ~3 us on Node 20 (engine/http/headers.ts).
+      // Written out, not `{ ...typed, ... }`: a spread followed by properties is slow on Node 20 (engine/http/headers.ts).
       groups.set(key, { field: typed.field, kind: typed.kind, op: typed.op, values: new Set([typed.value]), params: [f.param] });
       continue;
     }
-    if (OPERATOR_RULES[typed.op].repeat === 'once') {
-      errors.push({
-        parameter: f.param,
-        message:
-          typed.op === 'null'
-            ? `${typed.field}:null may be given once`
-            : `${typed.field}:${typed.op} may be given once; write two bounds with two different operators`,
-      });
+    const rule = OPERATOR_RULES[typed.op];
+    if (rule.repeat === 'once') {
+      errors.push({ parameter: f.param, message: `${typed.field}:${typed.op} may be given once${rule.instead ? `; ${rule.instead}` : ''}` });
       continue;
     }
     if (!group.params.includes(f.param)) group.params.push(f.param);
     group.values.add(typed.value);
   }
   const reserved = resolveReserved(raw.reserved, resource, errors);
-  if (errors.length) throw new EngineError('invalid-query', 'The query is not valid: see errors.', errors);
+  if (errors.length) return { error: new EngineError('invalid-query', 'The query is not valid: see errors.', errors) };
   const filters = [...groups.values()].map(({ field, kind, op, values, params }) => ({ field, kind, op, values: [...values], params }));
-  return Object.assign(reserved, { filters }); // reserved is this call's own object; not a spread (engine/http/headers.ts)
+  return { value: Object.assign(reserved, { filters }) }; // reserved is this call's own object; not a spread (engine/http/headers.ts)
 }
 
 function resolveFilter(f: RawFilter, resource: Resource, errors: Problem[]) {
@@ -77,17 +72,26 @@ function resolveFilter(f: RawFilter, resource: Resource, errors: Problem[]) {
   if (!isOperator(op)) return fail(`unknown operator ${op}; operators for ${f.property}: ${operatorsFor(kind).join(', ')}`);
   if (!OPERATOR_RULES[op].kinds.includes(kind))
     return fail(`${op} does not apply to ${kind} fields; operators for ${f.property}: ${operatorsFor(kind).join(', ')}`);
-  if (op === 'null') {
-    if (f.value === '' || f.value === 'true') return { field: f.property, kind, op, value: true };
-    if (f.value === 'false') return { field: f.property, kind, op, value: false };
-    return fail('null takes an empty value or true (empty) or false (not empty)');
-  }
-  if (f.value === '') return fail(`empty value; use ${f.property}:null= to find records with no ${f.property}`);
-  if (op === 'like' || op === 'ilike') {
-    const problem = likePatternProblem(f.value);
-    return problem ? fail(problem) : { field: f.property, kind, op, value: f.value };
-  }
-  const parsed = VALUE_PARSERS[kind](f.value);
-  if (!parsed.ok) return fail(`${f.property} ${parsed.message}`);
-  return { field: f.property, kind, op, value: parsed.value };
+  const parsed = OPERANDS[OPERATOR_RULES[op].operand](f.value, f.property, kind);
+  return parsed.ok ? { field: f.property, kind, op, value: parsed.value } : fail(parsed.message);
 }
+
+const emptyValue = (property: string): Parsed => ({ ok: false, message: `empty value; use ${property}:null= to find records with no ${property}` });
+
+/** A filter's value as its operator takes it (Operand). */
+const OPERANDS: Record<Operand, (value: string, property: string, kind: FieldKind) => Parsed> = {
+  presence: (value) =>
+    value === '' || value === 'true' || value === 'false'
+      ? { ok: true, value: value !== 'false' }
+      : { ok: false, message: 'null takes an empty value or true (empty) or false (not empty)' },
+  pattern(value, property) {
+    if (value === '') return emptyValue(property);
+    const problem = likePatternProblem(value);
+    return problem ? { ok: false, message: problem } : { ok: true, value };
+  },
+  value(value, property, kind) {
+    if (value === '') return emptyValue(property);
+    const parsed = VALUE_PARSERS[kind](value);
+    return parsed.ok ? parsed : { ok: false, message: `${property} ${parsed.message}` };
+  },
+};

@@ -1,13 +1,8 @@
 import { isDate, isTimestamp, type FieldKind } from '../define.ts';
+import { isStorableText, UNSTORABLE_MESSAGE } from '../storable-text.ts';
 
-type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
 
-/**
- * NUL and unpaired surrogates: no stored string holds them (bodies refuse them), and PostgreSQL
- * refuses a NUL even as a parameter, so a filter value holding one is refused on every database.
- */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const UNSTORABLE_MESSAGE = 'must not contain NUL characters or unpaired surrogates';
 
 /**
  * SQLite refuses LIKE and GLOB patterns over 50,000 bytes; a pattern of this many UTF-16 units is
@@ -21,7 +16,7 @@ export const VALUE_PARSERS: Record<FieldKind, (s: string) => Parsed> = {
     const n = /^[+-]?\d{1,16}$/.test(s) ? Number(s) : NaN;
     return Number.isSafeInteger(n) ? { ok: true, value: n } : { ok: false, message: 'must be an integer' };
   },
-  string: (s) => (UNSTORABLE.test(s) ? { ok: false, message: UNSTORABLE_MESSAGE } : { ok: true, value: s }),
+  string: (s) => (isStorableText(s) ? { ok: true, value: s } : { ok: false, message: UNSTORABLE_MESSAGE }),
   date: (s) => (isDate(s) ? { ok: true, value: s } : { ok: false, message: 'must be a real date in the form YYYY-MM-DD' }),
   timestamp: (s) =>
     isTimestamp(s)
@@ -34,7 +29,7 @@ export const VALUE_PARSERS: Record<FieldKind, (s: string) => Parsed> = {
 /** What is wrong with a LIKE pattern, if anything: a lone escape character at the end, its length, its characters. */
 export function likePatternProblem(p: string): string | undefined {
   if (p.length > MAX_PATTERN_LENGTH) return `a pattern may be at most ${MAX_PATTERN_LENGTH} characters long`;
-  if (UNSTORABLE.test(p)) return `a pattern ${UNSTORABLE_MESSAGE}`;
+  if (!isStorableText(p)) return `a pattern ${UNSTORABLE_MESSAGE}`;
   let i = 0;
   while (i < p.length) i += p[i] === '\\' ? 2 : 1;
   return i > p.length ? 'a pattern may not end with an unescaped \\ (write \\\\ for a backslash)' : undefined;

@@ -1,12 +1,12 @@
 import { Migrator, type Migration } from 'kysely';
-import { ENGINE_MIGRATIONS } from '../../migrations/index.ts';
+import { engineMigrations } from './migrations/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
 
 /** Runs the engine's own Kysely migrations in a tenant database. */
 export async function migrateEngineTables(t: TenantDb, extra: Record<string, Migration> = {}): Promise<void> {
   const migrator = new Migrator({
     db: t.db,
-    provider: { getMigrations: async () => ({ ...ENGINE_MIGRATIONS, ...extra }) },
+    provider: { getMigrations: async () => ({ ...engineMigrations(t), ...extra }) },
     migrationTableName: 'mrs_migration',
     migrationLockTableName: 'mrs_migration_lock',
     allowUnorderedMigrations: true,

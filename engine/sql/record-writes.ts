@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import { preparedByKey } from './prepared.ts';
+import { compiledByKey } from '../compiled-queries.ts';
 
 /**
  * A record's INSERT and UPDATE, compiled once per shape: the table and the columns written
  * (a PATCH writes the fields it was sent), so building the query is paid once per shape, not
  * per write. Both return the whole row.
  */
-const writes = preparedByKey(500);
+const writes = compiledByKey(500);
 
 /** The columns' placeholders as a row object, for a builder's values() or set(). */
 const rowOf = (columns: readonly string[], placeholders: readonly unknown[]) => Object.fromEntries(columns.map((c, i) => [c, placeholders[i]]));

@@ -1,13 +1,13 @@
-import { sql, type Expression, type Kysely, type QueryResult, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { dialectOf } from '../dialects/index.ts';
+import { jsonArrayOf } from '../dialects/json-array.ts';
 import type { Dialect } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
-import { preparedPer } from './prepared.ts';
+import { compiledPer } from '../compiled-queries.ts';
 
 /**
  * Records as the answer's JSON, written by the database: no row object is made, none is turned
- * into a record or into JSON here. On SQLite this halves a page read (ten rows as objects, each
- * turned into a record and then into JSON: ~35 us; the same JSON from json_object: ~18 us). The
+ * into a record or into JSON here. On SQLite this halves a page read (BENCHMARKS.md). The
  * records are those `toRecord` gives (test/records-json.test.ts checks the two agree).
  */
 
@@ -15,13 +15,7 @@ import { preparedPer } from './prepared.ts';
 export const recordJsonOf = (dialect: Dialect, resource: Resource, alias?: string): RawBuilder<string> =>
   dialect.recordJson(resource.fieldNames.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(alias ? `${alias}.${name}` : name) })));
 
-/** The text of a JSON array of `record` over `rows`, in `orderBy`'s order (`[]` for no rows). */
-export function jsonArrayOf(dialect: Dialect, rows: SelectQueryBuilder<any, any, any>, record: Expression<string>, orderBy: Expression<unknown>) {
-  // Each record behind a comma, concatenated in order; the first comma is cut.
-  return sql<string>`'[' || substr(${dialect.concatInOrder(rows, sql`',' || ${record}`, orderBy)}, 2) || ']'`;
-}
-
-const pageJson = preparedPer<Resource, [string], { json: string }>((resource, db, idsJson) => {
+const pageJson = compiledPer<Resource, [string], { json: string }>((resource, db, idsJson) => {
   const dialect = dialectOf(db);
   const rows = db.selectFrom(dialect.idsOfJson(idsJson).as('k')).innerJoin(`${resource.name} as r`, 'r.id', 'k.id');
   return sql<{ json: string }>`select ${jsonArrayOf(dialect, rows, recordJsonOf(dialect, resource, 'r'), sql.ref('k.ord'))} as json`.compile(db);
@@ -34,7 +28,7 @@ export async function recordsJson(db: Kysely<any>, resource: Resource, ids: read
   return rows[0]!.json;
 }
 
-const byIdJson = preparedPer<Resource, [number], { json: string; deleted: unknown }>((resource, db, id) =>
+const byIdJson = compiledPer<Resource, [number], { json: string; deleted: unknown }>((resource, db, id) =>
   db
     .selectFrom(resource.name)
     .select([recordJsonOf(dialectOf(db), resource).as('json'), 'deleted'])

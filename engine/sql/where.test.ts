@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { postgresDialect } from '../dialects/postgres.ts';
-import { sqliteDialect } from '../dialects/sqlite.ts';
+import { postgresDialect } from '../dialects/postgres/dialect.ts';
+import { sqliteDialect } from '../dialects/sqlite/dialect.ts';
 import type { Dialect } from '../dialects/types.ts';
+import { valueOf } from '../errors.ts';
 import { createRegistry } from '../registry.ts';
 import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
@@ -22,11 +23,11 @@ const workOrder = createRegistry([workOrders, serviceRequests, notes]).get('work
 
 /** The WHERE clause (after `where `) and parameters a query string compiles to. */
 function where(db: Kysely<any>, dialect: Dialect, qs: string, opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {}) {
-  const q = resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder);
+  const q = valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder));
   const compiled = db
     .selectFrom('work_orders')
     .select('id')
-    .where((eb) => compileWhere(eb, q.filters, dialect, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope }))
+    .where(compileWhere(q.filters, dialect, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope }).where)
     .compile();
   return { sql: compiled.sql.replace(/^select "id" from "work_orders" where /, ''), parameters: compiled.parameters };
 }
@@ -135,5 +136,36 @@ describe.each(DATABASES)('compileWhere on %s', (name, db, dialect) => {
       max = Math.max(max, ors.length);
     }
     expect(max).toBeLessThanOrEqual(Math.ceil(Math.log2(n)) + 3);
+  });
+});
+
+describe('compileWhere: its key', () => {
+  const keyed = (qs: string, opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {}) => {
+    const q = valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder));
+    const compiled = compileWhere(q.filters, sqliteDialect, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope });
+    const { sql, parameters } = sqliteDb.selectFrom('work_orders').select('id').where(compiled.where).compile();
+    return { key: compiled.key, sql: JSON.stringify([sql, parameters]) };
+  };
+  // Each differs from the first in one thing the condition reads.
+  const variants: [string, string, { includeDeleted?: boolean; scope?: { field: string; id: number } }][] = [
+    ['the base', 'priority=1&status=open', {}],
+    ['a value', 'priority=2&status=open', {}],
+    ['a value of another type', 'priority=1&status=1', {}],
+    ['an operator', 'priority:gte=1&status=open', {}],
+    ['a field', 'department_id=1&status=open', {}],
+    ['a repeat', 'priority=1&priority=3&status=open', {}],
+    ['$deleted', 'priority=1&status=open', { includeDeleted: true }],
+    ['a parent', 'priority=1&status=open', { scope: { field: 'service_request_id', id: 9 } }],
+    ["another parent's id", 'priority=1&status=open', { scope: { field: 'service_request_id', id: 10 } }],
+  ];
+
+  it('is the same for the same search, and so is the SQL', () => {
+    for (const [, qs, opts] of variants) expect(keyed(qs, opts)).toEqual(keyed(qs, opts));
+  });
+
+  it('differs whenever the SQL or its values differ', () => {
+    const all = variants.map(([, qs, opts]) => keyed(qs, opts));
+    expect(new Set(all.map((k) => k.sql)).size).toBe(variants.length);
+    expect(new Set(all.map((k) => k.key)).size).toBe(variants.length);
   });
 });

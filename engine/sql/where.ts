@@ -1,6 +1,6 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { Dialect } from '../dialects/types.ts';
-import type { Operator } from '../query/operators.ts';
+import { OPERATOR_RULES, type Operator } from '../query/operators.ts';
 import type { Filter } from '../query/resolve.ts';
 
 type EB = ExpressionBuilder<any, any>;
@@ -32,19 +32,38 @@ const COMPILE: Record<Operator, Compile> = {
   null: (eb, f, vs) => (vs[0] === true ? eb(f.field, 'is', null) : eb(f.field, 'is not', null)),
 };
 
-/** The conjunction of the filters, plus the soft-delete rule, as one Kysely expression. */
-export function compileWhere(
-  eb: EB,
-  filters: readonly Filter[],
-  dialect: Dialect,
-  opts: { includeDeleted: boolean; scope?: { field: string; id: number } | undefined },
-): Expression<SqlBool> {
-  const parts: Expression<SqlBool>[] = [];
-  if (opts.scope) parts.push(eb(opts.scope.field, '=', opts.scope.id));
-  if (!opts.includeDeleted) parts.push(eb('deleted', '=', dialect.encode('boolean', false)));
-  for (const f of filters) {
-    const values = f.op === 'null' || f.op === 'like' || f.op === 'ilike' ? [...f.values] : f.values.map((v) => dialect.encode(f.kind, v));
-    parts.push(COMPILE[f.op](eb, f, values, dialect));
-  }
-  return eb.and(parts);
+/** What a search's condition reads besides its filters. */
+export interface WhereOptions {
+  readonly includeDeleted: boolean;
+  /** A child list: the child's field that links to its parent, and the parent's id. */
+  readonly scope?: { readonly field: string; readonly id: number } | undefined;
+}
+
+/**
+ * A search's condition, and the key that determines it: equal keys, equal SQL, so a compiled
+ * statement may be kept by the key (its filter values are fixed in it, not parameters). Within one
+ * database setup: the dialect is the setup's.
+ */
+export interface CompiledWhere {
+  readonly key: string;
+  readonly where: (eb: EB) => Expression<SqlBool>;
+}
+
+/** The conjunction of the filters, plus the soft-delete rule and the parent link, with its key. */
+export function compileWhere(filters: readonly Filter[], dialect: Dialect, opts: WhereOptions): CompiledWhere {
+  const { includeDeleted, scope } = opts;
+  return {
+    // Everything `where` reads, and nothing else.
+    key: JSON.stringify([filters.map((f) => [f.field, f.kind, f.op, f.values]), includeDeleted, scope ? [scope.field, scope.id] : null]),
+    where(eb) {
+      const parts: Expression<SqlBool>[] = [];
+      if (scope) parts.push(eb(scope.field, '=', scope.id));
+      if (!includeDeleted) parts.push(eb('deleted', '=', dialect.encode('boolean', false)));
+      for (const f of filters) {
+        const values = OPERATOR_RULES[f.op].operand === 'value' ? f.values.map((v) => dialect.encode(f.kind, v)) : [...f.values];
+        parts.push(COMPILE[f.op](eb, f, values, dialect));
+      }
+      return eb.and(parts);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { CreateBodyOf, PatchBodyOf, ReplaceBodyOf, ResourceDefinition } from '../define.ts';
-import { EngineError, type ProblemItem } from '../errors.ts';
+import { EngineError, type ProblemItem, type Result } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { defaultOf, fieldSchema } from './field.ts';
 
@@ -41,6 +41,10 @@ export function bodySchemas<R extends ResourceDefinition>(resource: Resource): B
   return { create: build('create'), replace: build('replace'), patch: build('patch') };
 }
 
+/**
+ * A body checked field by field: its value, or the offending fields (which the caller may add
+ * its own problems to). A body with no fields to name (not a JSON object) is an error of its own.
+ */
 export type Checked<T> = { ok: true; value: T; problems: [] } | { ok: false; problems: ProblemItem[] };
 
 export const isPlainObject = (x: unknown): x is Record<string, unknown> =>
@@ -51,28 +55,21 @@ export const isPlainObject = (x: unknown): x is Record<string, unknown> =>
  * caller can add its own problems and report them all at once. A body that is not a JSON object
  * has no fields to name: it is refused outright.
  */
-export function checkBody<T>(schema: BodySchema<T>, body: unknown): Checked<T> {
-  if (!isPlainObject(body)) throw new EngineError('invalid-body', 'The body is not a valid record: the body must be a JSON object.');
+export function checkBody<T>(schema: BodySchema<T>, body: unknown): Result<Checked<T>> {
+  if (!isPlainObject(body)) return { error: new EngineError('invalid-body', 'The body is not a valid record: the body must be a JSON object.') };
   const unknown: ProblemItem[] = Object.keys(body)
     .filter((key) => !Object.hasOwn(schema.entries, key))
     .map((field) => ({ field, message: UNKNOWN_FIELD }));
   const result = v.safeParse(schema, body, { abortEarly: false });
-  if (result.success) return unknown.length ? { ok: false, problems: unknown } : { ok: true, value: result.output, problems: [] };
+  if (result.success) return { value: unknown.length ? { ok: false, problems: unknown } : { ok: true, value: result.output, problems: [] } };
   const problems: ProblemItem[] = [];
   const seen = new Set<string>();
   for (const issue of result.issues) {
-    if (!issue.path?.length) throw new EngineError('invalid-body', `The body is not a valid record: ${issue.message}.`);
+    if (!issue.path?.length) return { error: new EngineError('invalid-body', `The body is not a valid record: ${issue.message}.`) };
     const field = issue.path.map((p) => String(p.key)).join('.');
     if (seen.has(field)) continue; // one message per field: the first is the most basic
     seen.add(field);
     problems.push({ field, message: issue.message });
   }
-  return { ok: false, problems: [...problems, ...unknown] };
-}
-
-/** Parses a body against a schema, reporting every offending field at once. */
-export function parseBody<T>(schema: BodySchema<T>, body: unknown): T {
-  const checked = checkBody(schema, body);
-  if (!checked.ok) throw new EngineError('invalid-body', 'The body is not a valid record: see errors.', checked.problems);
-  return checked.value;
+  return { value: { ok: false, problems: [...problems, ...unknown] } };
 }

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { isDate, isTimestamp, type FieldDef, type FieldKind } from '../define.ts';
+import { isStorableText, UNSTORABLE_MESSAGE } from '../storable-text.ts';
 
 type Schema = v.GenericSchema<unknown, unknown>;
 
@@ -14,10 +15,6 @@ const TYPE_MESSAGES: Record<FieldKind, string> = {
 const message = (kind: FieldKind) => (issue: v.BaseIssue<unknown>) =>
   issue.input === null ? 'must not be null' : TYPE_MESSAGES[kind];
 
-/** NUL and unpaired surrogates: PostgreSQL refuses the one, and UTF-8 cannot carry the other. */
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-export const isStorableText = (s: string) => !UNSTORABLE.test(s);
-const TEXT_MESSAGE = 'must not contain NUL characters or unpaired surrogates';
 
 const KIND_SCHEMAS: Record<FieldKind, (f: FieldDef) => Schema> = {
   integer: () =>
@@ -25,7 +22,7 @@ const KIND_SCHEMAS: Record<FieldKind, (f: FieldDef) => Schema> = {
   string: (f) =>
     v.pipe(
       v.string(message('string')),
-      v.check(isStorableText, TEXT_MESSAGE),
+      v.check(isStorableText, UNSTORABLE_MESSAGE),
       v.check((s) => f.maxLength === undefined || [...s].length <= f.maxLength, `must be at most ${f.maxLength} characters`),
     ) as Schema,
   date: () => v.pipe(v.string(message('date')), v.check(isDate, TYPE_MESSAGES.date)) as Schema,

@@ -6,8 +6,7 @@ import type { RateLimiter, WindowState } from '../../engine/rate-limit.ts';
  * `windowS` later; every call counts, refused ones too (as rate-limiter-flexible's stores do).
  *
  * Not rate-limiter-flexible's RateLimiterMemory, which counts the same way behind a promise:
- * answering synchronously took 3-4 us of server CPU off every request under load
- * (BENCHMARKS.md). Ended windows are dropped once the map has doubled since the last sweep, so
+ * answering synchronously takes server CPU off every request under load (BENCHMARKS.md). Ended windows are dropped once the map has doubled since the last sweep, so
  * keys that stop calling (client addresses on /authenticate) do not pile up.
  */
 export function memoryLimiter(

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { workerSource, type FromWorker, type ToWorker, type WorkerData } from './checkpoint-worker.ts';
 
 /**
  * SQLite's automatic checkpoint (copying the write-ahead log back into the database file) runs
@@ -12,39 +13,6 @@ import { Worker } from 'node:worker_threads';
 
 /** The serving connections' own threshold, reached only if the worker falls behind or stops. */
 export const BACKSTOP_PAGES = 10_000;
-
-/** Plain JavaScript, so the worker needs no TypeScript loader (tsx, Bun). */
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const open = new Map();
-function checkpointAll() {
-  for (const [file, db] of open) {
-    try {
-      const [r] = db.pragma('wal_checkpoint(PASSIVE)');
-      if (workerData.report && r.log > 0) parentPort.postMessage({ type: 'checkpointed', file, log: r.log, checkpointed: r.checkpointed });
-    } catch (e) {
-      parentPort.postMessage({ type: 'failed', file, message: String(e && e.message || e) });
-    }
-  }
-}
-const timer = setInterval(checkpointAll, workerData.intervalMs);
-parentPort.on('message', (m) => {
-  if (m.type === 'watch' && !open.has(m.file)) {
-    try { open.set(m.file, new Database(m.file, { fileMustExist: true })); }
-    catch (e) { parentPort.postMessage({ type: 'failed', file: m.file, message: String(e && e.message || e) }); }
-  } else if (m.type === 'forget') {
-    open.get(m.file)?.close();
-    open.delete(m.file);
-  } else if (m.type === 'stop') {
-    clearInterval(timer);
-    checkpointAll();
-    for (const db of open.values()) db.close();
-    open.clear();
-    parentPort.close();
-  }
-});
-`;
 
 export interface CheckpointReport {
   readonly file: string;
@@ -70,23 +38,25 @@ export function startCheckpointer(
   options: { intervalMs?: number; onReport?: (r: CheckpointReport) => void; onFailure?: (file: string, message: string) => void } = {},
 ): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, intervalMs: options.intervalMs ?? 100, report: options.onReport !== undefined } });
+  const workerData: WorkerData = { driver, intervalMs: options.intervalMs ?? 100, report: options.onReport !== undefined };
+  const worker = new Worker(workerSource(), { eval: true, workerData });
   worker.unref();
-  worker.on('message', (m: { type: string; file: string; log: number; checkpointed: number; message: string }) => {
+  worker.on('message', (m: FromWorker) => {
     if (m.type === 'checkpointed') options.onReport?.({ file: m.file, log: m.log, checkpointed: m.checkpointed });
-    else if (m.type === 'failed') options.onFailure?.(m.file, m.message);
+    else options.onFailure?.(m.file, m.message);
   });
+  const tell = (m: ToWorker) => worker.postMessage(m);
   // A worker that dies leaves the backstop threshold in charge; nothing is lost.
   worker.on('error', (e) => options.onFailure?.('', e.message));
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   let stopped = false;
   return {
-    watch: (file) => void (stopped || worker.postMessage({ type: 'watch', file })),
-    forget: (file) => void (stopped || worker.postMessage({ type: 'forget', file })),
+    watch: (file) => void (stopped || tell({ type: 'watch', file })),
+    forget: (file) => void (stopped || tell({ type: 'forget', file })),
     async stop() {
       if (!stopped) {
         stopped = true;
-        worker.postMessage({ type: 'stop' });
+        tell({ type: 'stop' });
       }
       const timeout = setTimeout(() => void worker.terminate(), 5_000);
       await exited;

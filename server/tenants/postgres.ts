@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
-import { postgresDialect } from '../../engine/dialects/postgres.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import { tenantDb } from '../../engine/tenant-db.ts';
 import { namedStatementPool } from './named-statements.ts';
 import { settled } from './settled.ts';
 import { openOnce } from './open-once.ts';
@@ -47,14 +47,13 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
   const { open, load } = openOnce(async (clientDb) => {
     const schema = schemaOf(clientDb);
     await db.schema.createSchema(schema).ifNotExists().execute();
-    const t: TenantDb = { key: clientDb, db: db.withSchema(schema), dialect: postgresDialect, schema };
+    const t = tenantDb(db, { key: clientDb, schema });
     await migrate(t);
     return t;
   });
   const exists = async (schema: string) =>
     (await sql`select 1 from information_schema.schemata where schema_name = ${schema}`.execute(db)).rows.length > 0;
   return {
-    kind: 'postgres',
     get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),
     async create(clientDb) {
       if (open.has(clientDb) || (await exists(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);

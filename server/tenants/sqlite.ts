@@ -2,10 +2,10 @@ import Database from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sqliteDialect } from '../../engine/dialects/sqlite.ts';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
-import { GroupCommitKysely, GroupCommitSqliteDialect } from './group-commit.ts';
+import { GroupCommitKysely, GroupCommitSqliteDialect } from '../../adapters/sqlite/group-commit.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import { tenantDb } from '../../engine/tenant-db.ts';
 import { openOnce } from './open-once.ts';
 import { settled } from './settled.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
@@ -39,7 +39,7 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
   let checkpointer: Checkpointer | undefined;
   const { open, load } = openOnce(async (clientDb) => {
     const file = fileOf(clientDb);
-    const t: TenantDb = { key: clientDb, db: openSqlite(file, { walAutocheckpoint: BACKSTOP_PAGES }), dialect: sqliteDialect };
+    const t = tenantDb(openSqlite(file, { walAutocheckpoint: BACKSTOP_PAGES }), { key: clientDb });
     try {
       await migrate(t);
     } catch (e) {
@@ -51,7 +51,6 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
     return t;
   });
   return {
-    kind: 'sqlite',
     get: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? load(clientDb) : undefined),
     async create(clientDb) {
       if (open.has(clientDb) || existsSync(fileOf(clientDb))) throw new TenantExistsError(clientDb);

@@ -2,7 +2,6 @@ import type { TenantDb } from '../../engine/dialects/types.ts';
 
 /** Maps `client_db` names to tenant databases; one SQLite file or one PostgreSQL schema each. */
 export interface TenantStore {
-  readonly kind: 'sqlite' | 'postgres';
   /** The tenant's database, opened and migrated once per process; undefined when there is no such tenant. */
   get(clientDb: string): Promise<TenantDb | undefined>;
   /** Creates the tenant (tables migrated). Throws TenantExistsError when it exists. */

@@ -31,8 +31,8 @@ class Opaque extends OperationNodeTransformer {
  * without them. SQLite built with STAT4 (better-sqlite3 is) otherwise marks a statement whose
  * parameters meet a sampled index to be prepared again before every run. Values inside raw
  * SQL that are not compared (LIKE and GLOB patterns, whose prefix the planner needs) are left
- * as they are.
- * Dialect.opaqueValues says where it applies.
+ * as they are. SQLite's hot statements (a search's snapshot, a cursor's page read) write their
+ * conditions so (snapshot-store.ts); PostgreSQL chooses between generic and custom plans itself.
  */
 export function opaqueValues<T>(e: Expression<T>): Expression<T> {
   return new ExpressionWrapper<any, any, T>(new Opaque().transformNode(e.toOperationNode()));

@@ -1,9 +1,9 @@
 import { sql, type Expression } from 'kysely';
-import type { FieldKind } from '../define.ts';
-import type { Dialect, TenantDb } from './types.ts';
-import { readSqliteTable } from './sqlite-live-schema.ts';
-import { opaqueValues } from '../sql/opaque-values.ts';
-import { integerNumber } from './values.ts';
+import type { FieldKind } from '../../define.ts';
+import type { Dialect, TenantDb } from '../types.ts';
+import { integerNumber } from '../values.ts';
+import { sqliteSnapshots } from './snapshot-store.ts';
+import { readSqliteTable } from './live-schema.ts';
 
 const TYPES: Record<FieldKind, 'integer' | 'text'> = {
   integer: 'integer',
@@ -28,7 +28,6 @@ export function likeToGlob(pattern: string): string {
 const globLiteral = (ch: string) => (ch === '*' || ch === '?' || ch === '[' ? `[${ch}]` : ch);
 
 export const sqliteDialect: Dialect = {
-  name: 'sqlite',
   columnType: (kind) => TYPES[kind],
   idColumn: { type: 'integer', identity: false, autoIncrement: true },
   async columns(t: TenantDb, table: string) {
@@ -50,19 +49,15 @@ export const sqliteDialect: Dialect = {
   ilike: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} like ${pattern} escape '\\'`,
   // A SQLite write transaction already excludes every other writer of the file.
   lockForMigration: async () => {},
+  migrationSteps: {},
+  bindSchema() {
+    throw new Error('tenantDb: a schema is only meaningful on PostgreSQL');
+  },
   // An aggregate reads an ordered sub-select in its order (SQLite never flattens it into the
   // aggregate), and skips the sort when the scan already yields that order; an aggregate
   // ORDER BY would always sort, doubling the cost of a default (id-ordered) snapshot.
   concatInOrder: (source, value, orderBy) =>
     sql<string>`(select coalesce(group_concat(v, ''), '') from (${source.select(sql`${value}`.as('v')).orderBy(orderBy as any)}) as s)`,
-  // Fed straight to the aggregate, rows skip the ordered sub-select's co-routine. A table scan
-  // without an index (NOT INDEXED) visits rows in rowid order, which `id` is: a million ids 221
-  // -> 179 ms, 100,000 17 -> 13 ms. The planner's own plan gives id order too when it looks up
-  // equal values in an index (whose entries end with the rowid): a search of 499 of 100,000
-  // ~70 -> ~46 us. Neither order is one SQL promises (a range or IN lookup, PRAGMA
-  // reverse_unordered_selects): the caller checks the order it got.
-  concatInIdOrder: (table, where, value, scan) =>
-    sql<string>`(select coalesce(group_concat(${value}, ''), '') from ${sql.table(table)}${sql.raw(scan ? ' not indexed' : '')} where ${where})`,
   // json_object writes text, integers and NULL as the API shows them; a boolean is 0 or 1 in its
   // column, so it goes in as JSON (json() of a literal), NULL as NULL.
   recordJson: (fields) =>
@@ -75,12 +70,12 @@ export const sqliteDialect: Dialect = {
     )})`,
   // json_each gives the array's elements with their index as `key`.
   idsOfJson: (json) => sql`(select value as id, key as ord from json_each(${json}))`,
-  chunkIds: { cutIn: 'application' },
-  opaqueValues,
-  unloggedTables: false,
-  compressesLongRows: false,
+  snapshots: sqliteSnapshots,
   indexesHoldId: true,
-  async afterBulkLoad(t, tables) {
-    for (const table of tables) await sql`analyze ${sql.table(table)}`.execute(t.db);
+  bulkLoad: {
+    rowsPerTransaction: 2000,
+    async after(t, tables) {
+      for (const table of tables) await sql`analyze ${sql.table(table)}`.execute(t.db);
+    },
   },
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { likeToGlob } from './sqlite.ts';
+import { likeToGlob } from './dialect.ts';
 
 describe('likeToGlob: case-sensitive LIKE on SQLite', () => {
   const cases: [string, string][] = [

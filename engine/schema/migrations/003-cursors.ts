@@ -1,14 +1,14 @@
-import { sql, type Kysely, type Migration } from 'kysely';
-import { dialectOf } from '../engine/dialects/index.ts';
+import type { Migration } from 'kysely';
+import type { TenantDb } from '../../dialects/types.ts';
 
 /**
  * Cursors: a snapshot of ordered ids, packed as fixed-width hex in chunks of a few thousand ids
  * per row, so creating one is a single INSERT ... SELECT and any page reads at most two rows.
  * Every chunk row carries the cursor's metadata; `ids` is last so metadata reads skip it.
  */
-export const cursors: Migration = {
-  async up(db: Kysely<any>) {
-    let table = db.schema
+export const cursors = (t: TenantDb): Migration => ({
+  async up(db) {
+    const table = db.schema
       .createTable('mrs_cursors')
       .ifNotExists()
       .addColumn('id', 'text', (c) => c.notNull())
@@ -23,9 +23,7 @@ export const cursors: Migration = {
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .addColumn('ids', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('mrs_cursors_pk', ['id', 'chunk']);
-    // Cursors are throwaway: where the database allows, they skip the write-ahead log.
-    if (dialectOf(db).unloggedTables) table = table.modifyFront(sql`unlogged`);
-    await table.execute();
+    await (t.dialect.migrationSteps.cursorTable?.(table) ?? table).execute();
     await db.schema.createIndex('mrs_cursors_expires_idx').ifNotExists().on('mrs_cursors').column('expires_at').execute();
   },
-};
+});

@@ -2,10 +2,11 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sqliteDialect } from '../dialects/sqlite.ts';
-import type { TenantDb } from '../dialects/types.ts';
-import { idsAscend, offsetOf, widthFor } from './layout.ts';
-import { packStatement, readsTableInIdOrder, type Packing, type SnapshotArgs } from './store.ts';
+import { idsAscend, offsetOf, widthFor } from '../../cursor/layout.ts';
+import type { SnapshotArgs } from '../../cursor/snapshot-store.ts';
+import type { TenantDb } from '../types.ts';
+import { tenantDb } from '../../tenant-db.ts';
+import { packStatement, readsTableInIdOrder, type Packing } from './snapshot-store.ts';
 
 const query = (filters: Record<string, string[]> = {}) => ({ filters, order: 'id:asc', deleted: false, limit: 10 });
 
@@ -24,7 +25,7 @@ describe('readsTableInIdOrder', () => {
 
 describe('packStatement on SQLite', () => {
   const raw = new Database(':memory:');
-  const t: TenantDb = { key: 't', db: new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) }), dialect: sqliteDialect };
+  const t: TenantDb = tenantDb(new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) }), { key: 't' });
   raw.exec('create table items (id integer primary key autoincrement, deleted integer not null, k integer not null); create index items_k on items (k, deleted)');
   const insert = raw.prepare('insert into items (deleted, k) values (?, ?)');
   afterAll(() => raw.close());

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { FIELD_KINDS } from '../define.ts';
-import type { LiveColumn, ReadLiveTable } from './live-schema.ts';
+import { FIELD_KINDS } from '../../define.ts';
+import type { LiveColumn, ReadLiveTable } from '../live-schema.ts';
 
 /** SQLite's catalogue through its table-valued pragmas; indexes made by CREATE INDEX only (not a key's). */
 export const readSqliteTable: ReadLiveTable = async (t, table) => {

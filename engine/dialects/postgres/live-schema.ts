@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { FieldKind } from '../define.ts';
-import type { LiveColumn, ReadLiveTable } from './live-schema.ts';
-import type { TenantDb } from './types.ts';
+import type { FieldKind } from '../../define.ts';
+import type { LiveColumn, ReadLiveTable } from '../live-schema.ts';
+import type { TenantDb } from '../types.ts';
 
 /** information_schema's names of the types postgres.ts gives each kind. */
 const KIND_OF_TYPE: Readonly<Record<string, FieldKind>> = {

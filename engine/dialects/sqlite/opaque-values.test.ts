@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileOnlyDb } from '../../test/support/compile-only.ts';
+import { compileOnlyDb } from '../../../test/support/compile-only.ts';
 import { opaqueValues } from './opaque-values.ts';
 
 const { db: compileDb } = compileOnlyDb('sqlite');

@@ -1,9 +1,9 @@
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
-import { Lru } from '../lru.ts';
+import { Lru } from './lru.ts';
 
 /**
- * Queries compiled once and run many times. Building and compiling a Kysely query costs more
- * than running a small indexed one; the engine's hot queries come in few shapes, so each shape
+ * Compiled queries: each compiled once and run many times. Building and compiling a Kysely
+ * query costs more than running a small indexed one; the engine's hot queries come in few shapes, so each shape
  * is compiled once per database setup and later runs only fill in its parameters.
  *
  * A compiled query depends on the dialect and the plugins (on PostgreSQL, the tenant's schema),
@@ -56,7 +56,7 @@ function template<R>(build: (...placeholders: any[]) => CompiledQuery<R>, n: num
  * A query of one shape whose values are arguments: `build` compiles it with placeholders in
  * their place (use them only as values, never to decide the shape), once per database setup.
  */
-export function prepared<A extends readonly unknown[], R = unknown>(
+export function compiledOnce<A extends readonly unknown[], R = unknown>(
   build: (db: Kysely<any>, ...placeholders: { [K in keyof A]: any }) => CompiledQuery<R>,
 ): (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>> {
   const templates = new WeakMap<Setup, Template<R>>();
@@ -78,29 +78,29 @@ function execute<R>(db: Kysely<any>, t: Template<R>, args: readonly unknown[]): 
 type Run<A extends readonly unknown[], R> = (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>>;
 type Build<K, A extends readonly unknown[], R> = (key: K, db: Kysely<any>, ...placeholders: { [I in keyof A]: any }) => CompiledQuery<R>;
 
-/** A family's members, each `prepared` on first use of its key, kept in `members`. */
+/** A family's members, each `compiledOnce` on first use of its key, kept in `members`. */
 function family<K, A extends readonly unknown[], R>(members: { get(key: K): Run<A, R> | undefined; set(key: K, run: Run<A, R>): unknown }, build: Build<K, A, R>) {
   return (key: K, db: Kysely<any>, ...args: A): Promise<QueryResult<R>> => {
     let run = members.get(key);
-    if (!run) members.set(key, (run = prepared<A, R>((d, ...p) => build(key, d, ...p))));
+    if (!run) members.set(key, (run = compiledOnce<A, R>((d, ...p) => build(key, d, ...p))));
     return run(db, ...args);
   };
 }
 
 /**
- * Like `prepared`, for a family of shapes told apart by `key` (a collection name, a count): each
+ * Like `compiledOnce`, for a family of shapes told apart by `key` (a collection name, a count): each
  * member is compiled once per database setup.
  */
-export const preparedFamily = <A extends readonly unknown[], R = unknown>(build: Build<string, A, R>) =>
+export const compiledFamily = <A extends readonly unknown[], R = unknown>(build: Build<string, A, R>) =>
   family(new Map<string, Run<A, R>>(), build);
 
 /**
- * Like `preparedFamily`, for shapes decided by an object (a collection's Resource: its fields
+ * Like `compiledFamily`, for shapes decided by an object (a collection's Resource: its fields
  * decide the SQL): each member is compiled once per object and database setup, and forgotten
  * with the object. By the object, not a name: two engines may define a collection of the same
  * name with other fields.
  */
-export const preparedPer = <K extends object, A extends readonly unknown[], R = unknown>(build: Build<K, A, R>) =>
+export const compiledPer = <K extends object, A extends readonly unknown[], R = unknown>(build: Build<K, A, R>) =>
   family(new WeakMap<K, Run<A, R>>(), build);
 
 /**
@@ -109,7 +109,7 @@ export const preparedPer = <K extends object, A extends readonly unknown[], R = 
  * partly go through compilers that transform them (filters): those are fixed in the compiled
  * query, so the key must name them; the placeholders stand for the rest.
  */
-export function preparedByKey(max = 500) {
+export function compiledByKey(max = 500) {
   const bySetup = new WeakMap<Setup, Lru<Template<any>>>();
   return function run<R>(
     db: Kysely<any>,

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { compileOnlyDb } from '../../test/support/compile-only.ts';
-import { prepared, preparedByKey, preparedFamily, preparedPer } from './prepared.ts';
+import { compileOnlyDb } from '../test/support/compile-only.ts';
+import { compiledOnce, compiledByKey, compiledFamily, compiledPer } from './compiled-queries.ts';
 
-describe('prepared queries', () => {
+describe('queries compiled once', () => {
   it('compiles a shape once and fills each run with its own values, in parameter order', async () => {
     const { db, ran } = compileOnlyDb('sqlite');
     let builds = 0;
-    const find = prepared<[number, string, string]>((d, a, b, c) => {
+    const find = compiledOnce<[number, string, string]>((d, a, b, c) => {
       builds++;
       return d.selectFrom('t').selectAll().where('a', '=', a).where('b', 'in', [b, c]).where('d', '=', 'fixed').compile();
     });
@@ -27,7 +27,7 @@ describe('prepared queries', () => {
     const a = pg.db.withSchema('a');
     const b = pg.db.withSchema('b');
     let builds = 0;
-    const find = prepared<[number]>((d, id) => {
+    const find = compiledOnce<[number]>((d, id) => {
       builds++;
       return d.selectFrom('t').selectAll().where('id', '=', id).compile();
     });
@@ -52,7 +52,7 @@ describe('prepared queries', () => {
   it('keeps one compiled member of a family per key', async () => {
     const { db, ran } = compileOnlyDb('sqlite');
     const builds: string[] = [];
-    const byTable = preparedFamily<[number]>((table, d, id) => {
+    const byTable = compiledFamily<[number]>((table, d, id) => {
       builds.push(table);
       return d.selectFrom(table).select('id').where('id', '=', id).compile();
     });
@@ -68,13 +68,13 @@ describe('prepared queries', () => {
   });
 });
 
-describe('queries prepared per object', () => {
+describe('queries compiled per object', () => {
   it('keeps one compiled member per object, apart for objects of the same name', async () => {
     const { db, ran } = compileOnlyDb('sqlite');
     const one = { name: 'things', column: 'a' };
     const other = { name: 'things', column: 'b' }; // same name, another shape
     let builds = 0;
-    const pick = preparedPer<typeof one, [number]>((o, d, id) => {
+    const pick = compiledPer<typeof one, [number]>((o, d, id) => {
       builds++;
       return d.selectFrom(o.name).select(o.column).where('id', '=', id).compile();
     });
@@ -90,11 +90,11 @@ describe('queries prepared per object', () => {
   });
 });
 
-describe('queries prepared by key', () => {
+describe('queries compiled by key', () => {
   it('compiles a key once per database setup, fills its placeholders, and drops the least recently used past its size', async () => {
     const lite = compileOnlyDb('sqlite');
     const pg = compileOnlyDb('postgres');
-    const run = preparedByKey(2);
+    const run = compiledByKey(2);
     const builds: string[] = [];
     const get = (db: Kysely<any>, key: string, value: number) =>
       run(

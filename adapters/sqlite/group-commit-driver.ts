@@ -1,80 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
-import {
-  CompiledQuery,
-  Kysely,
-  SqliteDialect,
-  type DatabaseConnection,
-  type Driver,
-  type QueryResult,
-} from 'kysely';
-import { Lru } from '../../engine/lru.ts';
-
-/**
- * SQLite writes committed in groups.
- *
- * A commit costs more than a small write: SQLite appends a frame to its log for every page the
- * transaction touched (a work order's row and each of its indexes), so two creates in one
- * commit write the shared pages once. The writes of requests that arrive together (one turn of
- * the event loop) therefore share one transaction: each keeps its own atomicity (a transaction
- * is a SAVEPOINT inside the group, a lone statement is rolled back by SQLite alone when it
- * fails), and each is answered only once the group has committed, so an answer still means the
- * write is in the database. If the commit itself fails, every write of the group fails with it
- * and none is kept.
- *
- * Everything runs on one connection, whose page cache stays warm (a second connection for reads
- * would find its cache dropped after every commit of the first). A read never sees a write
- * still in progress (transactions hold the connection until they end), and a read that saw the
- * writes of a group not yet committed is answered only once that group has committed: if it
- * fails, the read fails too, so nothing that was not kept is ever shown.
- *
- * The statements of requests that arrive together also run together: nothing starts on the
- * connection until the turn's I/O is handled (setImmediate); then the turn's lone reads run one
- * after another as one batch, each with its own answer, and its lone writes and transactions
- * one after another. Each still sees every write answered before it was sent. Under load this
- * keeps SQLite's code and pages warm from one statement to the next instead of cold after each
- * request's other work (a ~5 us statement cost ~30 us of server CPU inside a request): measured
- * over HTTP on a 2-core machine (BENCHMARKS.md, fifth session), a read by id took 81 us of CPU a
- * request and a later page of a cursor 146 us with reads run at once, 50 and 75 us batched; a
- * PATCH 172 -> 118 us and a create 149 -> 110 us once transactions and lone writes wait for the
- * turn's end too. A lone request pays one setImmediate hop, and measured no slower for it.
- */
-/** Prepared statements by SQL text: preparing costs more than running a small indexed query. */
-function statements(db: Database, max = 500) {
-  const cache = new Lru<Statement>(max);
-  return (sql: string): Statement => {
-    let stmt = cache.get(sql);
-    if (!stmt) cache.set(sql, (stmt = db.prepare(sql)));
-    return stmt;
-  };
-}
-
-function run(stmt: Statement, parameters: readonly unknown[]): QueryResult<unknown> {
-  if (stmt.reader) return { rows: stmt.all(parameters) };
-  const { changes, lastInsertRowid } = stmt.run(parameters);
-  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
-}
-
-/**
- * A FIFO lock on the connection: one transaction (or lone statement) at a time. Taking a free
- * lock costs no promise; a release hands the lock straight to the next in line.
- */
-class Lock {
-  #held = false;
-  readonly #queue: (() => void)[] = [];
-  /** Undefined when taken at once; else a promise that settles once it is this caller's. */
-  acquire(): Promise<void> | undefined {
-    if (!this.#held) {
-      this.#held = true;
-      return undefined;
-    }
-    return new Promise<void>((resolve) => this.#queue.push(resolve));
-  }
-  release = (): void => {
-    const next = this.#queue.shift();
-    if (next) next();
-    else this.#held = false;
-  };
-}
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import { Connection, type ConnectionDriver } from './connection.ts';
+import { Lock } from './lock.ts';
+import { run, statementsOf } from './statements.ts';
 
 type StatementKind = 'read' | 'write' | 'pragma';
 
@@ -104,7 +32,34 @@ export interface GroupCommitStats {
   readonly reads: number;
 }
 
-class GroupCommitDriver implements Driver {
+/**
+ * SQLite writes committed in groups.
+ *
+ * A commit costs more than a small write: SQLite appends a frame to its log for every page the
+ * transaction touched (a work order's row and each of its indexes), so two creates in one
+ * commit write the shared pages once. The writes of requests that arrive together (one turn of
+ * the event loop) therefore share one transaction: each keeps its own atomicity (a transaction
+ * is a SAVEPOINT inside the group, a lone statement is rolled back by SQLite alone when it
+ * fails), and each is answered only once the group has committed, so an answer still means the
+ * write is in the database. If the commit itself fails, every write of the group fails with it
+ * and none is kept.
+ *
+ * Everything runs on one connection, whose page cache stays warm (a second connection for reads
+ * would find its cache dropped after every commit of the first). A read never sees a write
+ * still in progress (transactions hold the connection until they end), and a read that saw the
+ * writes of a group not yet committed is answered only once that group has committed: if it
+ * fails, the read fails too, so nothing that was not kept is ever shown.
+ *
+ * The statements of requests that arrive together also run together: nothing starts on the
+ * connection until the turn's I/O is handled (setImmediate); then the turn's lone reads run one
+ * after another as one batch, each with its own answer, and its lone writes and transactions
+ * one after another. Each still sees every write answered before it was sent. Under load this
+ * keeps SQLite's code and pages warm from one statement to the next instead of cold after each
+ * request's other work, where a small statement costs several times its own time in server CPU
+ * (BENCHMARKS.md, "HTTP hot paths": reads by id, later pages, PATCH and create). A lone request
+ * pays one setImmediate hop, and measured no slower for it.
+ */
+export class GroupCommitDriver implements Driver, ConnectionDriver {
   readonly #writer: Database;
   readonly #write: (sql: string) => Statement;
   readonly #lock = new Lock();
@@ -119,7 +74,7 @@ class GroupCommitDriver implements Driver {
 
   constructor(writer: Database) {
     this.#writer = writer;
-    this.#write = statements(writer);
+    this.#write = statementsOf(writer);
     // Waiting for another connection's write lock is #begin's, without blocking the event loop.
     writer.pragma('busy_timeout = 0');
   }
@@ -371,70 +326,3 @@ class GroupCommitDriver implements Driver {
 /** The name is quoted as an identifier. */
 const savepointCommand = (command: 'savepoint' | 'rollback to' | 'release', name: string) =>
   CompiledQuery.raw(`${command} "${name.replace(/"/g, '""')}"`);
-
-/** One use of the database by Kysely: a transaction (holding the connection) or lone statements. */
-class Connection implements DatabaseConnection {
-  readonly #driver: GroupCommitDriver;
-  /** Set while this use holds the connection for a transaction. */
-  release: (() => void) | undefined;
-
-  constructor(driver: GroupCommitDriver) {
-    this.#driver = driver;
-  }
-
-  end(): void {
-    const release = this.release;
-    this.release = undefined;
-    release?.();
-  }
-
-  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return (this.release ? this.#driver.inTransaction(query) : await this.#driver.alone(query)) as QueryResult<R>;
-  }
-
-  async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    yield (await this.executeQuery<R>(query));
-  }
-}
-
-/** SQLite through Kysely (better-sqlite3), with group commit. */
-export class GroupCommitSqliteDialect extends SqliteDialect {
-  readonly #driver: GroupCommitDriver;
-  constructor(database: Database) {
-    super({ database });
-    this.#driver = new GroupCommitDriver(database);
-  }
-  override createDriver(): Driver {
-    return this.#driver;
-  }
-  stats(): GroupCommitStats {
-    return this.#driver.stats();
-  }
-  /** Runs a compiled statement outside any transaction, as a lone statement through Kysely would run. */
-  alone(query: CompiledQuery): Promise<QueryResult<unknown>> {
-    return this.#driver.alone(query);
-  }
-}
-
-/**
- * Kysely on a group-commit database whose `executeQuery` of a compiled query (the engine's
- * prepared statements) goes straight to the driver's lone-statement path: the same locking and
- * group membership as through Kysely, without its connection machinery (ten async steps
- * a statement: ~6 us on a slow machine, against ~1 us for a small indexed SELECT). Only where
- * Kysely would do nothing more: no plugins (nothing to transform the result), not in a
- * transaction (a Transaction is Kysely's own class, whose statements hold the connection).
- */
-export class GroupCommitKysely extends Kysely<any> {
-  readonly #dialect: GroupCommitSqliteDialect;
-  readonly #direct: boolean;
-  constructor(dialect: GroupCommitSqliteDialect) {
-    super({ dialect });
-    this.#dialect = dialect;
-    this.#direct = this.getExecutor().plugins.length === 0;
-  }
-  override executeQuery<R>(query: Parameters<Kysely<any>['executeQuery']>[0], queryId?: Parameters<Kysely<any>['executeQuery']>[1]): Promise<QueryResult<R>> {
-    if (this.#direct && queryId === undefined && 'sql' in query)
-      return this.#dialect.alone(query) as Promise<QueryResult<R>>;
-    return super.executeQuery<R>(query as CompiledQuery<R>, queryId);
-  }
-}

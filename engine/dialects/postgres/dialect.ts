@@ -1,8 +1,12 @@
-import { sql, type ColumnDataType, type Expression, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import type { FieldKind } from '../define.ts';
-import type { Dialect, TenantDb } from './types.ts';
-import { readPostgresTable } from './postgres-live-schema.ts';
-import { dateString, integerNumber, timestampString } from './values.ts';
+import { sql, type ColumnDataType, type Expression, type RawBuilder } from 'kysely';
+import type { FieldKind } from '../../define.ts';
+import { tableRef } from '../table-ref.ts';
+import type { Dialect, TenantDb } from '../types.ts';
+import { dateString, integerNumber, timestampString } from '../values.ts';
+import { inOrder } from './in-order.ts';
+import { postgresMigrationSteps } from './migration-steps.ts';
+import { postgresSnapshots } from './snapshot-store.ts';
+import { readPostgresTable } from './live-schema.ts';
 
 // Strings use the C collation: code point order, as SQLite's default BINARY.
 const TYPES: Record<FieldKind, ColumnDataType | RawBuilder<unknown>> = {
@@ -25,16 +29,7 @@ function jsonValue(kind: FieldKind, column: Expression<unknown>): RawBuilder<str
   }
 }
 
-/**
- * `value` over the rows of `source`, as a sub-select ordered by `orderBy` (column `v`) that an
- * aggregate reads in its order: PostgreSQL 15 would sort again for an aggregate ORDER BY even
- * when an index scan already gives the order.
- */
-const inOrder = (source: SelectQueryBuilder<any, any, any>, value: Expression<unknown>, orderBy: Expression<unknown>) =>
-  sql`(${source.select(sql`${value}`.as('v')).orderBy(orderBy as any)}) as s`;
-
 export const postgresDialect: Dialect = {
-  name: 'postgres',
   columnType: (kind) => TYPES[kind],
   idColumn: { type: 'bigint', identity: true, autoIncrement: false },
   async columns(t: TenantDb, table: string) {
@@ -58,6 +53,8 @@ export const postgresDialect: Dialect = {
   async lockForMigration(trx, key) {
     await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
   },
+  migrationSteps: postgresMigrationSteps,
+  bindSchema: (db, schema) => db.withSchema(schema),
   // As on SQLite: an ordered sub-select feeds the aggregate in its order.
   concatInOrder: (source, value, orderBy) => sql<string>`(select coalesce(string_agg(v, ''), '') from ${inOrder(source, sql`cast(${value} as text)`, orderBy)})`,
   // Concatenated rather than json_build_object, which writes `"name" : value` with spaces: the
@@ -68,26 +65,13 @@ export const postgresDialect: Dialect = {
       sql` || `,
     )} || '}')`,
   idsOfJson: (json) => sql`(select cast(e.value as bigint) as id, e.ord from json_array_elements_text(cast(${json} as json)) with ordinality as e (value, ord))`,
-  // Ids as an array of bigint: array_agg takes them as they are, where string_agg first writes
-  // each as text (a million ids, psql: 94 against 141 ms, the index scan alone 70); a page read
-  // writes only its chunk's ids as text. Slices of an array without NULLs are found by offset.
-  chunkIds: {
-    cutIn: 'database',
-    columnType: sql`bigint[]`,
-    pack: (source, value, orderBy) => sql`(select coalesce(array_agg(v), '{}') from ${inOrder(source, value, orderBy)})`,
-    count: (ids) => sql<number>`cardinality(${ids})`,
-    slice: (ids, from, count) => sql`${ids}[${from} + 1 : ${from} + ${count}]`,
-    at: (ids, at) => sql<number>`${ids}[${at} + 1]`,
-    text: (ids) => sql<string>`array_to_string(${ids}, '')`,
-    fromText: (text, width) =>
-      sql`cast(string_to_array(rtrim(regexp_replace(${text}, '(.{' || ${width} || '})', '\\1,', 'g'), ','), ',') as bigint[])`,
-  },
-  opaqueValues: (condition) => condition,
-  unloggedTables: true,
-  compressesLongRows: true,
+  snapshots: postgresSnapshots,
   indexesHoldId: false,
-  async afterBulkLoad(t, tables) {
-    // VACUUM runs outside any transaction: `t.db` must be the pool, not a transaction.
-    for (const table of tables) await sql`vacuum (analyze) ${t.schema === undefined ? sql.table(table) : sql.id(t.schema, table)}`.execute(t.db);
+  bulkLoad: {
+    rowsPerTransaction: 1000,
+    async after(t, tables) {
+      // VACUUM runs outside any transaction: `t.db` must be the pool, not a transaction.
+      for (const table of tables) await sql`vacuum (analyze) ${tableRef(t, table)}`.execute(t.db);
+    },
   },
 };

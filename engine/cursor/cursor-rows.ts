@@ -1,0 +1,98 @@
+import { sql, type AliasedExpression, type Expression, type SqlBool } from 'kysely';
+import { compiledOnce } from '../compiled-queries.ts';
+import type { TenantDb } from '../dialects/types.ts';
+import type { CanonicalQuery } from '../query/canonical.ts';
+import { idsPerChunkSql } from './layout.ts';
+import type { CursorMeta, CursorRead } from './snapshot-store.ts';
+
+/**
+ * The cursor table's statements that every database writes alike: a snapshot store
+ * (SnapshotStore) builds its own on them, or takes them as they are.
+ */
+export const CURSOR_TABLE = 'mrs_cursors';
+
+const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at'] as const;
+
+/** A head row as the cursor's metadata. */
+const toMeta = (r: Record<string, any>): CursorMeta => ({
+  collection: r.collection,
+  scope: r.scope,
+  owner: r.owner,
+  total: Number(r.total),
+  width: Number(r.width),
+  query: JSON.parse(r.query) as CanonicalQuery,
+  expiresAt: Number(r.expires_at),
+  limit: Number(r.page_size),
+});
+
+/** How a database's page read writes two things: the chunk as packed text, and its conditions. */
+export interface PageReadForm {
+  /** The chunk as layout.ts's packed text, whatever the column holds, as `ids`. */
+  readonly ids: AliasedExpression<string, 'ids'>;
+  /** A condition as the database's hot statements write it. */
+  readonly condition: (c: Expression<SqlBool>) => Expression<SqlBool>;
+}
+
+/**
+ * One read for any page: the cursor's head row (metadata) and the chunk rows holding the page,
+ * whose range is computed in SQL from the cursor's own page size. Undefined: no such cursor.
+ */
+export function pageReader(form: () => PageReadForm) {
+  const pageRows = compiledOnce<[string, number], Record<string, any>>((db, id, page) => {
+    const { ids, condition } = form();
+    // Two primary-key lookups in one statement: the head row, and the range of chunk rows the page
+    // needs, bounded by the cursor's own page size (an OR of both would scan every chunk row).
+    const head = db.selectFrom(CURSOR_TABLE).where('id', '=', id).where('chunk', '=', 0);
+    const pageSize = head.select('page_size');
+    const perChunk = head.select(sql.raw(idsPerChunkSql('width')).as('n'));
+    const p = sql`cast(${page} as integer)`;
+    const first = sql<number>`((${p} - 1) * (${pageSize})) / (${perChunk})`;
+    const last = sql<number>`(${p} * (${pageSize}) - 1) / (${perChunk})`;
+    return db
+      .selectFrom(CURSOR_TABLE)
+      .select([...META, 'page_size', sql<string | null>`null`.as('ids')])
+      .where((eb) => condition(eb.and([eb('id', '=', id), eb('chunk', '=', 0)])))
+      .unionAll(
+        db
+          .selectFrom(CURSOR_TABLE)
+          .select([...META, 'page_size', ids])
+          .where((eb) => condition(eb.and([eb('id', '=', id), eb('chunk', '>=', first), eb('chunk', '<=', last)]))),
+      )
+      .compile();
+  });
+  return async (t: TenantDb, id: string, page: number): Promise<CursorRead | undefined> => {
+    const { rows } = await pageRows(t.db, id, page);
+    const head = rows.find((r) => Number(r.chunk) === 0);
+    if (!head) return undefined;
+    const chunks = new Map<number, string>();
+    for (const r of rows) if (r.ids !== null) chunks.set(Number(r.chunk), r.ids);
+    return { meta: toMeta(head), chunks };
+  };
+}
+
+const touchHead = compiledOnce<[number, string]>((db, expiresAt, id) =>
+  db.updateTable(CURSOR_TABLE).set({ expires_at: expiresAt }).where('id', '=', id).where('chunk', '=', 0).compile(),
+);
+
+/** Moves the expiry on the head row, the one every read checks. */
+export async function touchCursor(t: TenantDb, id: string, expiresAt: number): Promise<void> {
+  await touchHead(t.db, expiresAt, id);
+}
+
+export async function deleteCursor(t: TenantDb, id: string): Promise<void> {
+  await t.db.deleteFrom(CURSOR_TABLE).where('id', '=', id).execute();
+}
+
+/**
+ * Expired cursors removed per statement. A sweep of every expired cursor at once could delete
+ * hundreds of thousands of rows in one statement under constant traffic (a long pause on SQLite,
+ * where nothing else runs meanwhile: BENCHMARKS.md); a batch is a few milliseconds.
+ */
+export const SWEEP_BATCH = 256;
+
+/** Removes up to `limit` expired cursors, every row of each; returns the rows removed. */
+export async function sweepCursors(t: TenantDb, now: number, limit = SWEEP_BATCH): Promise<number> {
+  const expired = t.db.selectFrom(CURSOR_TABLE).select('id').where('chunk', '=', 0).where('expires_at', '<', now).limit(limit);
+  const result = await t.db.deleteFrom(CURSOR_TABLE).where('id', 'in', expired).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,75 @@
+import type { Expression, SqlBool } from 'kysely';
+import type { TenantDb } from '../dialects/types.ts';
+import type { CanonicalQuery } from '../query/canonical.ts';
+import type { Reserved } from '../query/reserved.ts';
+
+/**
+ * Where a database keeps cursor snapshots: each database has its own (engine/dialects/<db>/
+ * snapshot-store.ts), owning its SQL whole; the lifecycle around it (TTL, binding, follow-up
+ * checks, the process cache) is the same for all (index.ts).
+ */
+export interface SnapshotStore {
+  /** Snapshots a search's ordered ids into a new cursor and answers the requested page. */
+  create(t: TenantDb, args: SnapshotArgs): Promise<Snapshot>;
+  /** A cursor's metadata and the chunk rows holding page `page`; undefined: no such cursor. */
+  readPage(t: TenantDb, id: string, page: number): Promise<CursorRead | undefined>;
+  /** Moves a cursor's expiry. */
+  touch(t: TenantDb, id: string, expiresAt: number): Promise<void>;
+  delete(t: TenantDb, id: string): Promise<void>;
+  /** Removes up to `limit` expired cursors, every row of each; returns the rows removed. */
+  sweep(t: TenantDb, now: number, limit?: number): Promise<number>;
+}
+
+/** What binds a cursor: only the same collection, parent and user may use it. */
+export interface CursorBinding {
+  readonly collection: string;
+  /** `''` for top-level lists, `parent/id` for child lists. */
+  readonly scope: string;
+  /** `''` when authentication is off. */
+  readonly owner: string;
+}
+
+export interface CursorMeta extends CursorBinding {
+  readonly total: number;
+  readonly limit: number;
+  readonly width: number;
+  readonly query: CanonicalQuery;
+  readonly expiresAt: number;
+}
+
+export interface CursorRead {
+  readonly meta: CursorMeta;
+  /** Chunk number -> packed ids, for the chunks asked for. */
+  readonly chunks: Map<number, string>;
+}
+
+export interface SnapshotArgs {
+  id: string;
+  table: string;
+  where: (eb: any) => Expression<SqlBool>;
+  order: Reserved['order'];
+  binding: CursorBinding;
+  query: CanonicalQuery;
+  expiresAt: number;
+  /** Positions [start, end) of the page to answer with. */
+  start: number;
+  end: number;
+  /** Determines the search completely (collection, scope, filters with their values, order, deleted). */
+  searchKey: string;
+  /**
+   * A row of `table` (or of `alias`) as its record's JSON text: a snapshot may read the page's
+   * records as JSON in its own statement (PageRecords).
+   */
+  recordJson: (alias?: string) => Expression<string>;
+}
+
+/**
+ * The records of a page [start, end), in snapshot order: as a JSON array's text where the
+ * statement that read the ids read them too (one round trip less), else the ids to read them by.
+ */
+export type PageRecords = { readonly json: string } | { readonly ids: readonly number[] };
+
+export interface Snapshot {
+  readonly total: number;
+  readonly records: PageRecords;
+}

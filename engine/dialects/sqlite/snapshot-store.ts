@@ -1,0 +1,183 @@
+import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
+import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
+import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
+import { chunksOf, idsAscend, idsAt, idsPerChunk, widthFor } from '../../cursor/layout.ts';
+import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, widthCte } from '../../cursor/snapshot-sql.ts';
+import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
+import { Lru } from '../../lru.ts';
+import { orderBySql } from '../order-by.ts';
+import type { TenantDb } from '../types.ts';
+import { opaqueValues } from './opaque-values.ts';
+
+/**
+ * SQLite's snapshots. One SELECT packs the ids (layout.ts) in one ordered pass and brings the
+ * packed text back; the application cuts it into chunk rows, which go in with one INSERT (a
+ * transaction of several for very large snapshots): in-process, that costs a string copy, and
+ * the INSERT is cheaper than slicing in SQL. The head row alone carries the query, the only
+ * metadata too large to repeat. Conditions are written as opaqueValues writes them.
+ */
+export const sqliteSnapshots: SnapshotStore = {
+  create: (t, args) => snapshot(t, args),
+  readPage: pageReader(() => ({ ids: sql.ref<string>('ids').as('ids'), condition: opaqueValues })),
+  touch: touchCursor,
+  delete: deleteCursor,
+  sweep: sweepCursors,
+};
+
+/** The search's condition as the snapshot statement writes it. */
+const whereOf = (args: SnapshotArgs) => (eb: any) => opaqueValues(args.where(eb));
+
+/**
+ * Whether the search reads every row of the table (or every live one) in ascending id order: it
+ * may then pack them from a plain scan of the table. A child list is not one, even without
+ * filters: its parent link is a condition, which an index serves.
+ */
+export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order' | 'binding'>) =>
+  args.binding.scope === '' && Object.keys(args.query.filters).length === 0 && args.order.field === 'id' && args.order.direction === 'asc';
+
+/**
+ * How a search's ids are packed: `scan` a plain scan of the table (readsTableInIdOrder), `plan`
+ * the planner's plan fed straight to the aggregate (any other search in ascending id order),
+ * `ordered` an ordered sub-select (the rest, and any search whose plan did not give id order).
+ * Scan and plan are checked, and packed again ordered when they are not ascending.
+ */
+export type Packing = 'scan' | 'plan' | 'ordered';
+
+/** The searches whose plan gave ids out of order (a range or IN lookup): packed ordered at once. */
+const outOfOrderPlans = new Lru<true>(500);
+
+/** How this search packs first (see Packing). */
+function packingOf(args: SnapshotArgs): Packing {
+  if (args.order.field !== 'id' || args.order.direction !== 'asc') return 'ordered';
+  if (readsTableInIdOrder(args)) return 'scan';
+  return outOfOrderPlans.get(args.searchKey) ? 'ordered' : 'plan';
+}
+
+/**
+ * Whether a packing came back in ascending id order. A scan reads in one direction, so its first
+ * two ids tell; a plan may run through several ranges of an index, so every id is compared.
+ */
+const inIdOrder = (packing: Packing, packed: string, width: number) =>
+  idsAscend(packing === 'plan' ? packed : packed.slice(0, 2 * width), width);
+
+/**
+ * The concatenation of `value` over the rows of `table` matching `where`, in the order SQLite
+ * reads them: fed straight to the aggregate, rows skip the ordered sub-select's co-routine. A
+ * table scan without an index (NOT INDEXED, when `scan`) visits rows in rowid order, which `id`
+ * is. The planner's own plan gives id order too when it looks up equal values in an index (whose
+ * entries end with the rowid). Neither order is one SQL promises (a range or IN lookup, PRAGMA
+ * reverse_unordered_selects): the caller checks the order it got. BENCHMARKS.md has the figures.
+ */
+const concatInIdOrder = (table: string, where: Expression<SqlBool>, value: Expression<unknown>, scan: boolean) =>
+  sql<string>`(select coalesce(group_concat(${value}, ''), '') from ${sql.table(table)}${sql.raw(scan ? ' not indexed' : '')} where ${where})`;
+
+/**
+ * The packed ids, as `packing` says. Each id is offset by the width's base (layout.ts): the `w`
+ * CTE's, or `width`'s as a literal, which spares SQLite a scalar sub-query per row (and fresh
+ * memory for its text each time).
+ */
+function packedIds(t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered', width?: number) {
+  const where = whereOf(args);
+  const value = idValue(width);
+  if (packing !== 'ordered') return concatInIdOrder(args.table, where(expressionBuilder()), value, packing === 'scan');
+  return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
+}
+
+/**
+ * The SELECT that packs a search's ids at `width`. It also gives the width the table's ids need
+ * as it reads them: packed ids are only good when the two agree. Without `width`, at the width
+ * it reads (slower: see packedIds).
+ */
+export const packStatement = (t: TenantDb, args: SnapshotArgs, packing: Packing, width?: number, pageEnd?: number) =>
+  sql<{ width: number; packed: string | null; page: string | null }>`with ${widthCte(t, args.table)}
+    select (select w.width from w) as width, ${packedIds(t, args, packing, width)} as packed,
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page`.compile(t.db);
+
+/** The slot of a tenant's state (TenantState) holding the width each table's ids were last packed at: the next search's first guess. */
+const LAST_WIDTHS = {};
+
+const widthsOf = (t: TenantDb) => t.state.get(LAST_WIDTHS, () => new Map<string, number>());
+
+const largestId = compiledFamily<[], { m: number | null }>((table, db) => largestIdQuery(db, table).compile());
+
+async function widthGuess(t: TenantDb, table: string): Promise<number> {
+  const widths = widthsOf(t);
+  let width = widths.get(table);
+  if (width === undefined) widths.set(table, (width = widthFor(Number((await largestId(table, t.db)).rows[0]?.m ?? 0))));
+  return width;
+}
+
+/** Chunk rows per INSERT: 11 parameters a row stays far below SQLite's limit. */
+const ROWS_PER_INSERT = 500;
+
+const CHUNK_COLUMNS = ['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', 'ids'] as const;
+
+/** An INSERT of n chunk rows (the key), compiled once per n. */
+const insertChunks = compiledFamily<unknown[]>((n, db, ...values) => {
+  const rows = [];
+  for (let r = 0; r < Number(n); r++)
+    rows.push(Object.fromEntries(CHUNK_COLUMNS.map((c, i) => [c, values[r * CHUNK_COLUMNS.length + i]])));
+  return db.insertInto(CURSOR_TABLE).values(rows).compile();
+});
+
+/** A search's snapshot statement, compiled once while it stays among the recent ones. */
+const snapshotQueries = compiledByKey(500);
+
+async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  const { db } = t;
+  const withPage = pageOneWithIds(args);
+  /** The packed ids and the width they need, from the statement built for `width` (or none). */
+  const packAt = async (packing: Packing, width?: number) => {
+    const key = `${args.searchKey}\0${width ?? 'w'}\0${packing}${withPage ? `\0${args.end}` : ''}`;
+    const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, packing, width, withPage ? args.end : undefined));
+    return { width: Number(rows[0]!.width), packed: rows[0]!.packed ?? '', page: rows[0]!.page ?? undefined };
+  };
+  const pack = async (how: Packing) => {
+    let width = await widthGuess(t, args.table);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const packing = await packAt(how, width);
+      if (packing.width === width) return packing;
+      // The table's ids outgrew the guess: again at the width they need.
+      widthsOf(t).set(args.table, (width = packing.width));
+    }
+    // Still outgrowing it (ids racing past width boundaries): the offset the statement reads
+    // itself, right by construction.
+    return packAt(how);
+  };
+  const how = packingOf(args);
+  let packing = await pack(how);
+  // A scan's or a plan's order is not one SQL promises: when it is not ascending, the ordered
+  // sub-select packs them again (and packs this search so from now on, when it was the plan's).
+  if (how !== 'ordered' && !inIdOrder(how, packing.packed, packing.width)) {
+    if (how === 'plan') outOfOrderPlans.set(args.searchKey, true);
+    packing = await pack('ordered');
+  }
+  const { width, packed, page } = packing;
+  const total = packed.length / width;
+  const chunkChars = width * idsPerChunk(width);
+  const b = args.binding;
+  const query = JSON.stringify(args.query);
+  const count = Math.max(1, Math.ceil(packed.length / chunkChars));
+  const slice = (chunk: number) => packed.slice(chunk * chunkChars, (chunk + 1) * chunkChars);
+  // Values row after row, in CHUNK_COLUMNS order.
+  const values = (from: number, to: number) => {
+    const out: unknown[] = [];
+    for (let chunk = from; chunk < to; chunk++)
+      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, slice(chunk));
+    return out;
+  };
+  if (count <= ROWS_PER_INSERT) await insertChunks(String(count), db, ...values(0, count));
+  else
+    await db.transaction().execute(async (trx) => {
+      for (let from = 0; from < count; from += ROWS_PER_INSERT) {
+        const to = Math.min(count, from + ROWS_PER_INSERT);
+        await insertChunks(String(to - from), trx, ...values(from, to));
+      }
+    });
+  const span = { start: args.start, end: Math.min(args.end, total) };
+  if (page !== undefined) return { total, records: { json: page } };
+  const { first, last } = chunksOf(span, width);
+  const chunks = new Map<number, string>();
+  for (let c = first; c <= last; c++) chunks.set(c, slice(c));
+  return { total, records: { ids: idsAt(chunks, width, span.start, span.end) } };
+}

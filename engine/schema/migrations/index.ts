@@ -1,0 +1,20 @@
+import type { Migration } from 'kysely';
+import type { TenantDb } from '../../dialects/types.ts';
+import { engineMeta } from './001-engine-meta.ts';
+import { cursors } from './003-cursors.ts';
+import { cursorExpiryHead } from './004-cursor-expiry-head.ts';
+import { cursorRowsUncompressed } from './005-cursor-rows-uncompressed.ts';
+import { cursorIdsArray } from './006-cursor-ids-array.ts';
+
+/**
+ * The engine's own tables in a tenant database, in order (names are sorted by Kysely: keep the
+ * numeric prefix; 002 is the service's, server/migrations/). Every database the engine serves
+ * gets these, embedded ones too.
+ */
+export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
+  '001-engine-meta': engineMeta,
+  '003-cursors': cursors(t),
+  '004-cursor-expiry-head': cursorExpiryHead,
+  '005-cursor-rows-uncompressed': cursorRowsUncompressed(t),
+  '006-cursor-ids-array': cursorIdsArray(t),
+});
