@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.ts';
+import { loadConfig, migrationConfig } from '../config.ts';
 import { createLogger } from '../logging.ts';
 import { listen } from '../node-server.ts';
 import { seedWorkOrders } from '../seed.ts';
@@ -44,7 +44,7 @@ export const COMMANDS: Record<string, Command> = {
         console.error(`migrated ${t}`);
       }
       if (tenants.length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
-    }),
+    }, migrationConfig(loadConfig())),
   ),
   'tenant create': command('tenant create <client_db>', 'Create a tenant with its tables.', {}, ['client_db'], async (_v, [db]) => {
     const clientDb = clientDbArg(db);
