@@ -3,6 +3,13 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 
 /**
+ * A name this connection prepared is unknown to its session, or one it never prepared already
+ * exists: queries are being spread over sessions, which a transaction pooler does.
+ */
+const behindPooler = (e: { message?: string }) =>
+  Object.assign(new Error(`${e.message}: named prepared statements need one server session per connection; behind a transaction pooler such as PgBouncer set PG_PREPARED_STATEMENTS=false`), e);
+
+/**
  * Kysely sends every query unnamed, so PostgreSQL parses and plans it anew each time: for the
  * cursor snapshot that was a third of its cost. Through this pool a statement text that comes
  * back (with parameters: never a multi-command script) runs as a named prepared statement, which
@@ -12,13 +19,6 @@ import type pg from 'pg';
  * process changes the table (a migration adding a column): that connection then prepares the
  * text again under a new name and the query is retried once.
  */
-/**
- * A name this connection prepared is unknown to its session, or one it never prepared already
- * exists: queries are being spread over sessions, which a transaction pooler does.
- */
-const behindPooler = (e: { message?: string }) =>
-  Object.assign(new Error(`${e.message}: named prepared statements need one server session per connection; behind a transaction pooler such as PgBouncer set PG_PREPARED_STATEMENTS=false`), e);
-
 export function namedStatementPool(pool: pg.Pool, max = 500): PostgresPool {
   const seen = new Map<string, string | null>(); // text -> its name, or null when seen once
   const renamed = new WeakMap<pg.PoolClient, Map<string, string>>();
