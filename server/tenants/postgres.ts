@@ -60,7 +60,7 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
   const { db, pool } = openPostgres(url, options);
   const { open, load } = openOnce(async (clientDb) => {
     const schema = schemaOf(clientDb);
-    await db.schema.createSchema(schema).ifNotExists().execute();
+    await db.schema.createSchema(schema).ifNotExists().execute().catch(ignoreRace); // processes starting together
     const t: TenantDb = { key: clientDb, db: db.withSchema(schema), dialect: postgresDialect, schema };
     await migrate(t);
     return t;
