@@ -71,13 +71,25 @@ async function acceptsConnections(url: string, child: ChildProcess, log: string)
  * in a temporary folder; `stop()` ends it and removes the folder.
  */
 export async function startPgBouncer(databaseUrl: string, options: PgBouncerOptions = {}): Promise<PgBouncer> {
+  // The free port can be taken between finding it and PgBouncer binding it: then PgBouncer
+  // exits at once, and a new port is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort(databaseUrl, options);
+    } catch (e) {
+      if (attempt === 3) throw e;
+    }
+  }
+}
+
+async function startOnFreePort(databaseUrl: string, options: PgBouncerOptions): Promise<PgBouncer> {
   const target = new URL(databaseUrl);
   const user = decodeURIComponent(target.username) || 'postgres';
   const dir = mkdtempSync(join(tmpdir(), 'mrs-pgbouncer-'));
   const port = await freePort();
   const log = join(dir, 'pgbouncer.log');
-  const pool = options.poolSize ?? 4;
   writeFileSync(join(dir, 'userlist.txt'), `"${user}" ""\n`);
+  // The README's configuration, but trust auth, every database of the server, and no Unix socket.
   writeFileSync(
     join(dir, 'pgbouncer.ini'),
     [
@@ -86,17 +98,13 @@ export async function startPgBouncer(databaseUrl: string, options: PgBouncerOpti
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
-      `unix_socket_dir =`,
+      'unix_socket_dir =',
       'auth_type = trust',
       `auth_file = ${join(dir, 'userlist.txt')}`,
       'pool_mode = transaction',
-      `default_pool_size = ${pool}`,
-      'min_pool_size = 0',
-      'reserve_pool_size = 0',
+      `default_pool_size = ${options.poolSize ?? 4}`,
       'max_client_conn = 500',
-      'max_db_connections = 0',
       `server_reset_query = ${options.resetQuery ?? ''}`,
-      'server_check_delay = 0',
       'ignore_startup_parameters = extra_float_digits,options',
       `logfile = ${log}`,
       'log_connections = 0',
