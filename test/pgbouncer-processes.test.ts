@@ -34,7 +34,9 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('three server proce
     };
     // Started together on an empty database: each creates and migrates demo.main unless another did.
     const ports = await Promise.all([0, 1, 2].map(() => freePort()));
-    procs.push(...(await Promise.all(ports.map((port) => startProcess(SERVE, { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`)))));
+    const started = await Promise.allSettled(ports.map((port) => startProcess(SERVE, { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`)));
+    for (const s of started) if (s.status === 'fulfilled') procs.push(s.value); // afterAll stops these even when another failed
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
     origins.push(...ports.map((port) => `http://127.0.0.1:${port}`));
   }, 90_000);
   afterAll(async () => {
