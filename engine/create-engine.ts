@@ -132,7 +132,14 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const cursors = { ttlMs: (options.cursorTtlS ?? 900) * 1000, now: options.now ?? Date.now };
   const single = options.db === undefined ? undefined : singleDb(options);
   const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, gatesOf(options));
-  const handle = createMaintenanceHandler({ registry, basePath, resolveCaller, cursors, requireIfMatch: options.requireIfMatch === true });
+  const handle = createMaintenanceHandler({
+    registry,
+    basePath,
+    resolveCaller,
+    cursors,
+    requireIfMatch: options.requireIfMatch === true,
+    idempotency: { ttlMs: (options.idempotencyTtlS ?? 86400) * 1000, now: cursors.now },
+  });
   // Requests being answered, and close()s waiting for them to be done.
   let inFlight = 0;
   const drained: (() => void)[] = [];

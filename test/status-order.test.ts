@@ -147,6 +147,25 @@ describeEachDatabase('the conditional statuses in the order of statuses', (h) =>
   });
 });
 
+describeEachDatabase('the Idempotency-Key checks in the order of statuses', (h) => {
+  const withKey = (key: string, init: { raw?: string; body?: unknown; headers?: Record<string, string> }, path = `${M}/work_orders`) =>
+    h().request('POST', path, { ...init, headers: { ...init.headers, 'idempotency-key': key } });
+
+  it('a malformed key (400) comes after 404 for the parent, 415 and 413, and before 422', async () => {
+    expectProblem(await withKey('has space', { body: { note: 'x' } }, `${M}/work_orders/987654/notes`), 404);
+    expectProblem(await withKey('has space', { raw: '{}', headers: { 'content-type': 'text/plain' } }), 415);
+    expectProblem(await withKey('has space', { raw: HUGE, headers: JSON_HEADERS }), 413);
+    expectProblem(await withKey('has space', { body: { colour: 'red' } }), 400, ['Idempotency-Key']);
+  });
+
+  it('a reused key (422 idempotency-key-reused) comes before 422 for the record', async () => {
+    expect((await withKey('order-1', { body: WORK_ORDER })).status).toBe(201);
+    const r = await withKey('order-1', { body: { colour: 'red' } });
+    expectProblem(r, 422);
+    expect(r.body.type).toMatch(/idempotency-key-reused$/);
+  });
+});
+
 describeEachDatabase(
   '428 in the order of statuses',
   (h) => {

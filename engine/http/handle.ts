@@ -13,6 +13,7 @@ import { versionOf, type ApiRecord } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
+import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
@@ -26,6 +27,7 @@ export interface HandlerDeps {
   readonly cursors: CursorSettings;
   /** PATCH, PUT and DELETE without If-Match are 428 (SPEC 10). */
   readonly requireIfMatch?: boolean;
+  readonly idempotency: IdempotencySettings;
 }
 
 interface Call {
@@ -41,6 +43,7 @@ interface Call {
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
+const PROBLEM_TYPE = { 'content-type': 'application/problem+json' };
 /** Every answer carries the caller's headers (rate-limit state), set when the Response is made. */
 const reply = (call: Call, body: unknown, status = 200, headers?: Record<string, string>) => replyJson(call, JSON.stringify(body), status, headers);
 /** reply, for a body that is JSON text already. */
@@ -89,19 +92,69 @@ function queryError(url: RequestTarget, allowed: readonly string[] = []): Engine
   );
 }
 
-async function body(call: Call, target: 'record' | 'parent' | 'none', ifMatch: { condition?: Condition; error?: EngineError } = {}): Promise<unknown> {
+/** The body; before it, in SPEC 1's order, 404 for the record or parent, 412, 415, 413 and the 400s (query, then headers). */
+async function body(
+  call: Call,
+  target: 'record' | 'parent' | 'none',
+  ifMatch: { condition?: Condition; error?: EngineError } = {},
+  headerError?: EngineError,
+): Promise<unknown> {
   const b = await readJsonBody(call.req);
-  const error = 'error' in b ? b.error : (queryError(call.url) ?? ifMatch.error);
+  const error = 'error' in b ? b.error : (queryError(call.url) ?? ifMatch.error ?? headerError);
   if (target !== 'none') await failAfterExists(call, error, target, ifMatch.condition);
   if (error) throw error;
   return valueOf(b);
 }
 
-/** PUT and PATCH: If-Match, the body, then the write; the answer carries the new ETag. */
-async function update(call: Call, write: typeof patch): Promise<Response> {
+/** A write's answer, as sent and as kept for its Idempotency-Key. */
+const answerOf = (status: number, record: ApiRecord, location?: string): KeptAnswer => ({
+  status,
+  body: JSON.stringify(record),
+  location,
+  etag: versionOf(record) === undefined ? undefined : etagOf(versionOf(record)),
+});
+
+function respond(call: Call, answer: KeptAnswer, replayed = false): Response {
+  const headers = joinHeaders(answer.status >= 400 ? PROBLEM_TYPE : JSON_TYPE, call.headers);
+  if (answer.location !== undefined) headers.location = answer.location;
+  if (answer.etag !== undefined) headers.etag = answer.etag;
+  if (replayed) headers['idempotency-replayed'] = 'true';
+  return new Response(answer.body, { status: answer.status, headers });
+}
+
+/**
+ * POST and PATCH: the body (after the checks before it), then the write; with an
+ * Idempotency-Key, the write runs in the transaction that keeps its answer, or the kept answer
+ * is sent again (engine/idempotency/). A batch would run each operation's `write` inside one
+ * such transaction.
+ */
+async function keyed(
+  call: Call,
+  target: 'record' | 'parent' | 'none',
+  ifMatch: { condition?: Condition; error?: EngineError },
+  write: (ctx: OperationContext, body: unknown) => Promise<KeptAnswer>,
+): Promise<Response> {
+  const key = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
+  const sent = await body(call, target, ifMatch, key instanceof EngineError ? key : undefined);
+  if (key === undefined || key instanceof EngineError) return respond(call, await write(call.ctx, sent));
+  const request = { owner: call.ctx.user ?? '', key, fingerprint: await fingerprintOf(call.req.method, call.url.pathname, sent) };
+  const outcome = await withIdempotencyKey(call.ctx.tenant, call.deps.idempotency, request, (trx) =>
+    write(Object.assign({}, call.ctx, { tenant: Object.assign({}, call.ctx.tenant, { db: trx }) }), sent),
+  );
+  return respond(call, outcome.answer, outcome.replayed);
+}
+
+/** PUT: If-Match, the body, then the write; the answer carries the new ETag. */
+async function replaceResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
-  const record = await write(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
+  const record = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
   return reply(call, record, 200, etagHeader(record));
+}
+
+/** PATCH: as PUT, and an Idempotency-Key may make it safe to retry. */
+async function patchResponse(call: Call): Promise<Response> {
+  const ifMatch = ifMatchOf(call);
+  return keyed(call, 'record', ifMatch, async (ctx, sent) => answerOf(200, await patch(ctx, call.resource, call.id, sent, ifMatch.condition)));
 }
 
 const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
@@ -123,10 +176,10 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
       return new Response(null, { status: 304, headers: joinHeaders(call.headers, etag) });
     return replyJson(call, found.json, 200, etag);
   },
-  create: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'none'))),
-  childCreate: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'parent'), call.parent)),
-  replace: (call) => update(call, replace),
-  patch: (call) => update(call, patch),
+  create: (call) => keyed(call, 'none', {}, async (ctx, sent) => created(call, await create(ctx, call.resource, sent))),
+  childCreate: (call) => keyed(call, 'parent', {}, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
+  replace: replaceResponse,
+  patch: patchResponse,
   softDelete: async (call) => {
     const ifMatch = ifMatchOf(call);
     await failAfterExists(call, queryError(call.url) ?? ifMatch.error, 'record', ifMatch.condition);
@@ -135,10 +188,8 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
   },
 };
 
-function created(call: Call, record: Record<string, unknown>): Response {
-  const location = `${call.deps.basePath}/maintenance/${call.resource.name}/${record.id}`;
-  return reply(call, record, 201, joinHeaders({ location }, etagHeader(record)));
-}
+const created = (call: Call, record: ApiRecord): KeptAnswer =>
+  answerOf(201, record, `${call.deps.basePath}/maintenance/${call.resource.name}/${record.id}`);
 
 async function listResponse(call: Call): Promise<Response> {
   const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
