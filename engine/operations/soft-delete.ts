@@ -1,8 +1,9 @@
 import type { Resource } from '../registry.ts';
 import { nextTimestamp } from '../records.ts';
 import { loadRecord, notFound, type OperationContext } from './context.ts';
+import { appendEvent } from './events.ts';
 
-/** Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One transaction. */
+/** Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One transaction, with its event. */
 export async function softDelete(ctx: OperationContext, resource: Resource, id: number): Promise<void> {
   const { dialect } = ctx.tenant;
   await ctx.tenant.db.transaction().execute(async (trx) => {
@@ -15,5 +16,6 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
       .where('deleted', '=', dialect.encode('boolean', false))
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) throw notFound(resource.name, id);
+    await appendEvent(trx, ctx, resource, 'delete', id, ['deleted']);
   });
 }

@@ -6,12 +6,14 @@ import { checkBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
 import { loadRecord, notFound, type OperationContext } from './context.ts';
+import { appendEvent, changedFields } from './events.ts';
 
 type Mode = 'replace' | 'patch';
 
 /**
  * PUT (`replace`): the body is the whole record, missing optional fields reset to their defaults.
- * PATCH (`patch`): only the fields sent change. Both in one transaction, on live records only.
+ * PATCH (`patch`): only the fields sent change. Both in one transaction with their event, on
+ * live records only.
  */
 async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode): Promise<ApiRecord> {
   return ctx.tenant.db.transaction().execute(async (trx) => {
@@ -27,7 +29,9 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
     const row = toRow(resource, ctx.tenant.dialect, values);
     const updated = await updateRow(trx, resource.name, id, row);
     if (!updated) throw new EngineError('internal', 'The record vanished during the update.');
-    return toRecord(resource, ctx.tenant.dialect, updated);
+    const record = toRecord(resource, ctx.tenant.dialect, updated);
+    await appendEvent(trx, ctx, resource, 'update', id, changedFields(resource, current, record));
+    return record;
   });
 }
 
