@@ -8,12 +8,14 @@ import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableVa
 import { inTransaction, loadRecord, notFound, type OperationContext } from './context.ts';
 import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace } from './precondition.ts';
+import { appendEvent, changedFields } from './events.ts';
 
 type Mode = 'replace' | 'patch';
 
 /**
  * PUT (`replace`): the body is the whole record, missing optional fields reset to their defaults.
- * PATCH (`patch`): only the fields sent change. Both in one transaction, on live records only.
+ * PATCH (`patch`): only the fields sent change. Both in one transaction with their event, on
+ * live records only.
  */
 async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord> {
   return inTransaction(ctx.tenant.db, async (trx) => {
@@ -31,7 +33,9 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
     const updated = await updateRow(trx, resource.name, id, row, expected);
     if (!updated && expected !== undefined) return lostRace(trx, ctx, resource, id);
     if (!updated) throw new EngineError('internal', 'The record vanished during the update.');
-    return toRecord(resource, ctx.tenant.dialect, updated);
+    const record = toRecord(resource, ctx.tenant.dialect, updated);
+    await appendEvent(trx, ctx, resource, 'update', id, changedFields(resource, current, record));
+    return record;
   });
 }
 
