@@ -54,6 +54,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
     eventsRetentionS: config.eventsRetentionS,
+    eventsHeartbeatS: config.eventsHeartbeatS,
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),
@@ -71,6 +72,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     limiters,
     app,
     async close() {
+      // Ends the event streams first: they would otherwise poll the tenants being closed.
+      await engine.close();
       await limiters.close();
       await tenants.close();
     },

@@ -11,7 +11,7 @@ import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
 import { readJsonBody } from './body.ts';
-import { feedRoute } from './feed-route.ts';
+import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
@@ -24,6 +24,7 @@ export interface HandlerDeps {
   readonly resolveCaller: ResolveCaller;
   readonly cursors: CursorSettings;
   readonly feed: FeedSettings;
+  readonly streams: StreamSettings;
 }
 
 interface Call {
