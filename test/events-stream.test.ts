@@ -251,3 +251,15 @@ describe('a stream read through app.request()', () => {
     }
   });
 });
+
+describeEachDatabase('the stream in openapi.json', (h) => {
+  it('declares the text/event-stream answer of the events path, and the document stays valid', async () => {
+    const doc = (await h().request('GET', `${BASE}/openapi.json`, { token: null })).body;
+    const { validate, compileErrors } = await import('@readme/openapi-parser');
+    const result = await validate(structuredClone(doc));
+    expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
+    const stream = doc.paths[`${EVENTS}`].get.responses['200'].content['text/event-stream'];
+    expect(stream.schema.description).toMatch(/Last-Event-ID/);
+    expect(stream.example).toMatch(/^id: \d+\nevent: change\ndata: \{.*\}\n\n/);
+  });
+});
