@@ -36,6 +36,10 @@ interface CommonOptions {
    * comment when it sent nothing for this long, in seconds (default 15).
    */
   readonly eventsHeartbeatS?: number;
+  /** PATCH, PUT and DELETE without an If-Match header answer 428 (default false). */
+  readonly requireIfMatch?: boolean;
+  /** How long the answer to a request with an Idempotency-Key is kept, in seconds (default 86400). */
+  readonly idempotencyTtlS?: number;
   /** The clock, in epoch milliseconds (tests move it). */
   readonly now?: () => number;
   /** Extra Kysely migrations run in every database after the engine's own. */
@@ -142,7 +146,16 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const feed = { retentionMs: (options.eventsRetentionS ?? 604_800) * 1000, now: cursors.now };
   const streams = new OpenStreams();
   const streamSettings = { heartbeatMs: (options.eventsHeartbeatS ?? 15) * 1000, open: streams, onError: options.onUnexpectedError };
-  const handle = createMaintenanceHandler({ registry, basePath, resolveCaller, cursors, feed, streams: streamSettings });
+  const handle = createMaintenanceHandler({
+    registry,
+    basePath,
+    resolveCaller,
+    cursors,
+    requireIfMatch: options.requireIfMatch === true,
+    idempotency: { ttlMs: (options.idempotencyTtlS ?? 86400) * 1000, now: cursors.now },
+    feed,
+    streams: streamSettings,
+  });
   // Requests being answered, and close()s waiting for them to be done.
   let inFlight = 0;
   const drained: (() => void)[] = [];

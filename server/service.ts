@@ -55,6 +55,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     cursorTtlS: config.cursorTtlS,
     eventsRetentionS: config.eventsRetentionS,
     eventsHeartbeatS: config.eventsHeartbeatS,
+    requireIfMatch: config.requireIfMatch,
+    idempotencyTtlS: config.idempotencyTtlS,
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),

@@ -174,7 +174,7 @@ async function chaos(env: Record<string, string>, processes: number, kills: numb
           cuts++;
           cut.abort();
         }, 200 + Math.random() * 1500);
-        const resume = streamer.last > from ? { 'last-event-id': String(streamer.last) } : {};
+        const resume: Record<string, string> = streamer.last > from ? { 'last-event-id': String(streamer.last) } : {};
         try {
           const res = await fetch(`${fleet.origin()}${EVENTS}?$after=${from}`, {
             headers: { ...headers, accept: 'text/event-stream', ...resume },
