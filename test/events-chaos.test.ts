@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { WORK_ORDER } from './support/fixtures.ts';
 import { BASE, M } from './support/harness.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from './support/pg.ts';
+import { pgbouncerAvailable, startPgBouncer } from './support/pgbouncer.ts';
 import { MRS, serveChild } from './support/serve-child.ts';
 import { parseSse } from './support/sse.ts';
 
@@ -16,9 +17,9 @@ import { parseSse } from './support/sse.ts';
  * then follows the feed from the list's X-Change-Seq (from 0 where lists do not answer it) by
  * polling and by SSE with Last-Event-ID rebuilds every record exactly as the database holds it
  * at the end: none missed, none out of order; duplicates (a resumed stream repeating nothing)
- * are counted too. Sizes: `CHAOS_SECONDS` (default 6) per database.
+ * are counted too. Sizes: `CHAOS_SECONDS` (default 4) per database.
  */
-const SECONDS = Number(process.env.CHAOS_SECONDS ?? 6);
+const SECONDS = Number(process.env.CHAOS_SECONDS ?? 4);
 const WRITERS = 4;
 const EVENTS = `${BASE}/events`;
 
@@ -277,6 +278,19 @@ describe('the feed under chaos', () => {
       const db = await freshPostgresDatabase();
       cleanups.push(db.drop);
       const outcome = await chaos({ ...base(), DATABASE_URL: db.url }, 3, 2);
+      expectExact(outcome);
+    },
+    120_000,
+  );
+
+  it.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())(
+    'the same through PgBouncer in transaction mode (the poll, not LISTEN, sees every commit)',
+    async () => {
+      const db = await freshPostgresDatabase();
+      cleanups.push(db.drop);
+      const bouncer = await startPgBouncer(db.url, { poolSize: 4 });
+      cleanups.push(() => bouncer.stop());
+      const outcome = await chaos({ ...base(), DATABASE_URL: bouncer.url, MIGRATE_DATABASE_URL: db.url, PG_PREPARED_STATEMENTS: 'false' }, 3, 2);
       expectExact(outcome);
     },
     120_000,
