@@ -35,7 +35,8 @@ export async function create(
   const linked = withPathLink(body, parent);
   const links = sentLinks(resource, linked.body);
   // Its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
-  // create with nothing to look up first is more than its INSERT alone.
+  // create with nothing to look up first is more than its INSERT alone. The caller's transaction
+  // when there is one (an idempotency key's).
   return inTransaction(ctx.tenant.db, async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
     const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links));

@@ -24,8 +24,10 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
       .where('deleted', '=', dialect.encode('boolean', false));
     if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
     const result = await update.executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) return appendEvent(trx, ctx, resource, 'delete', id, ['deleted']);
-    if (expected !== undefined) await lostRace(trx, ctx, resource, id);
-    throw notFound(resource.name, id);
+    if (Number(result.numUpdatedRows) === 0) {
+      if (expected !== undefined) await lostRace(trx, ctx, resource, id);
+      throw notFound(resource.name, id);
+    }
+    await appendEvent(trx, ctx, resource, 'delete', id, ['deleted']);
   });
 }
