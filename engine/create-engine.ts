@@ -7,6 +7,7 @@ import { problemResponse } from './http/problem.ts';
 import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
 import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenApiOptions } from './openapi/index.ts';
+import { OpenStreams, type EventStreams } from './events/open-streams.ts';
 import { limitCaller, type RateLimiter } from './rate-limit.ts';
 import { createRegistry, type Registry } from './registry.ts';
 import { migrateTenant, planTenant, type TenantPlan } from './schema/index.ts';
@@ -28,12 +29,17 @@ interface CommonOptions {
   readonly basePath?: string;
   /** Cursor lifetime without use, in seconds (default 900). */
   readonly cursorTtlS?: number;
+  /** How long the change feed (`{basePath}/events`) keeps events, in seconds (default 604800: a week). */
+  readonly eventsRetentionS?: number;
+  /**
+   * An event stream (`{basePath}/events` with `Accept: text/event-stream`) sends a keep-alive
+   * comment when it sent nothing for this long, in seconds (default 15).
+   */
+  readonly eventsHeartbeatS?: number;
   /** PATCH, PUT and DELETE without an If-Match header answer 428 (default false). */
   readonly requireIfMatch?: boolean;
   /** How long the answer to a request with an Idempotency-Key is kept, in seconds (default 86400). */
   readonly idempotencyTtlS?: number;
-  /** How long the change feed (`{basePath}/events`) keeps events, in seconds (default 604800: a week). */
-  readonly eventsRetentionS?: number;
   /** The clock, in epoch milliseconds (tests move it). */
   readonly now?: () => number;
   /** Extra Kysely migrations run in every database after the engine's own. */
@@ -110,8 +116,11 @@ export interface Engine {
   migrate(tenant: TenantDb): Promise<void>;
   /** What `migrate` would do to a tenant's resource tables, and what it would refuse; changes nothing. */
   plan(tenant: TenantDb): Promise<TenantPlan>;
+  /** The event streams open now; `endAll()` ends them (a host shutting down, before it waits for its connections). */
+  readonly streams: EventStreams;
   /**
-   * Stops serving (later requests get 503) and waits for the requests in flight. A
+   * Stops serving (later requests get 503), ends the open event streams and waits for the
+   * requests in flight. A
    * single-database engine then destroys its `db` (unless `closeDb: false`); a multi-tenant
    * engine holds no connection, its host closes the tenants.
    */
@@ -135,14 +144,17 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const single = options.db === undefined ? undefined : singleDb(options);
   const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, gatesOf(options));
   const feed = { retentionMs: (options.eventsRetentionS ?? 604_800) * 1000, now: cursors.now };
+  const streams = new OpenStreams();
+  const streamSettings = { heartbeatMs: (options.eventsHeartbeatS ?? 15) * 1000, open: streams, onError: options.onUnexpectedError };
   const handle = createMaintenanceHandler({
     registry,
     basePath,
     resolveCaller,
     cursors,
-    feed,
     requireIfMatch: options.requireIfMatch === true,
     idempotency: { ttlMs: (options.idempotencyTtlS ?? 86400) * 1000, now: cursors.now },
+    feed,
+    streams: streamSettings,
   });
   // Requests being answered, and close()s waiting for them to be done.
   let inFlight = 0;
@@ -181,8 +193,10 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     openApi,
     migrate,
     plan: (tenant) => planTenant(tenant, registry),
+    streams,
     async close() {
       closed = true;
+      streams.endAll();
       if (inFlight > 0) await new Promise<void>((done) => drained.push(done));
       await single?.close();
     },

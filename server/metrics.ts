@@ -13,6 +13,8 @@ export interface Metrics {
 
 export interface MetricsOptions {
   readonly tenants: TenantStore;
+  /** The event streams (`{base}/events` as Server-Sent Events) open now. */
+  readonly streamsOpen?: () => number;
   /** The cursors' clock, in epoch milliseconds. */
   readonly now?: () => number;
 }
@@ -71,6 +73,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers: [registry],
     async collect() {
       this.set((await options.tenants.opened()).length);
+    },
+  });
+  new Gauge({
+    name: 'mrs_events_streams_open',
+    help: 'Event streams (the change feed as Server-Sent Events) this process is serving.',
+    registers: [registry],
+    collect() {
+      this.set(options.streamsOpen?.() ?? 0);
     },
   });
   new Gauge({

@@ -73,8 +73,19 @@ export async function listen(service: Service): Promise<Listening> {
     server,
     port: typeof address === 'object' && address ? address.port : port,
     scheme: tls ? 'https' : 'http',
-    stop: () => (stopped ??= drain(server as HttpServer).then(() => service.close())),
+    stop: () => (stopped ??= stopServing(server as HttpServer, service)),
   };
+}
+
+/**
+ * Event streams are ended at once (their clients reconnect to a server still serving, resuming
+ * from Last-Event-ID), as they would otherwise hold their connections until the grace ran out.
+ */
+async function stopServing(server: HttpServer, service: Service): Promise<void> {
+  const drained = drain(server);
+  service.engine.streams.endAll();
+  await drained;
+  await service.close();
 }
 
 type HttpServer = ServerType & { closeIdleConnections(): void; closeAllConnections(): void };

@@ -53,9 +53,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
     }, () => limiters.keys),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
+    eventsRetentionS: config.eventsRetentionS,
+    eventsHeartbeatS: config.eventsHeartbeatS,
     requireIfMatch: config.requireIfMatch,
     idempotencyTtlS: config.idempotencyTtlS,
-    eventsRetentionS: config.eventsRetentionS,
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),
@@ -73,6 +74,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     limiters,
     app,
     async close() {
+      // Ends the event streams first: they would otherwise poll the tenants being closed.
+      await engine.close();
       await limiters.close();
       await tenants.close();
     },

@@ -16,7 +16,8 @@ export interface FeedQuery {
   readonly ops: readonly EventOp[] | undefined;
 }
 
-const WHOLE = /^\+?\d{1,15}$/;
+/** A whole number from 0, as `$after` and Last-Event-ID take it. */
+export const WHOLE = /^\+?\d{1,15}$/;
 const isOp = (v: string): v is EventOp => (EVENT_OPS as readonly string[]).includes(v);
 
 /**

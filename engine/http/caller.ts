@@ -8,6 +8,11 @@ export interface Caller {
   readonly user?: string | undefined;
   /** Whether the caller may perform an action on a collection. */
   can(collection: string, action: Action): boolean;
+  /**
+   * When the caller's proof (its token) expires, epoch milliseconds: an event stream ends then,
+   * and its client reconnects with a new token. Undefined: it does not expire.
+   */
+  readonly expiresAt?: number | undefined;
   /** Headers for every answer to this caller (e.g. rate-limit state), errors included. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
 }

@@ -9,13 +9,13 @@ import { patch, replace } from '../operations/update.ts';
 import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
+import type { FeedSettings } from '../events/retention.ts';
 import { versionOf, type ApiRecord } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
 import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
-import type { FeedSettings } from '../events/retention.ts';
-import { feedRoute } from './feed-route.ts';
+import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
@@ -31,6 +31,7 @@ export interface HandlerDeps {
   readonly requireIfMatch?: boolean;
   readonly idempotency: IdempotencySettings;
   readonly feed: FeedSettings;
+  readonly streams: StreamSettings;
 }
 
 interface Call {

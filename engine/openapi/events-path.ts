@@ -39,7 +39,7 @@ const queryParameter = (name: string, description: string, schema: Json, repeat 
   ...(repeat ? { style: 'form', explode: true } : {}),
 });
 
-/** `GET {base}/events`: the change feed as JSON pages. */
+/** `GET {base}/events`: the change feed as JSON pages, or streamed (Server-Sent Events). */
 export function eventsPath(registry: Registry): Json {
   const first = [...registry.resources.values()][0];
   const example = first && {
@@ -60,7 +60,8 @@ export function eventsPath(registry: Registry): Json {
       description:
         "The tenant's committed changes in ascending seq, of the collections your roles may read. Start from a list's X-Change-Seq " +
         '(or 0), then ask again with `$after` set to the last seq you got, or to X-Change-Seq when the page was not full. ' +
-        'A position whose events are past retention answers 410 (`events-gone`): list again.',
+        'A position whose events are past retention answers 410 (`events-gone`): list again. ' +
+        'To follow changes as they happen, ask with `Accept: text/event-stream` (Server-Sent Events, resumable with `Last-Event-ID`).',
       parameters: [
         queryParameter('$after', 'Events with a greater seq.', { type: 'integer', minimum: 0, default: 0 }),
         queryParameter('$limit', `Events per page (over ${MAX_EVENTS_LIMIT} served as ${MAX_EVENTS_LIMIT}).`, { type: 'integer', minimum: 1, default: DEFAULT_EVENTS_LIMIT }),
@@ -69,12 +70,24 @@ export function eventsPath(registry: Registry): Json {
       ],
       responses: {
         '200': {
-          description: 'The events, oldest first (a bare array).',
+          description: 'The events, oldest first: a bare array, or with `Accept: text/event-stream` a stream of them.',
           headers: headers(['X-Change-Seq'], true),
           content: {
             'application/json': {
               schema: { type: 'array', items: { $ref: '#/components/schemas/event' } },
               ...(example ? { example: [example] } : {}),
+            },
+            'text/event-stream': {
+              schema: {
+                type: 'string',
+                description:
+                  'Asked for with `Accept: text/event-stream`: the events after `$after` (or `Last-Event-ID`), then each new one ' +
+                  'within a second of its commit, as Server-Sent Events: `id: <seq>`, `event: change`, `data: <the event as one ' +
+                  'line of JSON>` and a blank line; a `: keep-alive` comment when nothing else was sent for a while. The stream ' +
+                  'ends when your token expires: authenticate again and reconnect with the header `Last-Event-ID: <the last id received>` ' +
+                  '(it wins over `$after`; not a whole number: 400).',
+              },
+              ...(example ? { example: `id: ${example.seq}\nevent: change\ndata: ${JSON.stringify(example)}\n\n: keep-alive\n\n` } : {}),
             },
           },
         },

@@ -27,12 +27,13 @@ export function tokenResolver(deps: ResolverDeps) {
   return async (req: Request): Promise<AuthenticatedCaller> => {
     const token = bearerToken(req);
     if (token === null) throw unauthorized(false);
-    const claims = token ? await deps.tokens.verify(token) : undefined;
-    if (!claims) throw unauthorized(true);
+    const checked = token ? await deps.tokens.check(token) : undefined;
+    if (!checked) throw unauthorized(true);
+    const { claims } = checked;
     const tenant = await deps.tenants.get(claims.client_db);
     if (!tenant) throw unauthorized(true);
     const state = await deps.keys.get(tenant, claims.key_id);
     if (!state || state.revoked || state.username !== claims.sub) throw unauthorized(true);
-    return { tenant, user: claims.sub, clientDb: claims.client_db, keyId: claims.key_id, can: state.can };
+    return { tenant, user: claims.sub, clientDb: claims.client_db, keyId: claims.key_id, can: state.can, expiresAt: checked.expMs };
   };
 }

@@ -18,6 +18,14 @@ export interface Tokens {
   sign(claims: TokenClaims): Promise<string>;
   /** The claims of a valid token, or undefined for anything else (bad signature, expired, wrong shape). */
   verify(token: string): Promise<TokenClaims | undefined>;
+  /** verify, with when the token expires (epoch ms): an event stream ends then. */
+  check(token: string): Promise<VerifiedToken | undefined>;
+}
+
+export interface VerifiedToken {
+  readonly claims: TokenClaims;
+  /** The token's `exp`, in epoch milliseconds. */
+  readonly expMs: number;
 }
 
 /** Tokens signed with the secret `loadSecret` gives, read on first use (so commands that never sign never read it). */
@@ -25,7 +33,7 @@ export function createTokens(loadSecret: () => Promise<string>, ttlS: number): T
   let loaded: Promise<Uint8Array> | undefined;
   // A token verified once stays valid until its exp (revocation is the key state's job), so
   // repeat calls skip the signature check: a bounded map of token -> claims and exp.
-  const verified = new Map<string, { claims: TokenClaims; expMs: number }>();
+  const verified = new Map<string, VerifiedToken>();
   const MAX_VERIFIED = 10_000;
   const signingKey = () => {
     if (!loaded) {
@@ -35,8 +43,9 @@ export function createTokens(loadSecret: () => Promise<string>, ttlS: number): T
     }
     return loaded;
   };
-  return {
+  const tokens: Tokens = {
     ttlS,
+    verify: async (token) => (await tokens.check(token))?.claims,
     sign: async (claims) =>
       new SignJWT({ client_db: claims.client_db, key_id: claims.key_id })
         .setProtectedHeader({ alg: TOKEN_ALG, typ: 'JWT' })
@@ -44,10 +53,10 @@ export function createTokens(loadSecret: () => Promise<string>, ttlS: number): T
         .setIssuedAt()
         .setExpirationTime(`${ttlS}s`)
         .sign(await signingKey()),
-    async verify(token) {
+    async check(token) {
       const hit = verified.get(token);
       if (hit) {
-        if (hit.expMs > Date.now()) return hit.claims;
+        if (hit.expMs > Date.now()) return hit;
         verified.delete(token);
         return undefined;
       }
@@ -58,13 +67,14 @@ export function createTokens(loadSecret: () => Promise<string>, ttlS: number): T
         if (typeof sub !== 'string' || !USERNAME.test(sub)) return undefined;
         if (typeof client_db !== 'string' || !CLIENT_DB.test(client_db)) return undefined;
         if (typeof key_id !== 'string' || !KEY_ID.test(key_id)) return undefined;
-        const claims = { sub, client_db, key_id };
+        const checked = { claims: { sub, client_db, key_id }, expMs: payload.exp! * 1000 };
         if (verified.size >= MAX_VERIFIED) verified.delete(verified.keys().next().value!);
-        verified.set(token, { claims, expMs: payload.exp! * 1000 });
-        return claims;
+        verified.set(token, checked);
+        return checked;
       } catch {
         return undefined;
       }
     },
   };
+  return tokens;
 }
