@@ -9,6 +9,7 @@ export const PROBLEMS = {
   'https-required': { status: 403, title: 'HTTPS required' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'invalid-transition': { status: 409, title: 'Transition not allowed' },
   'cursor-gone': { status: 410, title: 'Cursor unknown or expired' },
   'body-too-large': { status: 413, title: 'Body too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { EngineError, valueOf } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, toRecord, toRow, type ApiRecord } from '../records.ts';
@@ -6,6 +7,8 @@ import { checkBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
 import { loadRecord, notFound, type OperationContext } from './context.ts';
+import { statesAsRead } from '../states/guard.ts';
+import { checkTransition } from '../states/transition.ts';
 
 type Mode = 'replace' | 'patch';
 
@@ -15,20 +18,30 @@ type Mode = 'replace' | 'patch';
  */
 async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode): Promise<ApiRecord> {
   return ctx.tenant.db.transaction().execute(async (trx) => {
-    const current = await loadRecord(trx, ctx, resource, id);
-    if (!current) throw notFound(resource.name, id);
-    const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
-    const sent = body as ApiRecord; // checkBody refuses anything but an object
-    const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
-    throwIfAny([...checked.problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);
-    if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
-    const values = writableValues(resource, checked.value as ApiRecord);
-    values.updated = nextTimestamp(current.updated); // values is this call's own object; not a spread (engine/http/headers.ts)
-    const row = toRow(resource, ctx.tenant.dialect, values);
-    const updated = await updateRow(trx, resource.name, id, row);
-    if (!updated) throw new EngineError('internal', 'The record vanished during the update.');
-    return toRecord(resource, ctx.tenant.dialect, updated);
+    // A record moved by another write since it was read is read and checked again (SPEC 11).
+    for (;;) {
+      const written = await updateOnce(trx, ctx, resource, id, body, mode);
+      if (written) return written;
+    }
   });
+}
+
+/** One read, check and write; undefined when the record's states changed since it was read. */
+async function updateOnce(trx: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode): Promise<ApiRecord | undefined> {
+  const current = await loadRecord(trx, ctx, resource, id);
+  if (!current) throw notFound(resource.name, id);
+  const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
+  const sent = body as ApiRecord; // checkBody refuses anything but an object
+  const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
+  throwIfAny([...checked.problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);
+  if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
+  const values = writableValues(resource, checked.value as ApiRecord);
+  const moved = checkTransition(resource, current, Object.assign({}, current, values), ctx);
+  if (moved) throw moved;
+  values.updated = nextTimestamp(current.updated); // values is this call's own object; not a spread (engine/http/headers.ts)
+  const row = toRow(resource, ctx.tenant.dialect, values);
+  const updated = await updateRow(trx, resource.name, id, row, statesAsRead(resource, ctx.tenant.dialect, current));
+  return updated && toRecord(resource, ctx.tenant.dialect, updated);
 }
 
 export const replace = (ctx: OperationContext, resource: Resource, id: number, body: unknown) =>

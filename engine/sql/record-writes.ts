@@ -22,14 +22,30 @@ export async function insertRow(db: Kysely<any>, table: string, row: Record<stri
   return rows[0];
 }
 
-export async function updateRow(db: Kysely<any>, table: string, id: number, row: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+/**
+ * `expected`: column values the row must still hold (a record's states as read), else nothing is
+ * written and undefined is answered.
+ */
+export async function updateRow(
+  db: Kysely<any>,
+  table: string,
+  id: number,
+  row: Record<string, unknown>,
+  expected: Record<string, unknown> = {},
+): Promise<Record<string, unknown> | undefined> {
   const columns = Object.keys(row);
+  const held = Object.keys(expected);
   const { rows } = await writes<Record<string, unknown>>(
     db,
-    `update\0${table}\0${columns.join('\0')}`,
-    (...p) => db.updateTable(table).set(rowOf(columns, p)).where('id', '=', p[columns.length]).returningAll().compile(),
+    `update\0${table}\0${columns.join('\0')}\0\0${held.join('\0')}`,
+    (...p) =>
+      held
+        .reduce((q, c, i) => q.where(c, '=', p[columns.length + 1 + i]), db.updateTable(table).set(rowOf(columns, p)).where('id', '=', p[columns.length]))
+        .returningAll()
+        .compile(),
     ...columns.map((c) => row[c]),
     id,
+    ...held.map((c) => expected[c]),
   );
   return rows[0];
 }
