@@ -53,6 +53,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     }, () => limiters.keys),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
+    requireIfMatch: config.requireIfMatch,
+    idempotencyTtlS: config.idempotencyTtlS,
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),

@@ -6,7 +6,7 @@ import { insertRow } from '../sql/record-writes.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
-import { notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
+import { inTransaction, notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
 
 /** Under a parent path the link comes from the path; a different link in the body is a problem. */
 function withPathLink(body: unknown, parent: ParentScope | undefined): { body: unknown; problems: ProblemItem[] } {
@@ -36,7 +36,7 @@ export async function create(
   // the transaction (a statement is atomic), which spares a transaction's BEGIN and COMMIT (a
   // savepoint and its release under group commit).
   if (!parent && Object.keys(links).length === 0) return insertChecked(ctx.tenant.db, ctx, resource, linked, []);
-  return ctx.tenant.db.transaction().execute(async (trx) => {
+  return inTransaction(ctx.tenant.db, async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
     return insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links));
   });

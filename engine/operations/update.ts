@@ -1,13 +1,15 @@
 import type { Kysely } from 'kysely';
 import { EngineError, valueOf } from '../errors.ts';
 import type { Resource } from '../registry.ts';
-import { nextTimestamp, toRecord, toRow, type ApiRecord } from '../records.ts';
+import { nextTimestamp, toRecord, toRow, versionOf, type ApiRecord } from '../records.ts';
 import { updateRow } from '../sql/record-writes.ts';
 import { checkBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
-import { loadRecord, notFound, type OperationContext } from './context.ts';
-import { statesAsRead } from '../states/guard.ts';
+import { inTransaction, loadRecord, notFound, type OperationContext } from './context.ts';
+import type { Condition } from '../http/conditional.ts';
+import { expectedVersion, lostRace } from './precondition.ts';
+import { stateFields } from '../states/machine.ts';
 import { checkTransition } from '../states/transition.ts';
 
 type Mode = 'replace' | 'patch';
@@ -16,20 +18,21 @@ type Mode = 'replace' | 'patch';
  * PUT (`replace`): the body is the whole record, missing optional fields reset to their defaults.
  * PATCH (`patch`): only the fields sent change. Both in one transaction, on live records only.
  */
-async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode): Promise<ApiRecord> {
-  return ctx.tenant.db.transaction().execute(async (trx) => {
-    // A record moved by another write since it was read is read and checked again (SPEC 11).
+async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord> {
+  return inTransaction(ctx.tenant.db, async (trx) => {
+    // A record with states written by another write since it was read is read and checked again (SPEC 11).
     for (;;) {
-      const written = await updateOnce(trx, ctx, resource, id, body, mode);
+      const written = await updateOnce(trx, ctx, resource, id, body, mode, ifMatch);
       if (written) return written;
     }
   });
 }
 
-/** One read, check and write; undefined when the record's states changed since it was read. */
-async function updateOnce(trx: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode): Promise<ApiRecord | undefined> {
+/** One read, check and write; undefined when a record with states changed since it was read. */
+async function updateOnce(trx: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord | undefined> {
   const current = await loadRecord(trx, ctx, resource, id);
   if (!current) throw notFound(resource.name, id);
+  const expected = expectedVersion(current, ifMatch);
   const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
   const sent = body as ApiRecord; // checkBody refuses anything but an object
   const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
@@ -40,12 +43,16 @@ async function updateOnce(trx: Kysely<any>, ctx: OperationContext, resource: Res
   if (moved) throw moved;
   values.updated = nextTimestamp(current.updated); // values is this call's own object; not a spread (engine/http/headers.ts)
   const row = toRow(resource, ctx.tenant.dialect, values);
-  const updated = await updateRow(trx, resource.name, id, row, statesAsRead(resource, ctx.tenant.dialect, current));
+  // A move is checked against the states as read: the write is a compare-and-set on the version read.
+  const guarded = expected ?? (stateFields(resource).length ? versionOf(current) : undefined);
+  const updated = await updateRow(trx, resource.name, id, row, guarded);
+  if (!updated && expected !== undefined) return lostRace(trx, ctx, resource, id);
+  if (!updated && guarded === undefined) throw new EngineError('internal', 'The record vanished during the update.');
   return updated && toRecord(resource, ctx.tenant.dialect, updated);
 }
 
-export const replace = (ctx: OperationContext, resource: Resource, id: number, body: unknown) =>
-  update(ctx, resource, id, body, 'replace');
+export const replace = (ctx: OperationContext, resource: Resource, id: number, body: unknown, ifMatch?: Condition) =>
+  update(ctx, resource, id, body, 'replace', ifMatch);
 
-export const patch = (ctx: OperationContext, resource: Resource, id: number, body: unknown) =>
-  update(ctx, resource, id, body, 'patch');
+export const patch = (ctx: OperationContext, resource: Resource, id: number, body: unknown, ifMatch?: Condition) =>
+  update(ctx, resource, id, body, 'patch', ifMatch);

@@ -5,6 +5,7 @@ import { cursors } from './003-cursors.ts';
 import { cursorExpiryHead } from './004-cursor-expiry-head.ts';
 import { cursorRowsUncompressed } from './005-cursor-rows-uncompressed.ts';
 import { cursorIdsArray } from './006-cursor-ids-array.ts';
+import { idempotencyKeys } from './009-idempotency-keys.ts';
 
 /**
  * The engine's own tables in a tenant database, in order (names are sorted by Kysely: keep the
@@ -17,4 +18,5 @@ export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
   '004-cursor-expiry-head': cursorExpiryHead,
   '005-cursor-rows-uncompressed': cursorRowsUncompressed(t),
   '006-cursor-ids-array': cursorIdsArray(t),
+  '009-idempotency-keys': idempotencyKeys,
 });
