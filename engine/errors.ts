@@ -12,6 +12,7 @@ export const PROBLEMS = {
   'invalid-transition': { status: 409, title: 'Transition not allowed' },
   'idempotency-key-in-flight': { status: 409, title: 'A request with this Idempotency-Key is still being carried out' },
   'cursor-gone': { status: 410, title: 'Cursor unknown or expired' },
+  'events-gone': { status: 410, title: 'Events past retention' },
   'body-too-large': { status: 413, title: 'Body too large' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },

@@ -55,6 +55,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     cursorTtlS: config.cursorTtlS,
     requireIfMatch: config.requireIfMatch,
     idempotencyTtlS: config.idempotencyTtlS,
+    eventsRetentionS: config.eventsRetentionS,
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),

@@ -6,7 +6,7 @@ import serviceRequests from '../resources/service-requests.ts';
 import workOrders from '../resources/work-orders.ts';
 import { makeRole } from './support/auth.ts';
 import { expectProblem } from './support/fixtures.ts';
-import { describeEachDatabase, M } from './support/harness.ts';
+import { BASE, describeEachDatabase, M } from './support/harness.ts';
 
 const I = `${M}/inspections`;
 
@@ -97,6 +97,19 @@ describeEachDatabase(
       const reader = h().as((await h().login({ username: 'rita', roles: ['inspector'] })).token);
       // Not allowed to enter and (were it allowed) a required field unset: 403 first.
       expectProblem(await reader.patch(`${I}/${id}`, { status: 'signed_off' }), 403, ['status']);
+    });
+
+    it('the events of a move carry changed with the field, so a feed consumer can follow the states', async () => {
+      const { id } = await make({ inspector: 'ana' });
+      const start = Number((await h().get(`${BASE}/events`)).headers.get('x-change-seq'));
+      await move(id, 'in_progress');
+      expectProblem(await h().patch(`${I}/${id}`, { status: 'signed_off' }), 409);
+      await h().put(`${I}/${id}`, { site: 'plant 1', inspector: 'ana', findings: 'fine', status: 'done' });
+      const events = (await h().get(`${BASE}/events?$after=${start}&collection=inspections`)).body as any[];
+      expect(events.map((e) => [e.op, e.changed, e.record.status])).toEqual([
+        ['update', ['status'], 'in_progress'],
+        ['update', ['findings', 'status'], 'done'],
+      ]);
     });
 
     it('the shipped resources keep status free', async () => {

@@ -1,5 +1,6 @@
 import type { ColumnDataType, CreateTableBuilder, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { SnapshotStore } from '../cursor/snapshot-store.ts';
+import type { EventLog } from '../events/event-log.ts';
 import type { FieldKind } from '../define.ts';
 import type { ReadLiveTable } from './live-schema.ts';
 import type { TenantState } from '../tenant-state.ts';
@@ -84,6 +85,8 @@ export interface Dialect {
   idsOfJson(json: Expression<string>): RawBuilder<unknown>;
   /** Where cursors keep their snapshots (cursor/snapshot-store.ts). */
   readonly snapshots: SnapshotStore;
+  /** Where the tenant's change feed is kept (events/event-log.ts). */
+  readonly events: EventLog;
   /**
    * Whether every index entry carries the row's `id`: SQLite's do (the rowid, which `id` is);
    * PostgreSQL's point at the row's place in the table instead, so an index that must give a

@@ -14,6 +14,8 @@ import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
 import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
+import type { FeedSettings } from '../events/retention.ts';
+import { feedRoute } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
@@ -28,6 +30,7 @@ export interface HandlerDeps {
   /** PATCH, PUT and DELETE without If-Match are 428 (SPEC 10). */
   readonly requireIfMatch?: boolean;
   readonly idempotency: IdempotencySettings;
+  readonly feed: FeedSettings;
 }
 
 interface Call {
@@ -201,11 +204,17 @@ async function listResponse(call: Call): Promise<Response> {
   return replyJson(call, page.json, 200, listHeaders(call.url.pathname, page));
 }
 
-/** Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation. */
+/**
+ * Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation; and
+ * `{base}/events`, the change feed, behind the same caller resolution.
+ */
 export function createMaintenanceHandler(deps: HandlerDeps) {
   const prefix = `${deps.basePath}/maintenance`;
+  const feedPath = `${deps.basePath}/events`;
+  const feed = feedRoute(deps);
   const dispatch = async (req: Request, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     const url = targetOf(req);
+    if (url.pathname === feedPath) return feed(req, url, caller, headers);
     const rest = url.pathname.slice(prefix.length);
     const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
     const match = matchPath(deps.registry, segments.map(safeDecode));

@@ -10,6 +10,7 @@ export const HEADERS = {
   'X-Request-Id': stringHeader('The request id: the one sent (when it is 1 to 128 of A-Z a-z 0-9 . _ : -) or a new one; it names the request in the logs.'),
   'X-Cursor': stringHeader('The cursor of this list: send it back as $cursor to read other pages of the same snapshot.'),
   'X-Total': integerHeader('The number of records in the snapshot.'),
+  'X-Change-Seq': integerHeader("The highest seq of the tenant's change feed that this answer reflects: follow the feed from it with GET /events?$after=."),
   Link: stringHeader('rel="first", "prev", "next", "last" links, each a path with $cursor and $page only (a literal $); absent when nothing matched.'),
   'X-RateLimit-Limit': integerHeader('Calls allowed per window.'),
   'X-RateLimit-Remaining': integerHeader('Calls left in the window (0 on a 429).'),
@@ -68,7 +69,7 @@ const ERRORS: Record<ErrorStatus, { name: string; description: string; headers: 
     description: 'A request with this Idempotency-Key is still being carried out (type ending idempotency-key-in-flight): retry it later.',
     headers: ['Retry-After'],
   },
-  410: { name: 'Gone', description: 'Unknown or expired cursor.', headers: [] },
+  410: { name: 'Gone', description: 'Unknown or expired cursor; on the change feed, a position past retention (events-gone).', headers: [] },
   412: {
     name: 'PreconditionFailed',
     description: 'No If-Match tag is the record\'s current one (weak tags never are): nothing was written; ETag is the current tag.',

@@ -4,11 +4,12 @@ import { nextTimestamp } from '../records.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { nextVersion } from '../sql/record-writes.ts';
 import { inTransaction, loadRecord, notFound, type OperationContext } from './context.ts';
+import { appendEvent } from './events.ts';
 import { expectedVersion, lostRace } from './precondition.ts';
 
 /**
  * Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One
- * transaction. A delete is a write: it advances the version, under If-Match as a compare-and-set.
+ * transaction, with its event. A delete is a write: it advances the version, under If-Match as a compare-and-set.
  */
 export async function softDelete(ctx: OperationContext, resource: Resource, id: number, ifMatch?: Condition): Promise<void> {
   const { dialect } = ctx.tenant;
@@ -23,8 +24,10 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
       .where('deleted', '=', dialect.encode('boolean', false));
     if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
     const result = await update.executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) return;
-    if (expected !== undefined) await lostRace(trx, ctx, resource, id);
-    throw notFound(resource.name, id);
+    if (Number(result.numUpdatedRows) === 0) {
+      if (expected !== undefined) await lostRace(trx, ctx, resource, id);
+      throw notFound(resource.name, id);
+    }
+    await appendEvent(trx, ctx, resource, 'delete', id, ['deleted']);
   });
 }

@@ -11,12 +11,14 @@ import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace } from './precondition.ts';
 import { stateFields } from '../states/machine.ts';
 import { checkTransition } from '../states/transition.ts';
+import { appendEvent, changedFields } from './events.ts';
 
 type Mode = 'replace' | 'patch';
 
 /**
  * PUT (`replace`): the body is the whole record, missing optional fields reset to their defaults.
- * PATCH (`patch`): only the fields sent change. Both in one transaction, on live records only.
+ * PATCH (`patch`): only the fields sent change. Both in one transaction with their event, on
+ * live records only.
  */
 async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord> {
   return inTransaction(ctx.tenant.db, async (trx) => {
@@ -48,7 +50,10 @@ async function updateOnce(trx: Kysely<any>, ctx: OperationContext, resource: Res
   const updated = await updateRow(trx, resource.name, id, row, guarded);
   if (!updated && expected !== undefined) return lostRace(trx, ctx, resource, id);
   if (!updated && guarded === undefined) throw new EngineError('internal', 'The record vanished during the update.');
-  return updated && toRecord(resource, ctx.tenant.dialect, updated);
+  if (!updated) return undefined;
+  const record = toRecord(resource, ctx.tenant.dialect, updated);
+  await appendEvent(trx, ctx, resource, 'update', id, changedFields(resource, current, record));
+  return record;
 }
 
 export const replace = (ctx: OperationContext, resource: Resource, id: number, body: unknown, ifMatch?: Condition) =>
