@@ -34,6 +34,22 @@ export interface FieldOptions<K extends FieldKind = FieldKind> {
    * its data (a tenant that never had the old column gets the new one directly).
    */
   renamedFrom?: string;
+  /**
+   * Strings only (SPEC 11): every value the field may hold, each mapped to the values a record may
+   * move to from it. The default is the initial state.
+   */
+  states?: StateMap;
+  /** Strings with `states` only: rules for entering a state (who may, which fields must be set). */
+  enter?: { readonly [state: string]: EnterRule };
+}
+
+/** A state machine: each state and the states a record may move to from it. */
+export type StateMap = { readonly [state: string]: readonly string[] };
+
+/** What entering a state asks: one of these roles, these fields non-null after the move. */
+export interface EnterRule {
+  readonly roles?: readonly string[];
+  readonly requires?: readonly string[];
 }
 
 /** Every option a field builder knows: a missing one fails `tsc`, so the start-time check stays whole. */
@@ -47,6 +63,8 @@ const FIELD_OPTION_NAMES: Record<keyof FieldOptions | 'kind', true> = {
   maxLength: true,
   parent: true,
   renamedFrom: true,
+  states: true,
+  enter: true,
 };
 
 export interface FieldDef<K extends FieldKind = FieldKind> extends FieldOptions<K> {
@@ -59,9 +77,23 @@ export interface FieldDef<K extends FieldKind = FieldKind> extends FieldOptions<
  */
 type Exact<O, Shape> = O & { [P in Exclude<keyof O, keyof Shape>]: never };
 
+/**
+ * With `states`, every state named (a transition's target, the default, an `enter` key) must be
+ * a key of `states`: anything else is typed `never` here and fails `tsc`.
+ */
+type StatesNamed<O> = O extends { states: infer S }
+  ? {
+      states: { [A in keyof S]: readonly (keyof S & string)[] };
+      default?: keyof S & string;
+      enter?: { [E in keyof EnterOf<O>]: E extends keyof S ? EnterRule : never };
+    }
+  : unknown;
+
+type EnterOf<O> = O extends { enter: infer E } ? E : {};
+
 const field =
   <K extends FieldKind>(kind: K) =>
-  <const O extends FieldOptions<K>>(options?: Exact<O, FieldOptions<K>>): FieldDef<K> & O =>
+  <const O extends FieldOptions<K>>(options?: Exact<O, FieldOptions<K>> & StatesNamed<O>): FieldDef<K> & O =>
     ({ ...(options ?? ({} as O)), kind });
 
 export const integer = field('integer');
@@ -100,7 +132,9 @@ export const SYSTEM_FIELDS = {
   deleted: { kind: 'boolean', readOnly: true },
 } as const satisfies Fields;
 
-type ValueOf<D extends FieldDef> = D extends FieldDef<infer K> ? KindValue[K] : never;
+/** The states a field declares, by name (its `StateMap` index signature left out). */
+type StateNames<S> = keyof { [K in keyof S as string extends K ? never : K]: true } & string;
+type ValueOf<D extends FieldDef> = D extends { states: infer S } ? StateNames<S> : D extends FieldDef<infer K> ? KindValue[K] : never;
 type IsNullable<D> = D extends { nullable: true } ? true : false;
 type FieldValue<D extends FieldDef> = IsNullable<D> extends true ? ValueOf<D> | null : ValueOf<D>;
 type Writable<F extends Fields> = { [K in keyof F as F[K] extends { readOnly: true } ? never : K]: F[K] };
@@ -110,7 +144,7 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 /** A record as the API returns it. */
 export type RecordOf<R extends ResourceDefinition> = Simplify<
   { id: number; created: string; updated: string; deleted: boolean } & {
-    [K in keyof R['fields']]: FieldValue<R['fields'][K]> | (R['fields'][K] extends { required: true } ? never : null);
+    [K in keyof R['fields']]: FieldValue<R['fields'][K]> | (R['fields'][K] extends { required: true } | { states: object } ? never : null);
   }
 >;
 
@@ -182,6 +216,37 @@ export function checkResource(input: ResourceInput): string[] {
       problems.push(`${at}: maxLength is a positive integer on string fields only`);
     if (f.parent !== undefined && f.kind !== 'integer') problems.push(`${at}: a parent link must be an integer field`);
     if (f.default !== undefined && f.default !== null && !defaultFits(f)) problems.push(`${at}: default does not fit kind ${f.kind}`);
+    problems.push(...stateProblems(f, input.fields).map((p) => `${at}: ${p}`));
+  }
+  return problems;
+}
+
+/** SPEC 11's rules for `states` and `enter`: every state named is declared, the default is one. */
+function stateProblems(f: FieldDef, fields: Fields): string[] {
+  if (f.states === undefined) return f.enter === undefined ? [] : ['enter needs states'];
+  const states = f.states;
+  if (f.kind !== 'string') return ['states are for string fields only'];
+  const isStrings = (x: unknown) => Array.isArray(x) && x.every((s) => typeof s === 'string');
+  if (typeof states !== 'object' || states === null || Array.isArray(states) || Object.keys(states).length === 0)
+    return ['states must map each state to the states it may move to'];
+  const problems: string[] = [];
+  const known = (s: string) => Object.hasOwn(states, s);
+  for (const [from, to] of Object.entries(states)) {
+    if (!isStrings(to)) problems.push(`states: ${from} must list the states it may move to`);
+    else for (const s of to) if (!known(s)) problems.push(`states: ${from} may move to ${s}, which is not a state`);
+  }
+  if (typeof f.default !== 'string' || !known(f.default)) problems.push('default must be a state (the initial one)');
+  if (f.nullable) problems.push('a field with states cannot be nullable');
+  for (const [state, rule] of Object.entries(f.enter ?? {})) {
+    if (!known(state)) problems.push(`enter: ${state} is not a state`);
+    if (typeof rule !== 'object' || rule === null) {
+      problems.push(`enter.${state} must be an object with roles and/or requires`);
+      continue;
+    }
+    for (const option of unknownKeys(rule, { roles: true, requires: true })) problems.push(`enter.${state}: option ${option} is not known`);
+    if (rule.roles !== undefined && !isStrings(rule.roles)) problems.push(`enter.${state}.roles must be a list of role names`);
+    if (rule.requires !== undefined && !isStrings(rule.requires)) problems.push(`enter.${state}.requires must be a list of field names`);
+    else for (const n of rule.requires ?? []) if (!Object.hasOwn(fields, n) && !(n in SYSTEM_FIELDS)) problems.push(`enter.${state}.requires names ${n}, which is not a field`);
   }
   return problems;
 }

@@ -9,6 +9,7 @@ export const PROBLEMS = {
   'https-required': { status: 403, title: 'HTTPS required' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'invalid-transition': { status: 409, title: 'Transition not allowed' },
   'idempotency-key-in-flight': { status: 409, title: 'A request with this Idempotency-Key is still being carried out' },
   'cursor-gone': { status: 410, title: 'Cursor unknown or expired' },
   'events-gone': { status: 410, title: 'Events past retention' },

@@ -6,6 +6,11 @@ export interface Caller {
   readonly tenant: TenantDb;
   /** Username, when authentication is on; cursors are bound to it. */
   readonly user?: string | undefined;
+  /**
+   * The user's role names, for `enter.<state>.roles` (SPEC 11). Left out: with no `user` either
+   * (no authentication) every state may be entered; with a user, none whose entry names roles.
+   */
+  readonly roles?: readonly string[] | undefined;
   /** Whether the caller may perform an action on a collection. */
   can(collection: string, action: Action): boolean;
   /**

@@ -226,7 +226,7 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: allowHeader(match.kind) });
     if (!caller.can(match.resource.name, route.action))
       throw new EngineError('forbidden', `Your roles do not grant ${route.action} on ${match.resource.name}.`);
-    const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, cursors: deps.cursors };
+    const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, roles: caller.roles, cursors: deps.cursors };
     return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps, headers });
   };
   /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */

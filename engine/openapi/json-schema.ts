@@ -23,6 +23,8 @@ function facts(f: FieldDef): JsonSchema {
   return {
     ...KIND_SCHEMAS[f.kind],
     ...(f.maxLength !== undefined ? { maxLength: f.maxLength } : {}),
+    // SPEC 11: the states as an enum, and the moves between them as `x-states`.
+    ...(f.states !== undefined ? { enum: Object.keys(f.states), 'x-states': f.states } : {}),
   };
 }
 
@@ -32,7 +34,28 @@ function describe(name: string, f: FieldDef): string | undefined {
   if (name === 'created') return 'UTC date the record was created.';
   if (name === 'updated') return 'When the record last changed (RFC 3339, UTC).';
   if (name === 'deleted') return 'Soft-deleted: hidden from lists and reads unless $deleted=true.';
+  if (f.states !== undefined) return describeStates(f);
   return undefined;
+}
+
+/** The allowed moves, as the docs page shows them (Markdown). */
+function describeStates(f: FieldDef): string {
+  const states = f.states!;
+  const line = (s: string) => {
+    const rule = f.enter?.[s];
+    const notes = [
+      ...(s === f.default ? ['the initial state'] : []),
+      ...(rule?.roles ? [`entered only by roles ${rule.roles.map((r) => `\`${r}\``).join(', ')}`] : []),
+      ...(rule?.requires ? [`entering needs ${rule.requires.map((r) => `\`${r}\``).join(', ')} set`] : []),
+    ];
+    const to = states[s]!.length ? states[s]!.map((t) => `\`${t}\``).join(', ') : 'nothing (an end state)';
+    return `- \`${s}\` -> ${to}${notes.length ? ` (${notes.join('; ')})` : ''}`;
+  };
+  return [
+    'A state: a record starts in the initial one and moves only as listed (409 otherwise; staying is always allowed). PUT without it keeps the current state.',
+    '',
+    ...Object.keys(states).map(line),
+  ].join('\n');
 }
 
 /** One field's value as the API gives it: `null` included when the field is nullable. */

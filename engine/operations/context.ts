@@ -12,6 +12,8 @@ export interface OperationContext {
   readonly registry: Registry;
   /** The authenticated user, when authentication is on. */
   readonly user?: string | undefined;
+  /** The user's roles, when the host tells them (engine/states/transition.ts says what none means). */
+  readonly roles?: readonly string[] | undefined;
   readonly cursors: CursorSettings;
 }
 

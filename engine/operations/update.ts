@@ -1,6 +1,7 @@
+import type { Kysely } from 'kysely';
 import { EngineError, valueOf } from '../errors.ts';
 import type { Resource } from '../registry.ts';
-import { nextTimestamp, toRecord, toRow, type ApiRecord } from '../records.ts';
+import { nextTimestamp, toRecord, toRow, versionOf, type ApiRecord } from '../records.ts';
 import { updateRow } from '../sql/record-writes.ts';
 import { checkBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
@@ -8,6 +9,8 @@ import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableVa
 import { inTransaction, loadRecord, notFound, type OperationContext } from './context.ts';
 import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace } from './precondition.ts';
+import { stateFields } from '../states/machine.ts';
+import { checkTransition } from '../states/transition.ts';
 import { appendEvent, changedFields } from './events.ts';
 
 type Mode = 'replace' | 'patch';
@@ -19,24 +22,38 @@ type Mode = 'replace' | 'patch';
  */
 async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord> {
   return inTransaction(ctx.tenant.db, async (trx) => {
-    const current = await loadRecord(trx, ctx, resource, id);
-    if (!current) throw notFound(resource.name, id);
-    const expected = expectedVersion(current, ifMatch);
-    const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
-    const sent = body as ApiRecord; // checkBody refuses anything but an object
-    const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
-    throwIfAny([...checked.problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);
-    if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
-    const values = writableValues(resource, checked.value as ApiRecord);
-    values.updated = nextTimestamp(current.updated); // values is this call's own object; not a spread (engine/http/headers.ts)
-    const row = toRow(resource, ctx.tenant.dialect, values);
-    const updated = await updateRow(trx, resource.name, id, row, expected);
-    if (!updated && expected !== undefined) return lostRace(trx, ctx, resource, id);
-    if (!updated) throw new EngineError('internal', 'The record vanished during the update.');
-    const record = toRecord(resource, ctx.tenant.dialect, updated);
-    await appendEvent(trx, ctx, resource, 'update', id, changedFields(resource, current, record));
-    return record;
+    // A record with states written by another write since it was read is read and checked again (SPEC 11).
+    for (;;) {
+      const written = await updateOnce(trx, ctx, resource, id, body, mode, ifMatch);
+      if (written) return written;
+    }
   });
+}
+
+/** One read, check and write; undefined when a record with states changed since it was read. */
+async function updateOnce(trx: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord | undefined> {
+  const current = await loadRecord(trx, ctx, resource, id);
+  if (!current) throw notFound(resource.name, id);
+  const expected = expectedVersion(current, ifMatch);
+  const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
+  const sent = body as ApiRecord; // checkBody refuses anything but an object
+  const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
+  throwIfAny([...checked.problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);
+  if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
+  const values = writableValues(resource, checked.value as ApiRecord);
+  const moved = checkTransition(resource, current, Object.assign({}, current, values), ctx);
+  if (moved) throw moved;
+  values.updated = nextTimestamp(current.updated); // values is this call's own object; not a spread (engine/http/headers.ts)
+  const row = toRow(resource, ctx.tenant.dialect, values);
+  // A move is checked against the states as read: the write is a compare-and-set on the version read.
+  const guarded = expected ?? (stateFields(resource).length ? versionOf(current) : undefined);
+  const updated = await updateRow(trx, resource.name, id, row, guarded);
+  if (!updated && expected !== undefined) return lostRace(trx, ctx, resource, id);
+  if (!updated && guarded === undefined) throw new EngineError('internal', 'The record vanished during the update.');
+  if (!updated) return undefined;
+  const record = toRecord(resource, ctx.tenant.dialect, updated);
+  await appendEvent(trx, ctx, resource, 'update', id, changedFields(resource, current, record));
+  return record;
 }
 
 export const replace = (ctx: OperationContext, resource: Resource, id: number, body: unknown, ifMatch?: Condition) =>

@@ -9,7 +9,8 @@ import type { TenantDb } from '../dialects/types.ts';
 export type Question =
   | { readonly test: 'null'; readonly column: string }
   | { readonly test: 'longer'; readonly column: string; readonly than: number }
-  | { readonly test: 'kind'; readonly column: string; readonly kind: CheckedKind };
+  | { readonly test: 'kind'; readonly column: string; readonly kind: CheckedKind }
+  | { readonly test: 'outside'; readonly column: string; readonly values: readonly string[] };
 
 /**
  * Kinds whose values have a shape a column of a shared type can be checked for: where one column
@@ -31,10 +32,21 @@ export interface TableFacts {
   readonly hasRows: boolean;
   /** The keys (questionKey) of the questions whose answer is yes. */
   readonly yes: ReadonlySet<string>;
+  /** For an `outside` question answered yes: some of the values found, in order, for the refusal to name. */
+  readonly found?: ReadonlyMap<string, readonly string[]>;
 }
 
-export const questionKey = (q: Question): string =>
-  q.test === 'null' ? `${q.column} is null` : q.test === 'longer' ? `length(${q.column}) > ${q.than}` : `${q.column} holds other than ${q.kind}`;
+/** How many of the values found outside a list a refusal names. */
+const VALUES_NAMED = 5;
+
+const KEYS: { [T in Question['test']]: (q: Extract<Question, { test: T }>) => string } = {
+  null: (q) => `${q.column} is null`,
+  longer: (q) => `length(${q.column}) > ${q.than}`,
+  kind: (q) => `${q.column} holds other than ${q.kind}`,
+  outside: (q) => `${q.column} holds other than ${JSON.stringify(q.values)}`,
+};
+
+export const questionKey = (q: Question): string => (KEYS[q.test] as (q: Question) => string)(q);
 
 /** The facts of an empty or missing table: nothing to refuse. */
 export const NO_ROWS: TableFacts = { hasRows: false, yes: new Set() };
@@ -44,18 +56,35 @@ export async function readFacts(t: TenantDb, table: string, questions: readonly 
   const probe = (q?: Question) => {
     const rows = t.db.selectFrom(table).select(sql.lit(1).as('one'));
     if (q === undefined) return rows.limit(1);
-    // length() counts characters of text on both databases.
     const c = sql`${sql.ref(q.column)}`;
-    const where = q.test === 'null' ? sql<boolean>`${c} is null` : q.test === 'longer' ? sql<boolean>`length(${c}) > ${q.than}` : FOREIGN[q.kind](c);
-    return rows.where(where).limit(1);
+    return rows.where(whereOf(q, c)).limit(1);
   };
   const row = await t.db
     .selectNoFrom((eb) => [eb.exists(probe()).as('has_rows'), ...questions.map((q, i) => eb.exists(probe(q)).as(`q${i}`))])
     .executeTakeFirstOrThrow();
   // SQLite answers 0 or 1, PostgreSQL a boolean.
   const yes = (v: unknown) => v === true || v === 1 || v === 1n;
-  return {
-    hasRows: yes(row.has_rows),
-    yes: new Set(questions.filter((_, i) => yes((row as Record<string, unknown>)[`q${i}`])).map(questionKey)),
-  };
+  const answered = questions.filter((_, i) => yes((row as Record<string, unknown>)[`q${i}`]));
+  const found = new Map<string, readonly string[]>();
+  for (const q of answered) {
+    if (q.test !== 'outside') continue;
+    const c = sql`${sql.ref(q.column)}`;
+    const values = await t.db.selectFrom(table).select(sql<string>`${c}`.as('v')).distinct().where(whereOf(q, c)).orderBy('v').limit(VALUES_NAMED).execute();
+    found.set(questionKey(q), values.map((r) => String(r.v)));
+  }
+  return { hasRows: yes(row.has_rows), yes: new Set(answered.map(questionKey)), found };
+}
+
+/** The rows a question asks about. length() counts characters of text on both databases. */
+function whereOf(q: Question, c: RawBuilder<unknown>): RawBuilder<boolean> {
+  switch (q.test) {
+    case 'null':
+      return sql<boolean>`${c} is null`;
+    case 'longer':
+      return sql<boolean>`length(${c}) > ${q.than}`;
+    case 'kind':
+      return FOREIGN[q.kind](c);
+    case 'outside':
+      return sql<boolean>`${c} is not null and ${c} not in (${sql.join(q.values)})`;
+  }
 }

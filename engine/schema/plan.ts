@@ -108,7 +108,10 @@ function refusalsOf(resource: string, { column, at }: Placed, live: LiveTable, f
     return [line(`kind ${column.kind} does not fit its column ${at}, of type ${held.type}${held.kinds.length ? ` (kind ${held.kinds.join(' or ')})` : ''}: a changed kind is refused`)];
   return checksOf(column, at, held)
     .filter((c) => facts.yes.has(questionKey(c.question)))
-    .map((c) => line(c.refusal));
+    .map((c) => {
+      const found = facts.found?.get(questionKey(c.question));
+      return line(found?.length ? `${c.refusal}: ${found.map((v) => JSON.stringify(v)).join(', ')}` : c.refusal);
+    });
 }
 
 /** Whether a plan changes nothing. */

@@ -2,12 +2,12 @@ import type { ColumnSpec } from './table.ts';
 import type { Question } from './facts.ts';
 
 /**
- * SPEC 11's rule for migrations: a field given `states` while rows hold values that are not among
- * them is refused. Fields cannot declare states yet (a later issue), so there is nothing to ask;
- * the plan asks this for every field already, so the rule lands in this one place: a question
- * (facts.ts) whether the column `at` holds a value the states do not list, and the refusal naming
- * the states.
+ * SPEC 12's rule for states: a field given `states` while rows hold values that are not among
+ * them is refused (the plan names some of the values found). Nulls are the null check's to refuse.
+ * Adding a state or a transition only widens what rows may hold: nothing to refuse.
  */
-export function statesHold(_column: ColumnSpec, _at: string): { question: Question; refusal: string }[] {
-  return [];
+export function statesHold(column: ColumnSpec, at: string): { question: Question; refusal: string }[] {
+  const states = column.rules?.states;
+  if (states === undefined) return [];
+  return [{ question: { test: 'outside', column: at, values: states }, refusal: `has states ${states.join(', ')}, but rows hold other values in column ${at}` }];
 }

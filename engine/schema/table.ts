@@ -9,6 +9,8 @@ export interface FieldRules {
   readonly allowsNull: boolean;
   readonly maxLength?: number;
   readonly renamedFrom?: string;
+  /** The values a field with states may hold (SPEC 11). */
+  readonly states?: readonly string[];
 }
 
 export interface ColumnSpec {
@@ -91,4 +93,5 @@ const rulesOf = (f: FieldDef): FieldRules => ({
   allowsNull: f.nullable === true || (f.readOnly === true && f.default === undefined),
   ...(f.maxLength !== undefined ? { maxLength: f.maxLength } : {}),
   ...(f.renamedFrom !== undefined ? { renamedFrom: f.renamedFrom } : {}),
+  ...(f.states !== undefined ? { states: Object.keys(f.states) } : {}),
 });

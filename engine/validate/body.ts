@@ -33,6 +33,9 @@ export function bodySchemas<R extends ResourceDefinition>(resource: Resource): B
           return [name, mode === 'create' ? v.optional(v.never('is set by the server')) : v.optional(v.unknown())];
         const schema = fieldSchema(f);
         if (mode === 'patch') return [name, v.optional(schema)];
+        // SPEC 11: a record starts in the initial state, and PUT without the field keeps the current one.
+        if (f.states !== undefined)
+          return [name, mode === 'create' ? v.optional(v.pipe(schema, v.check((s) => s === f.default, `a new record starts in ${f.default}, the initial state; move it afterwards`)), f.default) : v.optional(schema)];
         return [name, f.required ? schema : v.optional(schema, () => defaultOf(f))];
       }),
     );

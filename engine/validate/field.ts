@@ -24,6 +24,7 @@ const KIND_SCHEMAS: Record<FieldKind, (f: FieldDef) => Schema> = {
       v.string(message('string')),
       v.check(isStorableText, UNSTORABLE_MESSAGE),
       v.check((s) => f.maxLength === undefined || [...s].length <= f.maxLength, `must be at most ${f.maxLength} characters`),
+      v.check((s) => f.states === undefined || Object.hasOwn(f.states, s), `must be one of the states ${Object.keys(f.states ?? {}).join(', ')}`),
     ) as Schema,
   date: () => v.pipe(v.string(message('date')), v.check(isDate, TYPE_MESSAGES.date)) as Schema,
   timestamp: () =>

@@ -107,9 +107,13 @@ export async function listRoles(t: TenantDb): Promise<RoleRow[]> {
   ];
 }
 
-/** Every grant a user holds through its roles (built-in and custom). */
-export async function grantsOf(t: TenantDb, username: string): Promise<Grant[]> {
-  const roles = (await t.db.selectFrom('mrs_user_roles').select('role').where('username', '=', username).execute()).map((r) => r.role as string);
+/** The names of a user's roles. */
+export async function rolesOf(t: TenantDb, username: string): Promise<string[]> {
+  return (await t.db.selectFrom('mrs_user_roles').select('role').where('username', '=', username).execute()).map((r) => r.role as string);
+}
+
+/** Every grant a user holds through its roles (built-in and custom; the names rolesOf reads). */
+export async function grantsOf(t: TenantDb, roles: readonly string[]): Promise<Grant[]> {
   const grants: Grant[] = roles.flatMap((r) => BUILT_IN_ROLES[r] ?? []);
   const custom = roles.filter((r) => !isBuiltInRole(r));
   if (custom.length) {

@@ -1,5 +1,5 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
-import { grantsOf, userActive } from './accounts.ts';
+import { grantsOf, rolesOf, userActive } from './accounts.ts';
 import { findKey, touchKey } from './api-keys.ts';
 import { permissionsOf, type Can } from './permissions.ts';
 
@@ -8,6 +8,8 @@ export interface KeyState {
   readonly username: string;
   readonly revoked: boolean;
   readonly can: Can;
+  /** The user's role names (SPEC 11: `enter.<state>.roles`). */
+  readonly roles: readonly string[];
 }
 
 /** How long a process trusts what it read about a key: revoking a key or disabling its user ends its tokens within this (SPEC: 5 s). */
@@ -33,7 +35,8 @@ export function keyStateCache(options: { ttlMs?: number; now?: () => number } = 
     if (!row || !(await userActive(tenant, row.username))) return undefined; // a disabled user's keys are as good as revoked
     if (!row.revoked && (row.last_used === null || Date.parse(row.last_used) < Date.now() - TOUCH_EVERY_MS))
       await touchKey(tenant, keyId);
-    return { username: row.username, revoked: row.revoked !== null, can: permissionsOf(await grantsOf(tenant, row.username)) };
+    const roles = await rolesOf(tenant, row.username);
+    return { username: row.username, revoked: row.revoked !== null, can: permissionsOf(await grantsOf(tenant, roles)), roles };
   }
 
   function prune(at: number) {
