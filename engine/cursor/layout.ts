@@ -22,10 +22,61 @@ export const widthFor = (maxId: number) => WIDTHS.find((w) => maxId < limitOf(w)
  */
 const CHUNK_CHARS = 1920;
 const MIN_CHUNK_IDS = 192;
-export const idsPerChunk = (width: number) => Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
+/** A ranged snapshot's one chunk row holds every position: page reads find it as any chunk's. */
+const RANGED_CHUNK_IDS = 2 ** 30;
+export const idsPerChunk = (width: number) =>
+  isRanged(width) ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
 /** idsPerChunk in SQL, of an integer expression (integer division in both databases). */
 export const idsPerChunkSql = (width: string) =>
-  `(case when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
+  `(case when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
+
+/**
+ * A ranged snapshot: ascending ids that are every id from `lo` to `hi` but a few (the holes),
+ * as one chunk row of `lo`, `hi` and then the holes in ascending order, each packed at the
+ * width that fits `hi`. The list of a table in id order is one: a table with few deletions
+ * collapses to a few dozen characters, whatever its size. Its width column says so: RANGED plus
+ * the width of its digits (packed snapshots have widths 1 to 16).
+ */
+export const RANGED = 32;
+export const isRanged = (width: number) => width > RANGED;
+export const rangedWidth = (digits: number) => RANGED + digits;
+/** The holes a ranged snapshot holds at most: lo, hi and they fill one chunk row of packed ids. */
+export const maxHoles = (digits: number) => Math.floor(CHUNK_CHARS / digits) - 2;
+/** maxHoles in SQL, of an integer expression. */
+export const maxHolesSql = (digits: string) => `(${CHUNK_CHARS} / ${digits} - 2)`;
+
+/**
+ * The ids at positions [start, end) of a ranged snapshot. The holes below the id at position p
+ * are the first i with hole(i) - i - lo > p (that difference never falls as i grows, holes being
+ * distinct and ascending): a binary search, then a walk that steps over holes.
+ */
+function rangedIdsAt(text: string, digits: number, start: number, end: number): number[] {
+  const decode = DECODERS[digits - 1]!;
+  const at = (i: number) => decode(text.slice(i * digits, (i + 1) * digits));
+  const lo = at(0);
+  const hi = at(1);
+  const holes = text.length / digits - 2;
+  const hole = (i: number) => at(i + 2);
+  let low = 0;
+  let high = holes;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (hole(mid) - mid - lo > start) high = mid;
+    else low = mid + 1;
+  }
+  let i = low;
+  let id = lo + start + i;
+  const ids: number[] = [];
+  for (let pos = start; pos < end && id <= hi; pos++) {
+    ids.push(id);
+    id++;
+    while (i < holes && hole(i) === id) {
+      id++;
+      i++;
+    }
+  }
+  return ids;
+}
 
 /** Positions [start, end) of a page in the snapshot (end clipped to the total when known). */
 export function pageSpan(page: number, limit: number, total?: number) {
@@ -56,6 +107,10 @@ const DECODERS = WIDTHS.map(decoderOf);
 
 /** The ids at positions [start, end) from the chunk rows that hold them. */
 export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start: number, end: number): number[] {
+  if (isRanged(width)) {
+    const text = chunks.get(0);
+    return text === undefined ? [] : rangedIdsAt(text, width - RANGED, start, end);
+  }
   const perChunk = idsPerChunk(width);
   const decode = DECODERS[width - 1]!;
   const ids: number[] = [];

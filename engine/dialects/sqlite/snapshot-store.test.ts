@@ -6,7 +6,8 @@ import { idsAscend, offsetOf, widthFor } from '../../cursor/layout.ts';
 import type { SnapshotArgs } from '../../cursor/snapshot-store.ts';
 import type { TenantDb } from '../types.ts';
 import { tenantDb } from '../../tenant-db.ts';
-import { packStatement, readsTableInIdOrder, type Packing } from './snapshot-store.ts';
+import { readsTableInIdOrder } from '../../cursor/snapshot-sql.ts';
+import { packStatement, type Packing } from './snapshot-store.ts';
 
 const query = (filters: Record<string, string[]> = {}) => ({ filters, order: 'id:asc', deleted: false, limit: 10 });
 

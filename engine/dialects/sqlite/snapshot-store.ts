@@ -1,8 +1,8 @@
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
-import { chunksOf, idsAscend, idsAt, idsPerChunk, widthFor } from '../../cursor/layout.ts';
-import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, widthCte } from '../../cursor/snapshot-sql.ts';
+import { chunksOf, idsAscend, idsAt, idsPerChunk, maxHoles, offsetOf, rangedWidth, widthFor } from '../../cursor/layout.ts';
+import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
 import { orderBySql } from '../order-by.ts';
@@ -26,14 +26,6 @@ export const sqliteSnapshots: SnapshotStore = {
 
 /** The search's condition as the snapshot statement writes it. */
 const whereOf = (args: SnapshotArgs) => (eb: any) => opaqueValues(args.where(eb));
-
-/**
- * Whether the search reads every row of the table (or every live one) in ascending id order: it
- * may then pack them from a plain scan of the table. A child list is not one, even without
- * filters: its parent link is a condition, which an index serves.
- */
-export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order' | 'binding'>) =>
-  args.binding.scope === '' && Object.keys(args.query.filters).length === 0 && args.order.field === 'id' && args.order.direction === 'asc';
 
 /**
  * How a search's ids are packed: `scan` a plain scan of the table (readsTableInIdOrder), `plan`
@@ -123,7 +115,80 @@ const insertChunks = compiledFamily<unknown[]>((n, db, ...values) => {
 /** A search's snapshot statement, compiled once while it stays among the recent ones. */
 const snapshotQueries = compiledByKey(500);
 
+/**
+ * The statement that reads a ranged snapshot (layout.ts) of a search that reads the whole table
+ * in id order, at `width`: the table's least and largest ids (two primary-key lookups) packed as
+ * its ends, and in one scan of the table in rowid order its rows and the packed ids of those
+ * the search does not match (its holes). The snapshot is ranged when the rows fill the range
+ * from the least id to the largest, so every id between is a row: the scan costs about the
+ * search's COUNT, and nothing grows with the matching ids.
+ */
+export const rangeStatement = (t: TenantDb, args: SnapshotArgs, width: number, pageEnd?: number) => {
+  const table = sql.table(args.table);
+  const where = whereOf(args)(expressionBuilder());
+  const end = (fn: 'min' | 'max') => sql`((select ${sql.raw(fn)}(id) from ${table}) + ${sql.lit(offsetOf(width))})`;
+  return sql<{ width: number; rows: number; lo: number | null; hi: number | null; ends: string | null; holes: string; page: string | null }>`with ${widthCte(t, args.table)}
+    select (select w.width from w) as width, s.rows, (select min(id) from ${table}) as lo, (select max(id) from ${table}) as hi,
+      ${end('min')} || ${end('max')} as ends, s.holes,
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page
+    from (select count(*) as rows, coalesce(group_concat(iif(${where}, null, ${idValue(width)}), ''), '') as holes
+      from ${table} not indexed) as s`.compile(t.db);
+};
+
+/** A ranged snapshot of the search (layout.ts), written; undefined when its ids are not one. */
+async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
+  if (!rangedTries.due(t, args.searchKey)) return undefined;
+  const withPage = pageOneWithIds(args);
+  let width = await widthGuess(t, args.table);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const key = `${args.searchKey}\0${width}\0ranged${withPage ? `\0${args.end}` : ''}`;
+    const { rows } = await snapshotQueries(t.db, key, () => rangeStatement(t, args, width, withPage ? args.end : undefined));
+    const row = rows[0]!;
+    if (Number(row.width) !== width) {
+      widthsOf(t).set(args.table, (width = Number(row.width)));
+      continue;
+    }
+    const count = Number(row.rows);
+    const holes = row.holes.length / width;
+    const ranged = count > 0 && count === Number(row.hi) - Number(row.lo) + 1 && holes <= maxHoles(width) && idsAscend(row.holes, width);
+    if (!ranged) {
+      rangedTries.failed(t, args.searchKey);
+      return undefined;
+    }
+    const packed = row.ends! + row.holes;
+    const total = count - holes;
+    await insertSnapshot(t, args, rangedWidth(width), total, [packed]);
+    if (row.page !== null) return { total, records: { json: row.page } };
+    return { total, records: { ids: idsAt(new Map([[0, packed]]), rangedWidth(width), args.start, Math.min(args.end, total)) } };
+  }
+  return undefined;
+}
+
+/** Writes a snapshot's chunk rows: one INSERT, or a transaction of several for very large snapshots. */
+async function insertSnapshot(t: TenantDb, args: SnapshotArgs, width: number, total: number, chunks: readonly string[]) {
+  const b = args.binding;
+  const query = JSON.stringify(args.query);
+  // Values row after row, in CHUNK_COLUMNS order.
+  const values = (from: number, to: number) => {
+    const out: unknown[] = [];
+    for (let chunk = from; chunk < to; chunk++)
+      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, chunks[chunk]);
+    return out;
+  };
+  const count = chunks.length;
+  if (count <= ROWS_PER_INSERT) await insertChunks(String(count), t.db, ...values(0, count));
+  else
+    await t.db.transaction().execute(async (trx) => {
+      for (let from = 0; from < count; from += ROWS_PER_INSERT) {
+        const to = Math.min(count, from + ROWS_PER_INSERT);
+        await insertChunks(String(to - from), trx, ...values(from, to));
+      }
+    });
+}
+
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
+  if (ranged) return ranged;
   const { db } = t;
   const withPage = pageOneWithIds(args);
   /** The packed ids and the width they need, from the statement built for `width` (or none). */
@@ -155,25 +220,9 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const { width, packed, page } = packing;
   const total = packed.length / width;
   const chunkChars = width * idsPerChunk(width);
-  const b = args.binding;
-  const query = JSON.stringify(args.query);
   const count = Math.max(1, Math.ceil(packed.length / chunkChars));
   const slice = (chunk: number) => packed.slice(chunk * chunkChars, (chunk + 1) * chunkChars);
-  // Values row after row, in CHUNK_COLUMNS order.
-  const values = (from: number, to: number) => {
-    const out: unknown[] = [];
-    for (let chunk = from; chunk < to; chunk++)
-      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, slice(chunk));
-    return out;
-  };
-  if (count <= ROWS_PER_INSERT) await insertChunks(String(count), db, ...values(0, count));
-  else
-    await db.transaction().execute(async (trx) => {
-      for (let from = 0; from < count; from += ROWS_PER_INSERT) {
-        const to = Math.min(count, from + ROWS_PER_INSERT);
-        await insertChunks(String(to - from), trx, ...values(from, to));
-      }
-    });
+  await insertSnapshot(t, args, width, total, Array.from({ length: count }, (_, c) => slice(c)));
   const span = { start: args.start, end: Math.min(args.end, total) };
   if (page !== undefined) return { total, records: { json: page } };
   const { first, last } = chunksOf(span, width);
