@@ -1,3 +1,5 @@
+import { decodeDeltas } from './deltas.ts';
+
 /**
  * How a cursor's ordered ids are packed: each id plus 10^(width-1), in decimal, so every id
  * takes exactly `width` digits (integer-to-text is the cheapest conversion both databases
@@ -24,11 +26,13 @@ const CHUNK_CHARS = 1920;
 const MIN_CHUNK_IDS = 192;
 /** A ranged snapshot's one chunk row holds every position: page reads find it as any chunk's. */
 const RANGED_CHUNK_IDS = 2 ** 30;
+/** Ids of a chunk row of deltas: a letter or two each, most of the time. */
+const DELTA_CHUNK_IDS = 1920;
 export const idsPerChunk = (width: number) =>
-  isRanged(width) ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
+  width === DELTAS ? DELTA_CHUNK_IDS : isRanged(width) ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
 /** idsPerChunk in SQL, of an integer expression (integer division in both databases). */
 export const idsPerChunkSql = (width: string) =>
-  `(case when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
+  `(case when ${width} = ${DELTAS} then ${DELTA_CHUNK_IDS} when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
 
 /**
  * A ranged snapshot: ascending ids that are every id from `lo` to `hi` but a few (the holes),
@@ -38,7 +42,9 @@ export const idsPerChunkSql = (width: string) =>
  * the width of its digits (packed snapshots have widths 1 to 16).
  */
 export const RANGED = 32;
-export const isRanged = (width: number) => width > RANGED;
+export const isRanged = (width: number) => width > RANGED && width < DELTAS;
+/** The width column of a snapshot whose chunk rows hold deltas (deltas.ts). */
+export const DELTAS = 64;
 export const rangedWidth = (digits: number) => RANGED + digits;
 /** The holes a ranged snapshot holds at most: lo, hi and they fill one chunk row of packed ids. */
 export const maxHoles = (digits: number) => Math.floor(CHUNK_CHARS / digits) - 2;
@@ -111,6 +117,7 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
     const text = chunks.get(0);
     return text === undefined ? [] : rangedIdsAt(text, width - RANGED, start, end);
   }
+  if (width === DELTAS) return deltaIdsAt(chunks, start, end);
   const perChunk = idsPerChunk(width);
   const decode = DECODERS[width - 1]!;
   const ids: number[] = [];
@@ -120,6 +127,22 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
     const at = (pos % perChunk) * width;
     if (at >= text.length) break;
     ids.push(decode(text.slice(at, at + width)));
+  }
+  return ids;
+}
+
+/** The ids at positions [start, end) of a snapshot of deltas, chunk row by chunk row. */
+function deltaIdsAt(chunks: ReadonlyMap<number, string>, start: number, end: number): number[] {
+  const ids: number[] = [];
+  for (let pos = start; pos < end; ) {
+    const chunk = Math.floor(pos / DELTA_CHUNK_IDS);
+    const text = chunks.get(chunk);
+    if (text === undefined) break;
+    const first = chunk * DELTA_CHUNK_IDS;
+    const got = decodeDeltas(text, pos - first, Math.min(end, first + DELTA_CHUNK_IDS) - first);
+    ids.push(...got);
+    if (pos + got.length < Math.min(end, first + DELTA_CHUNK_IDS)) break;
+    pos = first + DELTA_CHUNK_IDS;
   }
   return ids;
 }

@@ -1,7 +1,8 @@
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
-import { chunksOf, idsAscend, idsAt, idsPerChunk, maxHoles, offsetOf, rangedWidth, widthFor } from '../../cursor/layout.ts';
+import { DELTA_ID_LIMIT, encodeDeltas } from '../../cursor/deltas.ts';
+import { chunksOf, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
 import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
@@ -117,22 +118,24 @@ const snapshotQueries = compiledByKey(500);
 
 /**
  * The statement that reads a ranged snapshot (layout.ts) of a search that reads the whole table
- * in id order, at `width`: the table's least and largest ids (two primary-key lookups) packed as
- * its ends, and in one scan of the table in rowid order its rows and the packed ids of those
- * the search does not match (its holes). The snapshot is ranged when the rows fill the range
- * from the least id to the largest, so every id between is a row: the scan costs about the
- * search's COUNT, and nothing grows with the matching ids.
+ * in id order, at `width`: the table's least and largest ids (two primary-key lookups), its row
+ * count (SQLite counts a b-tree's entries without reading them) and the first holes (the rows
+ * the search does not match), in id order. When the rows fill the range from the least id to
+ * the largest, every id between is a row, and the snapshot is the ends and the holes: the
+ * holes' scan, by whichever index the planner takes, costs what the search's COUNT costs, and
+ * nothing grows with the matching ids. Their sort is of a few hundred ids at most.
  */
 export const rangeStatement = (t: TenantDb, args: SnapshotArgs, width: number, pageEnd?: number) => {
   const table = sql.table(args.table);
   const where = whereOf(args)(expressionBuilder());
-  const end = (fn: 'min' | 'max') => sql`((select ${sql.raw(fn)}(id) from ${table}) + ${sql.lit(offsetOf(width))})`;
-  return sql<{ width: number; rows: number; lo: number | null; hi: number | null; ends: string | null; holes: string; page: string | null }>`with ${widthCte(t, args.table)}
-    select (select w.width from w) as width, s.rows, (select min(id) from ${table}) as lo, (select max(id) from ${table}) as hi,
-      ${end('min')} || ${end('max')} as ends, s.holes,
-      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page
-    from (select count(*) as rows, coalesce(group_concat(iif(${where}, null, ${idValue(width)}), ''), '') as holes
-      from ${table} not indexed) as s`.compile(t.db);
+  const end = (fn: 'min' | 'max') => sql`(select ${sql.raw(fn)}(id) from ${table})`;
+  const base = sql.lit(offsetOf(width));
+  return sql<{ width: number; rows: number; lo: number | null; hi: number | null; ends: string | null; holes: string | null; page: string | null }>`with ${widthCte(t, args.table)}
+    select (select w.width from w) as width, (select count(*) from ${table}) as rows, ${end('min')} as lo, ${end('max')} as hi,
+      (${end('min')} + ${base}) || (${end('max')} + ${base}) as ends,
+      (select group_concat(v, '') from (select v from (select id + ${base} as v from ${table} where not (${where})
+        limit ${sql.lit(maxHoles(width) + 1)}) order by v)) as holes,
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page`.compile(t.db);
 };
 
 /** A ranged snapshot of the search (layout.ts), written; undefined when its ids are not one. */
@@ -149,13 +152,14 @@ async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
       continue;
     }
     const count = Number(row.rows);
-    const holes = row.holes.length / width;
-    const ranged = count > 0 && count === Number(row.hi) - Number(row.lo) + 1 && holes <= maxHoles(width) && idsAscend(row.holes, width);
+    const holeIds = row.holes ?? '';
+    const holes = holeIds.length / width;
+    const ranged = count > 0 && count === Number(row.hi) - Number(row.lo) + 1 && holes <= maxHoles(width);
     if (!ranged) {
       rangedTries.failed(t, args.searchKey);
       return undefined;
     }
-    const packed = row.ends! + row.holes;
+    const packed = row.ends! + holeIds;
     const total = count - holes;
     await insertSnapshot(t, args, rangedWidth(width), total, [packed]);
     if (row.page !== null) return { total, records: { json: row.page } };
@@ -219,14 +223,37 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   }
   const { width, packed, page } = packing;
   const total = packed.length / width;
+  const span = { start: args.start, end: Math.min(args.end, total) };
+  if (width <= MAX_DELTA_WIDTH) {
+    // As deltas: a fraction of the bytes to write, for a pass over the ids here.
+    const ids = unpack(packed, width);
+    const chunks: string[] = [];
+    for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(ids, from, Math.min(total, from + idsPerChunk(DELTAS))));
+    await insertSnapshot(t, args, DELTAS, total, chunks);
+    return { total, records: page !== undefined ? { json: page } : { ids: ids.slice(span.start, span.end) } };
+  }
   const chunkChars = width * idsPerChunk(width);
   const count = Math.max(1, Math.ceil(packed.length / chunkChars));
   const slice = (chunk: number) => packed.slice(chunk * chunkChars, (chunk + 1) * chunkChars);
   await insertSnapshot(t, args, width, total, Array.from({ length: count }, (_, c) => slice(c)));
-  const span = { start: args.start, end: Math.min(args.end, total) };
   if (page !== undefined) return { total, records: { json: page } };
   const { first, last } = chunksOf(span, width);
   const chunks = new Map<number, string>();
   for (let c = first; c <= last; c++) chunks.set(c, slice(c));
   return { total, records: { ids: idsAt(chunks, width, span.start, span.end) } };
+}
+
+/** The widest packed ids that deltas take (deltas.ts's DELTA_ID_LIMIT). */
+const MAX_DELTA_WIDTH = WIDTHS.findLast((w) => limitOf(w) <= DELTA_ID_LIMIT)!;
+
+/** Packed ids (layout.ts) as numbers, digit by digit: no string per id. */
+function unpack(packed: string, width: number): number[] {
+  const offset = offsetOf(width);
+  const ids = new Array<number>(packed.length / width);
+  for (let i = 0, at = 0; at < packed.length; i++) {
+    let v = 0;
+    for (const end = at + width; at < end; at++) v = v * 10 + packed.charCodeAt(at) - 48;
+    ids[i] = v - offset;
+  }
+  return ids;
 }
