@@ -19,7 +19,7 @@ function push(out: string[], value: number) {
 }
 
 /** Ids [from, to) of `ids` as one chunk row's text. */
-export function encodeDeltas(ids: readonly number[], from: number, to: number): string {
+export function encodeDeltas(ids: ArrayLike<number>, from: number, to: number): string {
   const out: string[] = [];
   let previous = 0;
   for (let i = from; i < to; i++) {

@@ -215,9 +215,11 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   };
   const how = packingOf(args);
   let packing = await pack(how);
-  // A scan's or a plan's order is not one SQL promises: when it is not ascending, the ordered
-  // sub-select packs them again (and packs this search so from now on, when it was the plan's).
-  if (how !== 'ordered' && !inIdOrder(how, packing.packed, packing.width)) {
+  // A scan's or a plan's order is not one SQL promises. Ids written as deltas are read here
+  // anyway: when they are not ascending, they are sorted here (a sort of numbers, cheaper than
+  // SQLite's sort of rows). The rest are packed again by the ordered sub-select (and this search
+  // so from now on, when it was the plan's).
+  if (how !== 'ordered' && packing.width > MAX_DELTA_WIDTH && !inIdOrder(how, packing.packed, packing.width)) {
     if (how === 'plan') outOfOrderPlans.set(args.searchKey, true);
     packing = await pack('ordered');
   }
@@ -227,10 +229,11 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   if (width <= MAX_DELTA_WIDTH) {
     // As deltas: a fraction of the bytes to write, for a pass over the ids here.
     const ids = unpack(packed, width);
+    if (how !== 'ordered' && !ascending(ids)) ids.sort();
     const chunks: string[] = [];
     for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(ids, from, Math.min(total, from + idsPerChunk(DELTAS))));
     await insertSnapshot(t, args, DELTAS, total, chunks);
-    return { total, records: page !== undefined ? { json: page } : { ids: ids.slice(span.start, span.end) } };
+    return { total, records: page !== undefined ? { json: page } : { ids: Array.from(ids.subarray(span.start, span.end)) } };
   }
   const chunkChars = width * idsPerChunk(width);
   const count = Math.max(1, Math.ceil(packed.length / chunkChars));
@@ -247,13 +250,18 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
 const MAX_DELTA_WIDTH = WIDTHS.findLast((w) => limitOf(w) <= DELTA_ID_LIMIT)!;
 
 /** Packed ids (layout.ts) as numbers, digit by digit: no string per id. */
-function unpack(packed: string, width: number): number[] {
+function unpack(packed: string, width: number): Float64Array {
   const offset = offsetOf(width);
-  const ids = new Array<number>(packed.length / width);
+  const ids = new Float64Array(packed.length / width);
   for (let i = 0, at = 0; at < packed.length; i++) {
     let v = 0;
     for (const end = at + width; at < end; at++) v = v * 10 + packed.charCodeAt(at) - 48;
     ids[i] = v - offset;
   }
   return ids;
+}
+
+function ascending(ids: Float64Array): boolean {
+  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) return false;
+  return true;
 }
