@@ -12,23 +12,35 @@ const LOWER_A = 97;
 /** Ids below this stay exact through zigzag (twice a difference): every id of widths 1 to 15. */
 export const DELTA_ID_LIMIT = 2 ** 51;
 
-function push(out: string[], value: number) {
-  let digits = String.fromCharCode(LOWER_A + (value % 26));
-  for (let v = Math.floor(value / 26); v > 0; v = Math.floor(v / 26)) digits = String.fromCharCode(UPPER_A + (v % 26)) + digits;
-  out.push(digits);
-}
+/** Letters an encoding is written into, grown as needed (ASCII: a byte a letter). */
+let buffer = new Uint8Array(16 * 1024);
+const ascii = new TextDecoder('latin1');
 
 /** Ids [from, to) of `ids` as one chunk row's text. */
 export function encodeDeltas(ids: ArrayLike<number>, from: number, to: number): string {
-  const out: string[] = [];
+  let n = 0;
   let previous = 0;
   for (let i = from; i < to; i++) {
     const id = ids[i]!;
     const d = id - previous;
-    push(out, i === from ? id : d >= 0 ? 2 * d : -2 * d - 1);
+    const value = i === from ? id : d >= 0 ? 2 * d : -2 * d - 1;
     previous = id;
+    let letters = 1;
+    for (let v = Math.floor(value / 26); v > 0; v = Math.floor(v / 26)) letters++;
+    if (n + letters > buffer.length) {
+      const grown = new Uint8Array(2 * (n + letters));
+      grown.set(buffer.subarray(0, n));
+      buffer = grown;
+    }
+    let v = value;
+    buffer[n + letters - 1] = LOWER_A + (v % 26);
+    for (let k = letters - 2; k >= 0; k--) {
+      v = Math.floor(v / 26);
+      buffer[n + k] = UPPER_A + (v % 26);
+    }
+    n += letters;
   }
-  return out.join('');
+  return ascii.decode(buffer.subarray(0, n));
 }
 
 /** The ids of positions [from, to) within a chunk row's text (positions from its first id). */

@@ -229,11 +229,11 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   if (width <= MAX_DELTA_WIDTH) {
     // As deltas: a fraction of the bytes to write, for a pass over the ids here.
     const ids = unpack(packed, width);
-    if (how !== 'ordered' && !ascending(ids)) ids.sort();
+    const inOrder = how === 'ordered' ? ids : ascendingRuns(ids);
     const chunks: string[] = [];
-    for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(ids, from, Math.min(total, from + idsPerChunk(DELTAS))));
+    for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(inOrder, from, Math.min(total, from + idsPerChunk(DELTAS))));
     await insertSnapshot(t, args, DELTAS, total, chunks);
-    return { total, records: page !== undefined ? { json: page } : { ids: Array.from(ids.subarray(span.start, span.end)) } };
+    return { total, records: page !== undefined ? { json: page } : { ids: Array.from(inOrder.subarray(span.start, span.end)) } };
   }
   const chunkChars = width * idsPerChunk(width);
   const count = Math.max(1, Math.ceil(packed.length / chunkChars));
@@ -261,7 +261,32 @@ function unpack(packed: string, width: number): Float64Array {
   return ids;
 }
 
-function ascending(ids: Float64Array): boolean {
-  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) return false;
-  return true;
+/**
+ * Ids in ascending order. A plan gives them as a few ascending runs (one per value of an IN
+ * list or a range of an index, each in id order): merged pairwise, run by run, which costs a
+ * pass over the ids per doubling of the runs, fewer passes than a sort of unknown order.
+ */
+export function ascendingRuns(ids: Float64Array): Float64Array {
+  let starts: number[] = [0];
+  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) starts.push(i);
+  let from: Float64Array = ids;
+  let to: Float64Array = new Float64Array(ids.length);
+  while (starts.length > 1) {
+    const next: number[] = [];
+    for (let r = 0; r < starts.length; r += 2) {
+      const a = starts[r]!;
+      const mid = starts[r + 1] ?? ids.length;
+      const end = starts[r + 2] ?? ids.length;
+      next.push(a);
+      let i = a;
+      let j = mid;
+      let k = a;
+      while (i < mid && j < end) to[k++] = from[i]! < from[j]! ? from[i++]! : from[j++]!;
+      while (i < mid) to[k++] = from[i++]!;
+      while (j < end) to[k++] = from[j++]!;
+    }
+    starts = next;
+    [from, to] = [to, from];
+  }
+  return from;
 }
