@@ -9,6 +9,12 @@ export interface Config {
   jwtSecret: string | undefined;
   tokenTtlS: number;
   cursorTtlS: number;
+  /** PATCH, PUT and DELETE without If-Match answer 428 (SPEC 10). */
+  requireIfMatch: boolean;
+  /** How long an Idempotency-Key's answer is kept, in seconds. */
+  idempotencyTtlS: number;
+  /** How long the change feed keeps events (SPEC 9). */
+  eventsRetentionS: number;
   rateLimitMax: number;
   rateLimitWindowS: number;
   authRateLimitMax: number;
@@ -21,6 +27,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Browser origins allowed to call the API (SPEC 1): `*`, a list of origins, or unset (no CORS headers). */
   corsOrigins: CorsOrigins | undefined;
+  /** PostgreSQL: send repeated statements as named prepared statements (off behind a transaction pooler). */
+  pgPreparedStatements: boolean;
+  /** PostgreSQL: where `mrs migrate` runs its DDL (a direct connection); unset: DATABASE_URL. */
+  migrateDatabaseUrl: string | undefined;
 }
 
 export type CorsOrigins = '*' | readonly string[];
@@ -76,6 +86,11 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = read(env, 'DATABASE_URL', text, undefined as string | undefined);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
     throw new ConfigError(`DATABASE_URL must be a postgres:// URL (leave it unset for SQLite), got "${databaseUrl}"`);
+  const migrateDatabaseUrl = read(env, 'MIGRATE_DATABASE_URL', text, undefined as string | undefined);
+  if (migrateDatabaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(migrateDatabaseUrl))
+    throw new ConfigError(`MIGRATE_DATABASE_URL must be a postgres:// URL, got "${migrateDatabaseUrl}"`);
+  if (migrateDatabaseUrl !== undefined && databaseUrl === undefined)
+    throw new ConfigError('MIGRATE_DATABASE_URL needs DATABASE_URL: it is the direct connection to the same PostgreSQL database');
   const jwtSecret = read(env, 'JWT_SECRET', text, undefined as string | undefined);
   if (jwtSecret !== undefined && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
   const config: Config = {
@@ -86,6 +101,9 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret,
     tokenTtlS: read(env, 'TOKEN_TTL_S', int('TOKEN_TTL_S', 1, 31 * 86400), 3600),
     cursorTtlS: read(env, 'CURSOR_TTL_S', int('CURSOR_TTL_S', 1, 7 * 86400), 900),
+    requireIfMatch: read(env, 'REQUIRE_IF_MATCH', bool('REQUIRE_IF_MATCH'), false),
+    idempotencyTtlS: read(env, 'IDEMPOTENCY_TTL_S', int('IDEMPOTENCY_TTL_S', 1, 31 * 86400), 86400),
+    eventsRetentionS: read(env, 'EVENTS_RETENTION_S', int('EVENTS_RETENTION_S', 1, 10 * 365 * 86400), 604_800),
     rateLimitMax: read(env, 'RATE_LIMIT_MAX', int('RATE_LIMIT_MAX', 1, 1e9), 1000),
     rateLimitWindowS: read(env, 'RATE_LIMIT_WINDOW_S', int('RATE_LIMIT_WINDOW_S', 1, 31 * 86400), 3600),
     authRateLimitMax: read(env, 'AUTH_RATE_LIMIT_MAX', int('AUTH_RATE_LIMIT_MAX', 1, 1e9), 20),
@@ -96,8 +114,14 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: read(env, 'TRUST_PROXY', bool('TRUST_PROXY'), false),
     corsOrigins: read(env, 'CORS_ORIGINS', corsOrigins, undefined as CorsOrigins | undefined),
     logLevel: read(env, 'LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
+    pgPreparedStatements: read(env, 'PG_PREPARED_STATEMENTS', bool('PG_PREPARED_STATEMENTS'), true),
+    migrateDatabaseUrl,
   };
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined))
     throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   return config;
 }
+
+/** The configuration `mrs migrate` runs with: its DDL on MIGRATE_DATABASE_URL when set. */
+export const migrationConfig = (config: Config): Config =>
+  config.migrateDatabaseUrl === undefined ? config : { ...config, databaseUrl: config.migrateDatabaseUrl };

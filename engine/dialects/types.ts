@@ -1,5 +1,6 @@
 import type { ColumnDataType, CreateTableBuilder, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { SnapshotStore } from '../cursor/snapshot-store.ts';
+import type { EventLog } from '../events/event-log.ts';
 import type { FieldKind } from '../define.ts';
 import type { ReadLiveTable } from './live-schema.ts';
 import type { TenantState } from '../tenant-state.ts';
@@ -56,6 +57,12 @@ export interface Dialect {
   ilike(column: Expression<unknown>, pattern: string): Expression<SqlBool>;
   /** Serializes schema changes of one tenant across processes, inside the given transaction. */
   lockForMigration(trx: Kysely<any>, key: string): Promise<void>;
+  /**
+   * Takes the lock named `key` for the rest of the transaction `trx` without waiting: false when
+   * another transaction holds it (an Idempotency-Key in flight in another process). Where one
+   * writer holds the whole database for its transaction (SQLite), there is nothing to take: true.
+   */
+  tryLock(trx: Kysely<any>, key: string): Promise<boolean>;
   /** The database's part in the engine's own migrations. */
   readonly migrationSteps: MigrationSteps;
   /** `db` with its tables in `schema`; throws where the database has no schemas. */
@@ -78,6 +85,8 @@ export interface Dialect {
   idsOfJson(json: Expression<string>): RawBuilder<unknown>;
   /** Where cursors keep their snapshots (cursor/snapshot-store.ts). */
   readonly snapshots: SnapshotStore;
+  /** Where the tenant's change feed is kept (events/event-log.ts). */
+  readonly events: EventLog;
   /**
    * Whether every index entry carries the row's `id`: SQLite's do (the rowid, which `id` is);
    * PostgreSQL's point at the row's place in the table instead, so an index that must give a

@@ -6,7 +6,8 @@ import { insertRow } from '../sql/record-writes.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
-import { notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
+import { inTransaction, notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
+import { appendEvent, changedFields } from './events.ts';
 
 /** Under a parent path the link comes from the path; a different link in the body is a problem. */
 function withPathLink(body: unknown, parent: ParentScope | undefined): { body: unknown; problems: ProblemItem[] } {
@@ -21,7 +22,8 @@ function withPathLink(body: unknown, parent: ParentScope | undefined): { body: u
 }
 
 /**
- * Creates a record; under a parent path the parent link comes from the path. One transaction.
+ * Creates a record; under a parent path the parent link comes from the path. One transaction,
+ * with its event.
  * Body problems and parent links naming no live record are reported together.
  */
 export async function create(
@@ -32,13 +34,14 @@ export async function create(
 ): Promise<ApiRecord> {
   const linked = withPathLink(body, parent);
   const links = sentLinks(resource, linked.body);
-  // Nothing to look up first (no parent path, no parent named in the body): the INSERT alone is
-  // the transaction (a statement is atomic), which spares a transaction's BEGIN and COMMIT (a
-  // savepoint and its release under group commit).
-  if (!parent && Object.keys(links).length === 0) return insertChecked(ctx.tenant.db, ctx, resource, linked, []);
-  return ctx.tenant.db.transaction().execute(async (trx) => {
+  // Its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
+  // create with nothing to look up first is more than its INSERT alone. The caller's transaction
+  // when there is one (an idempotency key's).
+  return inTransaction(ctx.tenant.db, async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
-    return insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links));
+    const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links));
+    await appendEvent(trx, ctx, resource, 'create', record.id as number, changedFields(resource, undefined, record));
+    return record;
   });
 }
 

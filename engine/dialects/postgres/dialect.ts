@@ -2,6 +2,7 @@ import { sql, type ColumnDataType, type Expression, type RawBuilder } from 'kyse
 import type { FieldKind } from '../../define.ts';
 import { tableRef } from '../table-ref.ts';
 import type { Dialect, TenantDb } from '../types.ts';
+import { postgresEvents } from './event-log.ts';
 import { dateString, integerNumber, timestampString } from '../values.ts';
 import { inOrder } from './in-order.ts';
 import { postgresMigrationSteps } from './migration-steps.ts';
@@ -53,6 +54,10 @@ export const postgresDialect: Dialect = {
   async lockForMigration(trx, key) {
     await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
   },
+  async tryLock(trx, key) {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(trx);
+    return rows[0]!.locked === true;
+  },
   migrationSteps: postgresMigrationSteps,
   bindSchema: (db, schema) => db.withSchema(schema),
   // As on SQLite: an ordered sub-select feeds the aggregate in its order.
@@ -65,6 +70,7 @@ export const postgresDialect: Dialect = {
       sql` || `,
     )} || '}')`,
   idsOfJson: (json) => sql`(select cast(e.value as bigint) as id, e.ord from json_array_elements_text(cast(${json} as json)) with ordinality as e (value, ord))`,
+  events: postgresEvents,
   snapshots: postgresSnapshots,
   indexesHoldId: false,
   bulkLoad: {

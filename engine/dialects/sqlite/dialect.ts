@@ -1,6 +1,7 @@
 import { sql, type Expression } from 'kysely';
 import type { FieldKind } from '../../define.ts';
 import type { Dialect, TenantDb } from '../types.ts';
+import { sqliteEvents } from './event-log.ts';
 import { integerNumber } from '../values.ts';
 import { sqliteSnapshots } from './snapshot-store.ts';
 import { readSqliteTable } from './live-schema.ts';
@@ -49,6 +50,7 @@ export const sqliteDialect: Dialect = {
   ilike: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} like ${pattern} escape '\\'`,
   // A SQLite write transaction already excludes every other writer of the file.
   lockForMigration: async () => {},
+  tryLock: async () => true,
   migrationSteps: {},
   bindSchema() {
     throw new Error('tenantDb: a schema is only meaningful on PostgreSQL');
@@ -70,6 +72,7 @@ export const sqliteDialect: Dialect = {
     )})`,
   // json_each gives the array's elements with their index as `key`.
   idsOfJson: (json) => sql`(select value as id, key as ord from json_each(${json}))`,
+  events: sqliteEvents,
   snapshots: sqliteSnapshots,
   indexesHoldId: true,
   bulkLoad: {

@@ -8,6 +8,7 @@ import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapsho
 import { Lru } from '../../lru.ts';
 import { orderBySql } from '../order-by.ts';
 import type { TenantDb } from '../types.ts';
+import { highestSeqSql } from './event-log.ts';
 import { opaqueValues } from './opaque-values.ts';
 
 /**
@@ -76,15 +77,19 @@ function packedIds(t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered'
   return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
 }
 
+/** The feed's seq the snapshot reflects, read in the packing statement itself (SPEC 9: lists join the feed). */
+const changeSeq = highestSeqSql();
+
 /**
  * The SELECT that packs a search's ids at `width`. It also gives the width the table's ids need
  * as it reads them: packed ids are only good when the two agree. Without `width`, at the width
  * it reads (slower: see packedIds).
  */
 export const packStatement = (t: TenantDb, args: SnapshotArgs, packing: Packing, width?: number, pageEnd?: number) =>
-  sql<{ width: number; packed: string | null; page: string | null }>`with ${widthCte(t, args.table)}
+  sql<{ width: number; packed: string | null; page: string | null; change_seq: unknown }>`with ${widthCte(t, args.table)}
     select (select w.width from w) as width, ${packedIds(t, args, packing, width)} as packed,
-      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page`.compile(t.db);
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page,
+      ${changeSeq} as change_seq`.compile(t.db);
 
 /** The slot of a tenant's state (TenantState) holding the width each table's ids were last packed at: the next search's first guess. */
 const LAST_WIDTHS = {};
@@ -100,10 +105,10 @@ async function widthGuess(t: TenantDb, table: string): Promise<number> {
   return width;
 }
 
-/** Chunk rows per INSERT: 11 parameters a row stays far below SQLite's limit. */
+/** Chunk rows per INSERT: 12 parameters a row stays far below SQLite's limit. */
 const ROWS_PER_INSERT = 500;
 
-const CHUNK_COLUMNS = ['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', 'ids'] as const;
+const CHUNK_COLUMNS = ['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', 'ids', 'change_seq'] as const;
 
 /** An INSERT of n chunk rows (the key), compiled once per n. */
 const insertChunks = compiledFamily<unknown[]>((n, db, ...values) => {
@@ -130,12 +135,13 @@ export const rangeStatement = (t: TenantDb, args: SnapshotArgs, width: number, p
   const where = whereOf(args)(expressionBuilder());
   const end = (fn: 'min' | 'max') => sql`(select ${sql.raw(fn)}(id) from ${table})`;
   const base = sql.lit(offsetOf(width));
-  return sql<{ width: number; rows: number; lo: number | null; hi: number | null; ends: string | null; holes: string | null; page: string | null }>`with ${widthCte(t, args.table)}
+  return sql<{ width: number; rows: number; lo: number | null; hi: number | null; ends: string | null; holes: string | null; page: string | null; change_seq: unknown }>`with ${widthCte(t, args.table)}
     select (select w.width from w) as width, (select count(*) from ${table}) as rows, ${end('min')} as lo, ${end('max')} as hi,
       (${end('min')} + ${base}) || (${end('max')} + ${base}) as ends,
       (select group_concat(v, '') from (select v from (select id + ${base} as v from ${table} where not (${where})
         limit ${sql.lit(maxHoles(width) + 1)}) order by v)) as holes,
-      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page`.compile(t.db);
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page,
+      ${changeSeq} as change_seq`.compile(t.db);
 };
 
 /** A ranged snapshot of the search (layout.ts), written; undefined when its ids are not one. */
@@ -161,22 +167,23 @@ async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
     }
     const packed = row.ends! + holeIds;
     const total = count - holes;
-    await insertSnapshot(t, args, rangedWidth(width), total, [packed]);
-    if (row.page !== null) return { total, records: { json: row.page } };
-    return { total, records: { ids: idsAt(new Map([[0, packed]]), rangedWidth(width), args.start, Math.min(args.end, total)) } };
+    const seq = Number(row.change_seq);
+    await insertSnapshot(t, args, rangedWidth(width), total, seq, [packed]);
+    if (row.page !== null) return { total, records: { json: row.page }, changeSeq: seq };
+    return { total, records: { ids: idsAt(new Map([[0, packed]]), rangedWidth(width), args.start, Math.min(args.end, total)) }, changeSeq: seq };
   }
   return undefined;
 }
 
 /** Writes a snapshot's chunk rows: one INSERT, or a transaction of several for very large snapshots. */
-async function insertSnapshot(t: TenantDb, args: SnapshotArgs, width: number, total: number, chunks: readonly string[]) {
+async function insertSnapshot(t: TenantDb, args: SnapshotArgs, width: number, total: number, changeSeq: number, chunks: readonly string[]) {
   const b = args.binding;
   const query = JSON.stringify(args.query);
   // Values row after row, in CHUNK_COLUMNS order.
   const values = (from: number, to: number) => {
     const out: unknown[] = [];
     for (let chunk = from; chunk < to; chunk++)
-      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, chunks[chunk]);
+      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, chunks[chunk], chunk === 0 ? changeSeq : null);
     return out;
   };
   const count = chunks.length;
@@ -199,7 +206,7 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const packAt = async (packing: Packing, width?: number) => {
     const key = `${args.searchKey}\0${width ?? 'w'}\0${packing}${withPage ? `\0${args.end}` : ''}`;
     const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, packing, width, withPage ? args.end : undefined));
-    return { width: Number(rows[0]!.width), packed: rows[0]!.packed ?? '', page: rows[0]!.page ?? undefined };
+    return { width: Number(rows[0]!.width), packed: rows[0]!.packed ?? '', page: rows[0]!.page ?? undefined, changeSeq: Number(rows[0]!.change_seq) };
   };
   const pack = async (how: Packing) => {
     let width = await widthGuess(t, args.table);
@@ -223,7 +230,7 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
     if (how === 'plan') outOfOrderPlans.set(args.searchKey, true);
     packing = await pack('ordered');
   }
-  const { width, packed, page } = packing;
+  const { width, packed, page, changeSeq: seq } = packing;
   const total = packed.length / width;
   const span = { start: args.start, end: Math.min(args.end, total) };
   if (width <= MAX_DELTA_WIDTH) {
@@ -232,18 +239,18 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
     const inOrder = how === 'ordered' ? ids : ascendingRuns(ids);
     const chunks: string[] = [];
     for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(inOrder, from, Math.min(total, from + idsPerChunk(DELTAS))));
-    await insertSnapshot(t, args, DELTAS, total, chunks);
-    return { total, records: page !== undefined ? { json: page } : { ids: Array.from(inOrder.subarray(span.start, span.end)) } };
+    await insertSnapshot(t, args, DELTAS, total, seq, chunks);
+    return { total, records: page !== undefined ? { json: page } : { ids: Array.from(inOrder.subarray(span.start, span.end)) }, changeSeq: seq };
   }
   const chunkChars = width * idsPerChunk(width);
   const count = Math.max(1, Math.ceil(packed.length / chunkChars));
   const slice = (chunk: number) => packed.slice(chunk * chunkChars, (chunk + 1) * chunkChars);
-  await insertSnapshot(t, args, width, total, Array.from({ length: count }, (_, c) => slice(c)));
-  if (page !== undefined) return { total, records: { json: page } };
+  await insertSnapshot(t, args, width, total, seq, Array.from({ length: count }, (_, c) => slice(c)));
+  if (page !== undefined) return { total, records: { json: page }, changeSeq: seq };
   const { first, last } = chunksOf(span, width);
   const chunks = new Map<number, string>();
   for (let c = first; c <= last; c++) chunks.set(c, slice(c));
-  return { total, records: { ids: idsAt(chunks, width, span.start, span.end) } };
+  return { total, records: { ids: idsAt(chunks, width, span.start, span.end) }, changeSeq: seq };
 }
 
 /** The widest packed ids that deltas take (deltas.ts's DELTA_ID_LIMIT). */

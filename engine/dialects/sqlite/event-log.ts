@@ -1,0 +1,30 @@
+import { sql, type Kysely } from 'kysely';
+import { compiledOnce } from '../../compiled-queries.ts';
+import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
+import { appender, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
+
+/**
+ * The highest seq ever given, which AUTOINCREMENT keeps in sqlite_sequence: unlike max(seq), it
+ * does not fall back when retention empties the table.
+ */
+export const highestSeqSql = () => sql<number>`coalesce((select seq from sqlite_sequence where name = ${sql.lit(EVENTS_TABLE)}), 0)`;
+
+/**
+ * SQLite's change feed. A database has one writer at a time (group commit runs every write of a
+ * file in one connection, each in its savepoint), and each write inserts its events last in its
+ * savepoint: seq order (AUTOINCREMENT, never reused, also after retention) is commit order.
+ */
+export const sqliteEvents: EventLog = {
+  async createTables(db: Kysely<any>) {
+    await createEventsTable(db, (table) => table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()));
+  },
+  append: appender(
+    (_t, rows) => sql`insert into ${sql.table(EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)
+      select at, collection, record_id, op, changed, record, username from (${rows}) order by ord`,
+  ),
+  read: pageReader(highestSeqSql),
+  highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
+  sweep: sweepEvents,
+};
+
+const highestSeq = compiledOnce<[], { seq: unknown }>((db) => sql<{ seq: unknown }>`select ${highestSeqSql()} as seq`.compile(db));

@@ -1,0 +1,103 @@
+import type { Expression, Kysely } from 'kysely';
+import type { TenantDb } from '../dialects/types.ts';
+
+/**
+ * A tenant's change feed (SPEC 9): every committed create, update and soft delete of a record,
+ * in the order the changes committed. Each database keeps it its own way beside its dialect
+ * (engine/dialects/<db>/event-log.ts), reached as `dialect.events`; this is what they share.
+ */
+export interface EventLog {
+  /** Creates the feed's tables (the engine migration 008-events). */
+  createTables(db: Kysely<any>): Promise<void>;
+  /**
+   * Appends events in `trx`, the transaction of the writes they record, as its last statement:
+   * each event's record is read from the row the write left, so it is what a read of it shows.
+   * Their seqs follow the order given and the order the transactions commit.
+   */
+  append(t: TenantDb, trx: Kysely<any>, events: readonly NewEvent[]): Promise<void>;
+  /** The events after `query.after`, and the highest seq committed, read in one statement. */
+  read(t: TenantDb, query: EventQuery): Promise<EventPage>;
+  /** The highest seq committed (0 before the first event). */
+  highest(t: TenantDb): Promise<number>;
+  /**
+   * Removes up to `limit` of the oldest events stamped before `olderThan` (RFC 3339), and raises
+   * the feed's gone mark (EventPage.goneBelow) to the highest seq removed; returns how many.
+   */
+  sweep(t: TenantDb, olderThan: string, limit?: number): Promise<number>;
+}
+
+export const EVENT_OPS = ['create', 'update', 'delete'] as const;
+export type EventOp = (typeof EVENT_OPS)[number];
+
+/** Where an event's record comes from: a collection's table, and a row of it as the record's JSON. */
+export interface EventSource {
+  readonly table: string;
+  /** The row of `table` under `alias` as its record's JSON text, as a read answers it. */
+  readonly recordJson: (alias: string) => Expression<string>;
+}
+
+export interface NewEvent {
+  /** The collection's table and record JSON; an object kept per collection (statements are compiled per source). */
+  readonly source: EventSource;
+  readonly collection: string;
+  readonly id: number;
+  readonly op: EventOp;
+  /** The collection's fields whose value the write changed. */
+  readonly changed: readonly string[];
+  /** Who made the change; null when the engine runs without authentication. */
+  readonly user: string | null;
+  /** When, RFC 3339 UTC with milliseconds. */
+  readonly at: string;
+}
+
+export interface EventQuery {
+  /** Events with a greater seq. */
+  readonly after: number;
+  readonly limit: number;
+  /** Only these collections (undefined: every one; empty: none). */
+  readonly collections?: readonly string[] | undefined;
+  /** Only these ops (undefined: every one). */
+  readonly ops?: readonly EventOp[] | undefined;
+}
+
+/** An event as stored: `changed` and `record` are JSON text, as written with the change. */
+export interface StoredEvent {
+  readonly seq: number;
+  readonly at: string;
+  readonly collection: string;
+  readonly id: number;
+  readonly op: EventOp;
+  readonly changed: string;
+  readonly record: string;
+  readonly user: string | null;
+}
+
+export interface EventPage {
+  /** In ascending seq, at most `limit`. */
+  readonly events: readonly StoredEvent[];
+  /** The highest seq committed when the page was read. */
+  readonly highest: number;
+  /** The highest seq retention removed (0: none): a position below it has lost events. */
+  readonly goneBelow: number;
+}
+
+/** The event as the feed answers it: one line of JSON (`record` and `changed` as stored). */
+export const eventJson = (e: StoredEvent): string =>
+  `{"seq":${e.seq},"at":${JSON.stringify(e.at)},"collection":${JSON.stringify(e.collection)},"id":${e.id},"op":"${e.op}","changed":${e.changed},"record":${e.record},"user":${JSON.stringify(e.user)}}`;
+
+/** The `mrs_meta` key holding the highest seq retention removed. */
+export const EVENTS_GONE_KEY = 'events_gone_below';
+
+export const EVENTS_TABLE = 'mrs_events';
+
+/** A stored row (columns as the tables name them) as a StoredEvent. */
+export const storedEvent = (r: Record<string, unknown>): StoredEvent => ({
+  seq: Number(r.seq),
+  at: r.at as string,
+  collection: r.collection as string,
+  id: Number(r.record_id),
+  op: r.op as EventOp,
+  changed: r.changed as string,
+  record: r.record as string,
+  user: (r.username as string | null) ?? null,
+});

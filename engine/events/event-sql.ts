@@ -1,0 +1,129 @@
+import { sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { compiledByKey } from '../compiled-queries.ts';
+import { tableRef } from '../dialects/table-ref.ts';
+import type { TenantDb } from '../dialects/types.ts';
+import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventPage, type EventQuery, type EventSource, type NewEvent } from './event-log.ts';
+
+/** The feed's statements that every database writes alike: each EventLog builds its own on them. */
+
+/**
+ * Creates `mrs_events` with `seq` as `withSeq` adds it (how a database numbers events is its own:
+ * EventLog), and the gone mark at 0.
+ */
+export async function createEventsTable(db: Kysely<any>, withSeq: (table: CreateTableBuilder<any, any>) => CreateTableBuilder<any, any>): Promise<void> {
+  await withSeq(db.schema.createTable(EVENTS_TABLE).ifNotExists())
+    .addColumn('at', 'text', (c) => c.notNull())
+    .addColumn('collection', 'text', (c) => c.notNull())
+    .addColumn('record_id', 'bigint', (c) => c.notNull())
+    .addColumn('op', 'text', (c) => c.notNull())
+    .addColumn('changed', 'text', (c) => c.notNull())
+    .addColumn('record', 'text', (c) => c.notNull())
+    .addColumn('username', 'text')
+    .execute();
+  await db.insertInto('mrs_meta').values({ key: EVENTS_GONE_KEY, value: '0' }).onConflict((oc) => oc.column('key').doNothing()).execute();
+}
+
+/** Values of one event, in the order `eventRows` takes them. */
+const VALUES_PER_EVENT = 6;
+
+const valuesOf = (events: readonly NewEvent[]): unknown[] =>
+  events.flatMap((e) => [e.at, e.collection, e.op, JSON.stringify(e.changed), e.user, e.id]);
+
+/**
+ * The events to append as rows `(ord, at, collection, record_id, op, changed, record, username)`,
+ * `ord` counting from 1 in the order given. Each record is read from its row by the statement
+ * itself: the JSON a read of it answers, not a copy made by the application.
+ */
+function eventRows(t: TenantDb, sources: readonly EventSource[], p: readonly unknown[]): RawBuilder<unknown> {
+  return sql.join(
+    sources.map((source, i) => {
+      const [at, collection, op, changed, user, id] = p.slice(i * VALUES_PER_EVENT, (i + 1) * VALUES_PER_EVENT);
+      return sql`select ${sql.lit(i + 1)} as ord, cast(${at} as text) as at, cast(${collection} as text) as collection,
+        r.id as record_id, cast(${op} as text) as op, cast(${changed} as text) as changed, ${source.recordJson('r')} as record,
+        cast(${user} as text) as username
+        from ${tableRef(t, source.table)} as r where r.id = ${id}`;
+    }),
+    sql` union all `,
+  );
+}
+
+/** A number per source, naming its compiled statements (two engines may share a table name). */
+const sourceIds = new WeakMap<EventSource, number>();
+let sourcesSeen = 0;
+const sourceId = (s: EventSource) => {
+  let id = sourceIds.get(s);
+  if (id === undefined) sourceIds.set(s, (id = sourcesSeen++));
+  return id;
+};
+
+/** Statements compiled once per key and database setup (the setup names the tenant's schema). */
+const compiled = compiledByKey(500);
+
+/**
+ * An append statement, given how a database writes it around the event rows, compiled once per
+ * source for a single event (every write but a batch's), built afresh for several.
+ */
+export function appender(write: (t: TenantDb, rows: RawBuilder<unknown>, n: number) => RawBuilder<unknown>) {
+  return async (t: TenantDb, trx: Kysely<any>, events: readonly NewEvent[]): Promise<void> => {
+    if (events.length === 0) return;
+    const values = valuesOf(events);
+    if (events.length === 1)
+      await compiled(trx, `append\0${sourceId(events[0]!.source)}`, (...p) => write(t, eventRows(t, [events[0]!.source], p), 1).compile(trx), ...values);
+    else await write(t, eventRows(t, events.map((e) => e.source), values), events.length).execute(trx);
+  };
+}
+
+/**
+ * A page of events after a position, with the highest seq committed (`highest`, the database's
+ * own expression) and the gone mark, in one statement: one view of the database, so the page and
+ * the mark agree. Compiled once per count of collections and ops filtered on.
+ */
+export function pageReader(highest: (t: TenantDb) => RawBuilder<number>) {
+  const build = (t: TenantDb, nc: number, no: number, after: unknown, limit: unknown, ...p: unknown[]) => {
+    const collections = p.slice(0, Math.max(nc, 0));
+    const ops = p.slice(collections.length);
+    const filters = [
+      ...(nc < 0 ? [] : [nc === 0 ? sql`1 = 0` : sql`collection in (${sql.join(collections)})`]),
+      ...(no < 0 ? [] : [no === 0 ? sql`1 = 0` : sql`op in (${sql.join(ops)})`]),
+    ];
+    return sql`select h.highest, h.gone, e.*
+      from (select ${highest(t)} as highest,
+        coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone) as h
+      left join (select seq, at, collection, record_id, op, changed, record, username from ${tableRef(t, EVENTS_TABLE)}
+        where seq > cast(${after} as bigint)${sql.join(filters.map((f) => sql` and ${f}`), sql``)}
+        order by seq limit cast(${limit} as integer)) as e on 1 = 1
+      order by e.seq`.compile(t.db);
+  };
+  return async (t: TenantDb, q: EventQuery): Promise<EventPage> => {
+    const nc = q.collections ? q.collections.length : -1;
+    const no = q.ops ? q.ops.length : -1;
+    const { rows } = await compiled<Record<string, unknown>>(t.db, `read\0${nc}\0${no}`, (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
+      q.after, q.limit, ...(q.collections ?? []), ...(q.ops ?? []));
+    const head = rows[0]!;
+    return {
+      events: rows.filter((r) => r.seq !== null && r.seq !== undefined).map(storedEvent),
+      highest: Number(head.highest),
+      goneBelow: Number(head.gone),
+    };
+  };
+}
+
+/** Rows each sweep looks at, at most. */
+export const SWEEP_BATCH = 1000;
+
+/**
+ * Removes the oldest events stamped before `olderThan`, among the first `limit` (seq and `at`
+ * rise together, so no index on `at` is needed and a sweep reads at most `limit` rows), and
+ * raises the gone mark to the highest seq removed, in one transaction.
+ */
+export async function sweepEvents(t: TenantDb, olderThan: string, limit = SWEEP_BATCH): Promise<number> {
+  return t.db.transaction().execute(async (trx) => {
+    const oldest = sql`select o.seq from (select seq, at from ${tableRef(t, EVENTS_TABLE)} order by seq limit ${limit}) as o where o.at < ${olderThan}`;
+    const { rows } = await sql<{ seq: unknown }>`delete from ${tableRef(t, EVENTS_TABLE)} where seq in (${oldest}) returning seq`.execute(trx);
+    if (rows.length === 0) return 0;
+    const top = Math.max(...rows.map((r) => Number(r.seq)));
+    await sql`update ${tableRef(t, 'mrs_meta')} set value = cast(${top} as text)
+      where key = ${EVENTS_GONE_KEY} and cast(value as bigint) < ${top}`.execute(trx);
+    return rows.length;
+  });
+}

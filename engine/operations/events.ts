@@ -1,0 +1,22 @@
+import type { Kysely } from 'kysely';
+import type { EventOp } from '../events/event-log.ts';
+import type { Resource } from '../registry.ts';
+import type { ApiRecord } from '../records.ts';
+import { eventSourceOf } from '../sql/event-source.ts';
+import type { OperationContext } from './context.ts';
+
+/**
+ * Appends the event of a write to the tenant's change feed, in the write's transaction `trx`
+ * and as its last statement (PostgreSQL takes the feed's order there: dialects/postgres/event-log.ts).
+ * Stamped by the engine's clock, which retention measures by.
+ */
+export function appendEvent(trx: Kysely<any>, ctx: OperationContext, resource: Resource, op: EventOp, id: number, changed: readonly string[]): Promise<void> {
+  const { tenant } = ctx;
+  return tenant.dialect.events.append(tenant, trx, [
+    { source: eventSourceOf(tenant.dialect, resource), collection: resource.name, id, op, changed, user: ctx.user ?? null, at: new Date(ctx.cursors.now()).toISOString() },
+  ]);
+}
+
+/** The collection's own fields (not the system ones) whose value differs between two versions of a record. */
+export const changedFields = (resource: Resource, before: ApiRecord | undefined, after: ApiRecord): string[] =>
+  Object.keys(resource.definition.fields).filter((name) => before === undefined || before[name] !== after[name]);
