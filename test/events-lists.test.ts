@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeNote, makeWorkOrder, WORK_ORDER } from './support/fixtures.ts';
 import { BASE, DATABASES, describeEachDatabase, M, type DatabaseName, type Harness } from './support/harness.ts';
 import { servicesOnOneDatabase } from './support/services.ts';
+import { isRanged } from '../engine/cursor/layout.ts';
 
 /**
  * SPEC 9: lists join the feed without a gap. A search's first answer carries X-Change-Seq, the
@@ -27,6 +28,29 @@ describeEachDatabase('X-Change-Seq on lists', (h) => {
     expect(Number(seqOf(await h().get(`${M}/work_orders?$limit=1`)))).toBe(feed + 1);
     // An empty search too.
     expect(Number(seqOf(await h().get(`${M}/work_orders?department_id=424242`)))).toBe(feed + 1);
+  });
+
+  it('is read by the ranged snapshot of the unfiltered list too, starting on page 1 or past it', async () => {
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await makeWorkOrder(h()));
+    // A deleted record: a hole in the range of ids.
+    expect((await h().del(`${M}/work_orders/${made[2]!.id}`)).status).toBe(204);
+    const tenant = (await h().service.tenants.get('demo.main'))!;
+    const headWidth = async (cursor: string) =>
+      Number((await tenant.db.selectFrom('mrs_cursors').select('width').where('id', '=', cursor).where('chunk', '=', 0).executeTakeFirstOrThrow()).width);
+    for (const start of ['', '&$page=2']) {
+      const feed = Number(seqOf(await h().get(EVENTS)));
+      const first = await h().get(`${M}/work_orders?$limit=2${start}`);
+      expect(first.status, first.text).toBe(200);
+      const cursor = first.headers.get('x-cursor')!;
+      expect(isRanged(await headWidth(cursor)), 'the unfiltered list takes the ranged path').toBe(true);
+      expect(Number(seqOf(first))).toBe(feed);
+      await makeWorkOrder(h());
+      const later = await h().get(`${M}/work_orders?$cursor=${cursor}&$page=3`);
+      expect(later.status, later.text).toBe(200);
+      expect(seqOf(later)).toBe(seqOf(first));
+      expect(Number(seqOf(await h().get(`${M}/work_orders?$limit=2${start}`)))).toBe(feed + 1);
+    }
   });
 });
 

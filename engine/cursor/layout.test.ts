@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64url, chunksOf, idsAscend, idsAt, idsPerChunk, limitOf, newCursorId, offsetOf, pageSpan, WIDTHS, widthFor } from './layout.ts';
+import { base64url, chunksOf, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, newCursorId, offsetOf, pageSpan, rangedWidth, WIDTHS, widthFor } from './layout.ts';
 
 describe('newCursorId', () => {
   it('gives distinct, URL-safe ids that sort by creation time, across refills of its random pool', () => {
@@ -79,6 +79,39 @@ describe('chunk rows', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('ranged snapshots', () => {
+  it('give back the ids of any page: every id from lo to hi but the holes, in order, from one chunk row', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 5000 }),
+        fc.integer({ min: 0, max: 400 }),
+        fc.uniqueArray(fc.nat({ max: 400 }), { maxLength: 60 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 20 }),
+        (lo, span, holeOffsets, limit, page) => {
+          const hi = lo + span;
+          const digits = widthFor(hi);
+          // Holes anywhere between the ends, the ends too (a deleted first or last record).
+          const holes = [...new Set(holeOffsets.map((h) => lo + (h % (span + 1))))].sort((a, b) => a - b);
+          fc.pre(holes.length <= maxHoles(digits));
+          const naive = Array.from({ length: span + 1 }, (_, i) => lo + i).filter((id) => !holes.includes(id));
+          const packed = [lo, hi, ...holes].map((id) => String(id + offsetOf(digits))).join('');
+          const width = rangedWidth(digits);
+          const pageOf = pageSpan(page, limit, naive.length);
+          // A page read finds the one chunk row as it finds any page's chunk rows.
+          expect(chunksOf(pageOf, width)).toEqual({ first: 0, last: 0 });
+          expect(idsAt(new Map([[0, packed]]), width, pageOf.start, pageOf.end)).toEqual(naive.slice(pageOf.start, pageOf.end));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('hold lo, hi and their holes in one chunk row of packed ids at most', () => {
+    for (const w of WIDTHS) expect((maxHoles(w) + 2) * w).toBeLessThanOrEqual(1920);
   });
 });
 

@@ -1,3 +1,5 @@
+import { decodeDeltas } from './deltas.ts';
+
 /**
  * How a cursor's ordered ids are packed: each id plus 10^(width-1), in decimal, so every id
  * takes exactly `width` digits (integer-to-text is the cheapest conversion both databases
@@ -22,10 +24,65 @@ export const widthFor = (maxId: number) => WIDTHS.find((w) => maxId < limitOf(w)
  */
 const CHUNK_CHARS = 1920;
 const MIN_CHUNK_IDS = 192;
-export const idsPerChunk = (width: number) => Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
+/** A ranged snapshot's one chunk row holds every position: page reads find it as any chunk's. */
+const RANGED_CHUNK_IDS = 2 ** 30;
+/** Ids of a chunk row of deltas: a letter or two each, most of the time. */
+const DELTA_CHUNK_IDS = 1920;
+export const idsPerChunk = (width: number) =>
+  width === DELTAS ? DELTA_CHUNK_IDS : isRanged(width) ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
 /** idsPerChunk in SQL, of an integer expression (integer division in both databases). */
 export const idsPerChunkSql = (width: string) =>
-  `(case when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
+  `(case when ${width} = ${DELTAS} then ${DELTA_CHUNK_IDS} when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
+
+/**
+ * A ranged snapshot: ascending ids that are every id from `lo` to `hi` but a few (the holes),
+ * as one chunk row of `lo`, `hi` and then the holes in ascending order, each packed at the
+ * width that fits `hi`. The list of a table in id order is one: a table with few deletions
+ * collapses to a few dozen characters, whatever its size. Its width column says so: RANGED plus
+ * the width of its digits (packed snapshots have widths 1 to 16).
+ */
+export const RANGED = 32;
+export const isRanged = (width: number) => width > RANGED && width < DELTAS;
+/** The width column of a snapshot whose chunk rows hold deltas (deltas.ts). */
+export const DELTAS = 64;
+export const rangedWidth = (digits: number) => RANGED + digits;
+/** The holes a ranged snapshot holds at most: lo, hi and they fill one chunk row of packed ids. */
+export const maxHoles = (digits: number) => Math.floor(CHUNK_CHARS / digits) - 2;
+/** maxHoles in SQL, of an integer expression. */
+export const maxHolesSql = (digits: string) => `(${CHUNK_CHARS} / ${digits} - 2)`;
+
+/**
+ * The ids at positions [start, end) of a ranged snapshot. The holes below the id at position p
+ * are the first i with hole(i) - i - lo > p (that difference never falls as i grows, holes being
+ * distinct and ascending): a binary search, then a walk that steps over holes.
+ */
+function rangedIdsAt(text: string, digits: number, start: number, end: number): number[] {
+  const decode = DECODERS[digits - 1]!;
+  const at = (i: number) => decode(text.slice(i * digits, (i + 1) * digits));
+  const lo = at(0);
+  const hi = at(1);
+  const holes = text.length / digits - 2;
+  const hole = (i: number) => at(i + 2);
+  let low = 0;
+  let high = holes;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (hole(mid) - mid - lo > start) high = mid;
+    else low = mid + 1;
+  }
+  let i = low;
+  let id = lo + start + i;
+  const ids: number[] = [];
+  for (let pos = start; pos < end && id <= hi; pos++) {
+    ids.push(id);
+    id++;
+    while (i < holes && hole(i) === id) {
+      id++;
+      i++;
+    }
+  }
+  return ids;
+}
 
 /** Positions [start, end) of a page in the snapshot (end clipped to the total when known). */
 export function pageSpan(page: number, limit: number, total?: number) {
@@ -56,6 +113,11 @@ const DECODERS = WIDTHS.map(decoderOf);
 
 /** The ids at positions [start, end) from the chunk rows that hold them. */
 export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start: number, end: number): number[] {
+  if (isRanged(width)) {
+    const text = chunks.get(0);
+    return text === undefined ? [] : rangedIdsAt(text, width - RANGED, start, end);
+  }
+  if (width === DELTAS) return deltaIdsAt(chunks, start, end);
   const perChunk = idsPerChunk(width);
   const decode = DECODERS[width - 1]!;
   const ids: number[] = [];
@@ -65,6 +127,22 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
     const at = (pos % perChunk) * width;
     if (at >= text.length) break;
     ids.push(decode(text.slice(at, at + width)));
+  }
+  return ids;
+}
+
+/** The ids at positions [start, end) of a snapshot of deltas, chunk row by chunk row. */
+function deltaIdsAt(chunks: ReadonlyMap<number, string>, start: number, end: number): number[] {
+  const ids: number[] = [];
+  for (let pos = start; pos < end; ) {
+    const chunk = Math.floor(pos / DELTA_CHUNK_IDS);
+    const text = chunks.get(chunk);
+    if (text === undefined) break;
+    const first = chunk * DELTA_CHUNK_IDS;
+    const got = decodeDeltas(text, pos - first, Math.min(end, first + DELTA_CHUNK_IDS) - first);
+    ids.push(...got);
+    if (pos + got.length < Math.min(end, first + DELTA_CHUNK_IDS)) break;
+    pos = first + DELTA_CHUNK_IDS;
   }
   return ids;
 }

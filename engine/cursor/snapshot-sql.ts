@@ -2,6 +2,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { jsonArrayOf } from '../dialects/json-array.ts';
 import { orderBySql } from '../dialects/order-by.ts';
 import type { TenantDb } from '../dialects/types.ts';
+import { Lru } from '../lru.ts';
 import { limitOf, offsetOf, WIDTHS } from './layout.ts';
 import type { SnapshotArgs } from './snapshot-store.ts';
 
@@ -50,3 +51,28 @@ export function firstPageJson(t: TenantDb, args: SnapshotArgs, end: number, wher
  * cutting page 1's ids from the inserted chunk and joining them back.
  */
 export const pageOneWithIds = (args: SnapshotArgs) => args.start === 0 && args.order.field === 'id';
+
+/**
+ * Whether the search reads every row of the table (or every live one) in ascending id order: it
+ * may then pack them from a plain scan of the table, or snapshot them as ranged (layout.ts). A
+ * child list is not one, even without filters: its parent link is a condition, which an index
+ * serves.
+ */
+export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order' | 'binding'>) =>
+  args.binding.scope === '' && Object.keys(args.query.filters).length === 0 && args.order.field === 'id' && args.order.direction === 'asc';
+
+/**
+ * A tenant's searches whose ids were not ranged when last tried (ids missing between the ends,
+ * too many holes), with the time: for a while they pack their ids at once, then try again
+ * (deletions may have been few since). The slot of the tenant's state (TenantState) holding them.
+ */
+const UNRANGED = {};
+const RANGED_RETRY_MS = 60_000;
+const unrangedOf = (t: TenantDb) => t.state.get(UNRANGED, () => new Lru<number>(100));
+export const rangedTries = {
+  due: (t: TenantDb, searchKey: string) => {
+    const tried = unrangedOf(t).get(searchKey);
+    return tried === undefined || Date.now() - tried >= RANGED_RETRY_MS;
+  },
+  failed: (t: TenantDb, searchKey: string) => unrangedOf(t).set(searchKey, Date.now()),
+};

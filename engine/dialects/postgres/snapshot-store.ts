@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
+import { expressionBuilder, sql } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
-import { idsPerChunkSql } from '../../cursor/layout.ts';
-import { firstPageJson, idValue, pageOneWithIds, widthCte } from '../../cursor/snapshot-sql.ts';
+import { idsAt, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
+import { firstPageJson, idValue, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { MAX_LIMIT } from '../../query/reserved.ts';
 import { orderBySql } from '../order-by.ts';
@@ -37,7 +37,58 @@ const CHANGE_SEQ = '$change_seq';
  * round trip. Answers one row: the total and the page's records as JSON (no row objects for pg
  * to parse, no dates to convert, nothing to stringify).
  */
+/**
+ * A ranged snapshot (layout.ts) of a search that reads the whole table in id order, written in
+ * one statement when its ids are one; undefined when they are not (nothing written). The table's
+ * least and largest ids come from the primary key, the matching rows' COUNT and the first
+ * holes (rows the search does not match: deleted ones, read from the live list's index on
+ * `deleted, id`) from the index: when the two add up to every id between the ends, those are
+ * the ids, and the snapshot costs about the search's COUNT.
+ */
+async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
+  if (!rangedTries.due(t, args.searchKey)) return undefined;
+  const { db } = t;
+  const b = args.binding;
+  const withPage = pageOneWithIds(args);
+  const table = tableRef(t, args.table);
+  // The list without filters matches the live rows, or with $deleted every row: its holes are
+  // the deleted rows, or none.
+  const holesWhere = args.query.deleted ? sql`false` : sql`deleted = true`;
+  const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown) =>
+    sql<Record<string, unknown>>`with
+    ${widthCte(t, args.table)},
+    r as materialized (select (select min(id) from ${table}) as lo, (select max(id) from ${table}) as hi,
+      (select count(*) from ${table} where ${args.where(expressionBuilder())}) as live,
+      (select coalesce(array_agg(h.v), '{}') from (select id + w.base as v from ${table} where ${holesWhere}
+        order by id limit ${sql.raw(maxHolesSql('(select w.width from w)'))} + 1) as h) as holes,
+      ${highestSeqSql(t)} as change_seq
+      from w),
+    ok as (select r.*, r.live + cardinality(r.holes) = r.hi - r.lo + 1 and cardinality(r.holes) <= ${sql.raw(maxHolesSql('w.width'))} as ranged from r, w),
+    ins as (insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq)
+      select ${id}, 0, ok.live, w.width + ${sql.lit(RANGED)}, ${collection}, ${scope}, ${owner}, ${query}, cast(${limit} as integer),
+        cast(${expiresAt} as bigint), array[ok.lo + w.base, ok.hi + w.base] || ok.holes, ok.change_seq
+      from ok, w where ok.ranged
+      returning total, width, ${chunkIds.text(sql.ref('ids'))} as ids, change_seq)
+    select ins.total as ${sql.id(TOTAL)}, ins.change_seq as ${sql.id(CHANGE_SEQ)}, ins.width, ins.ids,
+      ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json
+    from (select 1) as one left join ins on true`.compile(db);
+  const key = `${args.searchKey}\0ranged${withPage ? `\0${args.end}` : ''}`;
+  const result = await snapshotQueries(db, key, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
+    args.query.limit, args.expiresAt);
+  const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; width: unknown; ids: string | null; json: string | null };
+  if (row.ids === null) {
+    rangedTries.failed(t, args.searchKey);
+    return undefined;
+  }
+  const total = Number(row[TOTAL]);
+  const changeSeq = Number(row[CHANGE_SEQ]);
+  if (row.json !== null) return { total, records: { json: row.json }, changeSeq };
+  return { total, records: { ids: idsAt(new Map([[0, row.ids]]), Number(row.width), args.start, Math.min(args.end, total)) }, changeSeq };
+}
+
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
+  if (ranged) return ranged;
   const { db } = t;
   const b = args.binding;
   const withPage = pageOneWithIds(args);

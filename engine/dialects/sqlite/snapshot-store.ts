@@ -1,8 +1,9 @@
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
-import { chunksOf, idsAscend, idsAt, idsPerChunk, widthFor } from '../../cursor/layout.ts';
-import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, widthCte } from '../../cursor/snapshot-sql.ts';
+import { DELTA_ID_LIMIT, encodeDeltas } from '../../cursor/deltas.ts';
+import { chunksOf, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
+import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
 import { orderBySql } from '../order-by.ts';
@@ -27,14 +28,6 @@ export const sqliteSnapshots: SnapshotStore = {
 
 /** The search's condition as the snapshot statement writes it. */
 const whereOf = (args: SnapshotArgs) => (eb: any) => opaqueValues(args.where(eb));
-
-/**
- * Whether the search reads every row of the table (or every live one) in ascending id order: it
- * may then pack them from a plain scan of the table. A child list is not one, even without
- * filters: its parent link is a condition, which an index serves.
- */
-export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order' | 'binding'>) =>
-  args.binding.scope === '' && Object.keys(args.query.filters).length === 0 && args.order.field === 'id' && args.order.direction === 'asc';
 
 /**
  * How a search's ids are packed: `scan` a plain scan of the table (readsTableInIdOrder), `plan`
@@ -128,7 +121,85 @@ const insertChunks = compiledFamily<unknown[]>((n, db, ...values) => {
 /** A search's snapshot statement, compiled once while it stays among the recent ones. */
 const snapshotQueries = compiledByKey(500);
 
+/**
+ * The statement that reads a ranged snapshot (layout.ts) of a search that reads the whole table
+ * in id order, at `width`: the table's least and largest ids (two primary-key lookups), its row
+ * count (SQLite counts a b-tree's entries without reading them) and the first holes (the rows
+ * the search does not match), in id order. When the rows fill the range from the least id to
+ * the largest, every id between is a row, and the snapshot is the ends and the holes: the
+ * holes' scan, by whichever index the planner takes, costs what the search's COUNT costs, and
+ * nothing grows with the matching ids. Their sort is of a few hundred ids at most.
+ */
+export const rangeStatement = (t: TenantDb, args: SnapshotArgs, width: number, pageEnd?: number) => {
+  const table = sql.table(args.table);
+  const where = whereOf(args)(expressionBuilder());
+  const end = (fn: 'min' | 'max') => sql`(select ${sql.raw(fn)}(id) from ${table})`;
+  const base = sql.lit(offsetOf(width));
+  return sql<{ width: number; rows: number; lo: number | null; hi: number | null; ends: string | null; holes: string | null; page: string | null; change_seq: unknown }>`with ${widthCte(t, args.table)}
+    select (select w.width from w) as width, (select count(*) from ${table}) as rows, ${end('min')} as lo, ${end('max')} as hi,
+      (${end('min')} + ${base}) || (${end('max')} + ${base}) as ends,
+      (select group_concat(v, '') from (select v from (select id + ${base} as v from ${table} where not (${where})
+        limit ${sql.lit(maxHoles(width) + 1)}) order by v)) as holes,
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page,
+      ${changeSeq} as change_seq`.compile(t.db);
+};
+
+/** A ranged snapshot of the search (layout.ts), written; undefined when its ids are not one. */
+async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
+  if (!rangedTries.due(t, args.searchKey)) return undefined;
+  const withPage = pageOneWithIds(args);
+  let width = await widthGuess(t, args.table);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const key = `${args.searchKey}\0${width}\0ranged${withPage ? `\0${args.end}` : ''}`;
+    const { rows } = await snapshotQueries(t.db, key, () => rangeStatement(t, args, width, withPage ? args.end : undefined));
+    const row = rows[0]!;
+    if (Number(row.width) !== width) {
+      widthsOf(t).set(args.table, (width = Number(row.width)));
+      continue;
+    }
+    const count = Number(row.rows);
+    const holeIds = row.holes ?? '';
+    const holes = holeIds.length / width;
+    const ranged = count > 0 && count === Number(row.hi) - Number(row.lo) + 1 && holes <= maxHoles(width);
+    if (!ranged) {
+      rangedTries.failed(t, args.searchKey);
+      return undefined;
+    }
+    const packed = row.ends! + holeIds;
+    const total = count - holes;
+    const seq = Number(row.change_seq);
+    await insertSnapshot(t, args, rangedWidth(width), total, seq, [packed]);
+    if (row.page !== null) return { total, records: { json: row.page }, changeSeq: seq };
+    return { total, records: { ids: idsAt(new Map([[0, packed]]), rangedWidth(width), args.start, Math.min(args.end, total)) }, changeSeq: seq };
+  }
+  return undefined;
+}
+
+/** Writes a snapshot's chunk rows: one INSERT, or a transaction of several for very large snapshots. */
+async function insertSnapshot(t: TenantDb, args: SnapshotArgs, width: number, total: number, changeSeq: number, chunks: readonly string[]) {
+  const b = args.binding;
+  const query = JSON.stringify(args.query);
+  // Values row after row, in CHUNK_COLUMNS order.
+  const values = (from: number, to: number) => {
+    const out: unknown[] = [];
+    for (let chunk = from; chunk < to; chunk++)
+      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, chunks[chunk], chunk === 0 ? changeSeq : null);
+    return out;
+  };
+  const count = chunks.length;
+  if (count <= ROWS_PER_INSERT) await insertChunks(String(count), t.db, ...values(0, count));
+  else
+    await t.db.transaction().execute(async (trx) => {
+      for (let from = 0; from < count; from += ROWS_PER_INSERT) {
+        const to = Math.min(count, from + ROWS_PER_INSERT);
+        await insertChunks(String(to - from), trx, ...values(from, to));
+      }
+    });
+}
+
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
+  if (ranged) return ranged;
   const { db } = t;
   const withPage = pageOneWithIds(args);
   /** The packed ids and the width they need, from the statement built for `width` (or none). */
@@ -151,38 +222,78 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   };
   const how = packingOf(args);
   let packing = await pack(how);
-  // A scan's or a plan's order is not one SQL promises: when it is not ascending, the ordered
-  // sub-select packs them again (and packs this search so from now on, when it was the plan's).
-  if (how !== 'ordered' && !inIdOrder(how, packing.packed, packing.width)) {
+  // A scan's or a plan's order is not one SQL promises. Ids written as deltas are read here
+  // anyway: when they are not ascending, they are sorted here (a sort of numbers, cheaper than
+  // SQLite's sort of rows). The rest are packed again by the ordered sub-select (and this search
+  // so from now on, when it was the plan's).
+  if (how !== 'ordered' && packing.width > MAX_DELTA_WIDTH && !inIdOrder(how, packing.packed, packing.width)) {
     if (how === 'plan') outOfOrderPlans.set(args.searchKey, true);
     packing = await pack('ordered');
   }
   const { width, packed, page, changeSeq: seq } = packing;
   const total = packed.length / width;
+  const span = { start: args.start, end: Math.min(args.end, total) };
+  if (width <= MAX_DELTA_WIDTH) {
+    // As deltas: a fraction of the bytes to write, for a pass over the ids here.
+    const ids = unpack(packed, width);
+    const inOrder = how === 'ordered' ? ids : ascendingRuns(ids);
+    const chunks: string[] = [];
+    for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(inOrder, from, Math.min(total, from + idsPerChunk(DELTAS))));
+    await insertSnapshot(t, args, DELTAS, total, seq, chunks);
+    return { total, records: page !== undefined ? { json: page } : { ids: Array.from(inOrder.subarray(span.start, span.end)) }, changeSeq: seq };
+  }
   const chunkChars = width * idsPerChunk(width);
-  const b = args.binding;
-  const query = JSON.stringify(args.query);
   const count = Math.max(1, Math.ceil(packed.length / chunkChars));
   const slice = (chunk: number) => packed.slice(chunk * chunkChars, (chunk + 1) * chunkChars);
-  // Values row after row, in CHUNK_COLUMNS order.
-  const values = (from: number, to: number) => {
-    const out: unknown[] = [];
-    for (let chunk = from; chunk < to; chunk++)
-      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, slice(chunk), chunk === 0 ? seq : null);
-    return out;
-  };
-  if (count <= ROWS_PER_INSERT) await insertChunks(String(count), db, ...values(0, count));
-  else
-    await db.transaction().execute(async (trx) => {
-      for (let from = 0; from < count; from += ROWS_PER_INSERT) {
-        const to = Math.min(count, from + ROWS_PER_INSERT);
-        await insertChunks(String(to - from), trx, ...values(from, to));
-      }
-    });
-  const span = { start: args.start, end: Math.min(args.end, total) };
+  await insertSnapshot(t, args, width, total, seq, Array.from({ length: count }, (_, c) => slice(c)));
   if (page !== undefined) return { total, records: { json: page }, changeSeq: seq };
   const { first, last } = chunksOf(span, width);
   const chunks = new Map<number, string>();
   for (let c = first; c <= last; c++) chunks.set(c, slice(c));
   return { total, records: { ids: idsAt(chunks, width, span.start, span.end) }, changeSeq: seq };
+}
+
+/** The widest packed ids that deltas take (deltas.ts's DELTA_ID_LIMIT). */
+const MAX_DELTA_WIDTH = WIDTHS.findLast((w) => limitOf(w) <= DELTA_ID_LIMIT)!;
+
+/** Packed ids (layout.ts) as numbers, digit by digit: no string per id. */
+function unpack(packed: string, width: number): Float64Array {
+  const offset = offsetOf(width);
+  const ids = new Float64Array(packed.length / width);
+  for (let i = 0, at = 0; at < packed.length; i++) {
+    let v = 0;
+    for (const end = at + width; at < end; at++) v = v * 10 + packed.charCodeAt(at) - 48;
+    ids[i] = v - offset;
+  }
+  return ids;
+}
+
+/**
+ * Ids in ascending order. A plan gives them as a few ascending runs (one per value of an IN
+ * list or a range of an index, each in id order): merged pairwise, run by run, which costs a
+ * pass over the ids per doubling of the runs, fewer passes than a sort of unknown order.
+ */
+export function ascendingRuns(ids: Float64Array): Float64Array {
+  let starts: number[] = [0];
+  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) starts.push(i);
+  let from: Float64Array = ids;
+  let to: Float64Array = new Float64Array(ids.length);
+  while (starts.length > 1) {
+    const next: number[] = [];
+    for (let r = 0; r < starts.length; r += 2) {
+      const a = starts[r]!;
+      const mid = starts[r + 1] ?? ids.length;
+      const end = starts[r + 2] ?? ids.length;
+      next.push(a);
+      let i = a;
+      let j = mid;
+      let k = a;
+      while (i < mid && j < end) to[k++] = from[i]! < from[j]! ? from[i++]! : from[j++]!;
+      while (i < mid) to[k++] = from[i++]!;
+      while (j < end) to[k++] = from[j++]!;
+    }
+    starts = next;
+    [from, to] = [to, from];
+  }
+  return from;
 }
