@@ -23,6 +23,7 @@ export async function serve(): Promise<void> {
     for (const t of await service.tenants.list()) await service.tenants.get(t); // migrate every tenant at start
     step = 'listen';
     l = await listen(service);
+    service.webhooks.start();
   } catch (e) {
     await service?.close().catch(() => {});
     throw new CommandError(startFailure(step, e, config));
@@ -35,6 +36,7 @@ export async function serve(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping: finishing in-flight requests');
+    await service!.webhooks.stop();
     await l.stop();
     logger.info('stopped');
     process.exit(0);
