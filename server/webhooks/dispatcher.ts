@@ -59,7 +59,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   let timer: NodeJS.Timeout | undefined;
   let lastRefresh = -Infinity;
   const inFlight = new Set<Promise<void>>();
-  const abort = new AbortController();
+  let abort = new AbortController();
 
   async function refresh(): Promise<void> {
     const next = new Map<string, Known>();
@@ -161,6 +161,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     start() {
       if (running) return;
       running = true;
+      abort = new AbortController();
       timer = setTimeout(loop, 0);
     },
     async stop() {
