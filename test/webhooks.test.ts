@@ -1,6 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TenantDb } from '../engine/dialects/types.ts';
 import { eventJson } from '../engine/events/event-log.ts';
+import { Writable } from 'node:stream';
+import { createLogger } from '../server/logging.ts';
+import { createDispatcher } from '../server/webhooks/dispatcher.ts';
+import { webhookMetrics } from '../server/webhooks/metrics.ts';
 import { createWebhook, listWebhooks, type Webhook } from '../server/webhooks/store.ts';
 import { makeWorkOrder } from './support/fixtures.ts';
 import { describeEachDatabase, DATABASES, M, startHarness, type Harness } from './support/harness.ts';
@@ -70,6 +74,28 @@ describeEachDatabase(
         expect(metric(text, 'mrs_webhook_lag_events', hook.id)).toBe(0);
       } finally {
         await h().service.webhooks.stop();
+        await receiver.close();
+      }
+    });
+
+    it('a failing webhook is logged once when it starts failing and once when it recovers, not once per retry', async () => {
+      const receiver = await startReceiver();
+      const lines: any[] = [];
+      const logger = createLogger('info', new Writable({ write: (c, _e, done) => (lines.push(JSON.parse(String(c))), done()) }) as any);
+      const dispatcher = createDispatcher({ tenants: h().service.tenants, logger, metrics: webhookMetrics(), allowPrivate: true, maxBackoffS: 1, giveUpS: 3600, refreshMs: 100 });
+      try {
+        const hook = await createWebhook(await tenantOf(h()), receiver.url, []);
+        receiver.answer(500);
+        dispatcher.start();
+        await changes(h(), 1);
+        await eventually(() => receiver.received.length >= 3, 'three failed attempts');
+        receiver.answer(200);
+        const end = (await feedAfter(h(), hook.position)).at(-1)!.seq;
+        await eventually(async () => (await hookOf(h(), hook.id)).position === end, 'recovery');
+        const mine = lines.filter((l) => l.webhook === hook.id).map((l) => l.msg);
+        expect(mine).toEqual(['webhook failing: retrying with backoff', 'webhook recovered']);
+      } finally {
+        await dispatcher.stop();
         await receiver.close();
       }
     });
