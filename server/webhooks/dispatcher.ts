@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { eventJson } from '../../engine/events/event-log.ts';
+import { feedWatcher } from '../../engine/events/feed-watcher.ts';
 import type { Logger } from '../logging.ts';
 import type { TenantStore } from '../tenants/types.ts';
 import { deliver } from './deliver.ts';
@@ -55,6 +56,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const refreshMs = o.refreshMs ?? 5000;
   const pollMs = o.pollMs ?? 250;
   let known = new Map<string, Known>();
+  /** Per tenant with webhooks: the feed's highest seq as its FeedWatcher last told, and how to stop listening. */
+  const watched = new Map<string, { highest: number; stop: () => void }>();
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let lastRefresh = -Infinity;
@@ -74,6 +77,25 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     }
     for (const [k, w] of known) if (!next.has(k)) o.metrics.forget(w.clientDb, w.webhook.id);
     known = next;
+    watch(new Map([...next.values()].map((w) => [w.clientDb, w.tenant])));
+  }
+
+  /** Follows the feeds of exactly these tenants: the poll is shared with the process's event streams. */
+  function watch(tenants: Map<string, TenantDb>): void {
+    for (const [clientDb, w] of watched)
+      if (!tenants.has(clientDb)) {
+        w.stop();
+        watched.delete(clientDb);
+      }
+    for (const [clientDb, tenant] of tenants) {
+      if (watched.has(clientDb)) continue;
+      const entry = { highest: -1, stop: () => {} };
+      watched.set(clientDb, entry);
+      entry.stop = feedWatcher(tenant).listen((highest) => {
+        entry.highest = highest;
+        if (running) void tick().catch((err) => o.logger.error({ err }, 'webhook poll failed'));
+      });
+    }
   }
 
   /** Sends what the webhook has not had yet, while it succeeds and the lease holds. */
@@ -128,12 +150,11 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       lastRefresh = now();
       await refresh();
     }
-    const highest = new Map<TenantDb, number>();
     for (const w of known.values()) {
       if (!running) return;
       if (w.busy) continue;
-      if (!highest.has(w.tenant)) highest.set(w.tenant, await w.tenant.dialect.events.highest(w.tenant));
-      const end = highest.get(w.tenant)!;
+      const end = watched.get(w.clientDb)?.highest ?? -1;
+      if (end < 0) continue; // its feed not read yet
       o.metrics.lag(w.clientDb, w.webhook.id, Math.max(end - w.webhook.position, 0));
       if (end <= w.webhook.position) continue;
       if (w.webhook.nextAttemptAt !== null && w.webhook.nextAttemptAt > now()) continue;
@@ -171,6 +192,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       abort.abort();
       await ticking;
       await Promise.allSettled([...inFlight]);
+      watch(new Map());
       for (const w of known.values()) await releaseWebhook(w.tenant, w.webhook.id, me).catch(() => {});
     },
   };
