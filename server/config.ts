@@ -21,6 +21,10 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Browser origins allowed to call the API (SPEC 1): `*`, a list of origins, or unset (no CORS headers). */
   corsOrigins: CorsOrigins | undefined;
+  /** PostgreSQL: send repeated statements as named prepared statements (off behind a transaction pooler). */
+  pgPreparedStatements: boolean;
+  /** PostgreSQL: where `mrs migrate` runs its DDL (a direct connection); unset: DATABASE_URL. */
+  migrateDatabaseUrl: string | undefined;
   /** Webhooks may reach loopback, private and link-local addresses (development and tests only). */
   webhookAllowPrivate: boolean;
   /** The longest wait between retries of a failing webhook delivery, in seconds. */
@@ -82,6 +86,11 @@ export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = read(env, 'DATABASE_URL', text, undefined as string | undefined);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
     throw new ConfigError(`DATABASE_URL must be a postgres:// URL (leave it unset for SQLite), got "${databaseUrl}"`);
+  const migrateDatabaseUrl = read(env, 'MIGRATE_DATABASE_URL', text, undefined as string | undefined);
+  if (migrateDatabaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(migrateDatabaseUrl))
+    throw new ConfigError(`MIGRATE_DATABASE_URL must be a postgres:// URL, got "${migrateDatabaseUrl}"`);
+  if (migrateDatabaseUrl !== undefined && databaseUrl === undefined)
+    throw new ConfigError('MIGRATE_DATABASE_URL needs DATABASE_URL: it is the direct connection to the same PostgreSQL database');
   const jwtSecret = read(env, 'JWT_SECRET', text, undefined as string | undefined);
   if (jwtSecret !== undefined && jwtSecret.length < 32) throw new ConfigError('JWT_SECRET must be at least 32 characters');
   const config: Config = {
@@ -105,8 +114,14 @@ export function loadConfig(env: Env = process.env): Config {
     webhookMaxBackoffS: read(env, 'WEBHOOK_MAX_BACKOFF_S', int('WEBHOOK_MAX_BACKOFF_S', 1, 7 * 86400), 3600),
     webhookGiveUpS: read(env, 'WEBHOOK_GIVE_UP_S', int('WEBHOOK_GIVE_UP_S', 1, 31 * 86400), 86400),
     logLevel: read(env, 'LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
+    pgPreparedStatements: read(env, 'PG_PREPARED_STATEMENTS', bool('PG_PREPARED_STATEMENTS'), true),
+    migrateDatabaseUrl,
   };
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined))
     throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   return config;
 }
+
+/** The configuration `mrs migrate` runs with: its DDL on MIGRATE_DATABASE_URL when set. */
+export const migrationConfig = (config: Config): Config =>
+  config.migrateDatabaseUrl === undefined ? config : { ...config, databaseUrl: config.migrateDatabaseUrl };

@@ -80,6 +80,7 @@ const ONE_DATABASE_HOMES: readonly { path: string; why: string }[] = [
   { path: 'server/tenants/checkpoint-worker.ts', why: "the service's SQLite checkpoint worker" },
   { path: 'server/tenants/postgres.ts', why: "the service's PostgreSQL schemas" },
   { path: 'server/tenants/named-statements.ts', why: "the service's PostgreSQL pool" },
+  { path: 'server/tenants/migration-lock.ts', why: "the service's PostgreSQL dialect with a transaction-scoped migration lock (PgBouncer)" },
   { path: 'server/rate-limit/index.ts', why: "the service's rate-limit stores, one per database" },
   { path: 'server/rate-limit/service-limiters.ts', why: "the service's rate-limit stores, one per database" },
 ];

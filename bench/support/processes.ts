@@ -6,9 +6,12 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** `mrs serve` as `npm start` runs it (package.json): the node flags, then the command. */
 export const SERVE = ['--max-semi-space-size=8', '--heap-growing-percent=20', 'bin/mrs.js', 'serve'];
 
-/** Starts a server process (pinned to CPU 0 when taskset exists) and waits until it answers. */
-export async function startProcess(args: string[], env: Record<string, string>, probeUrl: string): Promise<ChildProcess> {
-  const pinned = process.platform === 'linux' ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
+/**
+ * Starts a server process (pinned to CPU 0 when taskset exists, unless `pin` is false: several
+ * processes that should share the cores) and waits until it answers.
+ */
+export async function startProcess(args: string[], env: Record<string, string>, probeUrl: string, pin = true): Promise<ChildProcess> {
+  const pinned = pin && process.platform === 'linux' ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
   const child = spawn(pinned[0]!, [...pinned.slice(1), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));

@@ -1,5 +1,5 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
 import { createService, type Service } from '../service.ts';
 import { checkClientDb } from '../tenants/index.ts';
 import { CommandError, UsageError, type Values } from './args.ts';
@@ -51,8 +51,8 @@ export const clientDbArg = (v: string | undefined) => {
   }
 };
 
-export async function withService<T>(fn: (s: Service) => Promise<T>): Promise<T> {
-  const service = await createService(loadConfig());
+export async function withService<T>(fn: (s: Service) => Promise<T>, config: Config = loadConfig()): Promise<T> {
+  const service = await createService(config);
   try {
     return await fn(service);
   } finally {

@@ -1,4 +1,4 @@
-import { loadConfig } from '../config.ts';
+import { loadConfig, migrationConfig } from '../config.ts';
 import { migrateTenants } from '../migrate-tenants.ts';
 import { createService } from '../service.ts';
 import { seedWorkOrders } from '../seed.ts';
@@ -21,7 +21,8 @@ export const COMMANDS: Record<string, Command> = {
     "Bring every tenant's tables up to the resource definitions, or refuse (changing no tenant) where data would be lost or hidden.",
     { options: [{ flags: '--dry-run', description: 'print the plan per tenant and resource and change nothing' }] },
     async (_args, values) => {
-      const service = await createService(loadConfig(), { migrateOnOpen: false });
+      // DDL on MIGRATE_DATABASE_URL when set: a direct connection, not the pooler.
+      const service = await createService(migrationConfig(loadConfig()), { migrateOnOpen: false });
       try {
         const out = (text: string) => process.stdout.write(`${text}\n`);
         const dryRun = values['dryRun'] === true;

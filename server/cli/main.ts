@@ -1,5 +1,5 @@
 import { CommanderError, type Command as Commander } from 'commander';
-import { UsageError } from './args.ts';
+import { CommandError, UsageError } from './args.ts';
 import { buildProgram } from './program.ts';
 
 /** Commander's exits that are answers, not mistakes: help asked for, the version. */
@@ -47,7 +47,12 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${where}: ${e.message} (usage: ${usageOf(running)})\n`);
       return 2;
     }
-    // A refused action (CommandError), a bad setting (ConfigError) or a failure: its first line.
+    // A refused action says all it refuses, a line each (a migration's refusals: SPEC 12).
+    if (e instanceof CommandError) {
+      process.stderr.write(`${where}: ${e.message}\n`);
+      return 1;
+    }
+    // A bad setting (ConfigError) or a failure: its first line.
     process.stderr.write(`${where}: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}\n`);
     return 1;
   }

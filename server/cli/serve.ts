@@ -1,4 +1,5 @@
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { migrateTenants } from '../migrate-tenants.ts';
 import { createLogger } from '../logging.ts';
 import { listen, type Listening } from '../node-server.ts';
 import { createService, DEMO_ADMIN, DEMO_TENANT, ensureDemoTenant, type Service } from '../service.ts';
@@ -18,14 +19,16 @@ export async function serve(): Promise<void> {
   let l: Listening;
   let notes: string[];
   try {
+    await migrateOrRefuse(config);
     service = await createService(config, { logger, onUnexpectedError: (err) => logger.error({ err }, 'unexpected error') });
     notes = demoNotes(await ensureDemoTenant(service.tenants));
-    for (const t of await service.tenants.list()) await service.tenants.get(t); // migrate every tenant at start
+    for (const t of await service.tenants.list()) await service.tenants.get(t); // open every tenant at start (each already migrated)
     step = 'listen';
     l = await listen(service);
     service.webhooks.start();
   } catch (e) {
     await service?.close().catch(() => {});
+    if (e instanceof CommandError) throw e;
     throw new CommandError(startFailure(step, e, config));
   }
   for (const n of notes) console.error(n);
@@ -43,6 +46,21 @@ export async function serve(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+}
+
+/**
+ * Every tenant planned before any changes, as `mrs migrate` does (SPEC 12: every start refuses,
+ * changing nothing): one tenant's refusal stops the start before another tenant is migrated.
+ */
+async function migrateOrRefuse(config: Config): Promise<void> {
+  const planning = await createService(config, { migrateOnOpen: false });
+  let refusals: string[];
+  try {
+    refusals = await migrateTenants(planning, { dryRun: false, out: () => {}, progress: () => {} });
+  } finally {
+    await planning.close();
+  }
+  if (refusals.length > 0) throw new CommandError(`refused to migrate, no tenant changed (mrs migrate --dry-run shows the plan):\n${refusals.join('\n')}`);
 }
 
 function demoNotes(demo: { createdTenant: boolean; createdAdmin: boolean }): string[] {

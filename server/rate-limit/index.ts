@@ -18,7 +18,17 @@ export interface LimiterOptions {
   /** The database store: the SQLite data directory, or the PostgreSQL pool. */
   readonly dataDir?: string;
   readonly pool?: pg.Pool;
+  /** PostgreSQL: let rate-limiter-flexible name its statements (false behind a transaction pooler). */
+  readonly preparedStatements?: boolean;
 }
+
+/**
+ * rate-limiter-flexible names every statement it sends (session state a transaction pooler
+ * loses between transactions); without prepared statements its queries go to the pool unnamed.
+ */
+const unnamed = (pool: pg.Pool) => ({
+  query: (q: { text: string; values?: unknown[] }) => pool.query(q.text, q.values),
+});
 
 const ready = (make: (cb: (err?: unknown) => void) => unknown) =>
   new Promise<void>((resolve, reject) => void make((err) => (err ? reject(err) : resolve())));
@@ -58,8 +68,13 @@ export async function createLimiter(o: LimiterOptions): Promise<RateLimiter> {
   if (o.pool) {
     await unloggedLimitTable(o.pool, tableName);
     let rl!: RateLimiterPostgres;
+    const storeClient = o.preparedStatements === false ? unnamed(o.pool) : o.pool;
     await ready(
-      (cb) => (rl = new RateLimiterPostgres({ ...base, storeClient: o.pool, tableName, schemaName: 'public', tableCreated: true, clearExpiredByTimeout: true }, cb)),
+      (cb) =>
+        (rl = new RateLimiterPostgres(
+          { ...base, storeClient, storeType: 'pool', tableName, schemaName: 'public', tableCreated: true, clearExpiredByTimeout: true },
+          cb,
+        )),
     );
     return fromFlexible(rl, o.max, o.windowS, async () => {});
   }

@@ -8,6 +8,11 @@ export { checkClientDb, CLIENT_DB } from './client-db.ts';
 export { TenantExistsError, type TenantStore } from './types.ts';
 
 /** SQLite files under DATA_DIR, or PostgreSQL schemas when DATABASE_URL is set. */
-export function openTenants(config: Pick<Config, 'databaseUrl' | 'dataDir'>, migrate: (t: TenantDb) => Promise<void>): TenantStore {
-  return config.databaseUrl ? postgresTenants(config.databaseUrl, migrate) : sqliteTenants(config.dataDir, migrate);
+export function openTenants(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPreparedStatements'>,
+  migrate: (t: TenantDb) => Promise<void>,
+): TenantStore {
+  return config.databaseUrl
+    ? postgresTenants(config.databaseUrl, migrate, { preparedStatements: config.pgPreparedStatements })
+    : sqliteTenants(config.dataDir, migrate);
 }

@@ -3,6 +3,13 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 
 /**
+ * A name this connection prepared is unknown to its session, or one it never prepared already
+ * exists: queries are being spread over sessions, which a transaction pooler does.
+ */
+const behindPooler = (e: { message?: string }) =>
+  Object.assign(new Error(`${e.message}: named prepared statements need one server session per connection; behind a transaction pooler such as PgBouncer set PG_PREPARED_STATEMENTS=false`), e);
+
+/**
  * Kysely sends every query unnamed, so PostgreSQL parses and plans it anew each time: for the
  * cursor snapshot that was a third of its cost. Through this pool a statement text that comes
  * back (with parameters: never a multi-command script) runs as a named prepared statement, which
@@ -38,6 +45,7 @@ export function namedStatementPool(pool: pg.Pool, max = 500): PostgresPool {
       const run = (n: string) => client.query({ name: n, text, values: values as unknown[] });
       const ownName = renamed.get(client)?.get(text) ?? name;
       return run(ownName).catch((e: { code?: string; message?: string }) => {
+        if (e?.code === '42P05' || e?.code === '26000') throw behindPooler(e);
         if (e?.code !== '0A000' || !/cached plan must not change result type/.test(e.message ?? '')) throw e;
         let mine = renamed.get(client);
         if (!mine) renamed.set(client, (mine = new Map()));

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { tenantDb } from '../../engine/tenant-db.ts';
+import { PoolerSafePostgresDialect } from './migration-lock.ts';
 import { namedStatementPool } from './named-statements.ts';
 import { settled } from './settled.ts';
 import { openOnce } from './open-once.ts';
@@ -22,10 +23,23 @@ const types = {
   },
 };
 
-export function openPostgres(url: string, max = 10): { pool: pg.Pool; db: Kysely<any> } {
-  const pool = new pg.Pool({ connectionString: url, max, types: types as pg.CustomTypesConfig });
+export interface PostgresOptions {
+  /** Pool size (default 10). */
+  readonly max?: number;
+  /** Repeated statements as named prepared statements (default true); false behind a transaction pooler. */
+  readonly preparedStatements?: boolean;
+}
+
+/**
+ * A pool and Kysely on it that keep no session state between transactions, so that they also
+ * work through a transaction pooler: migration locks are transaction-scoped, and named
+ * statements (session state) are sent only when `preparedStatements` allows.
+ */
+export function openPostgres(url: string, options: PostgresOptions = {}): { pool: pg.Pool; db: Kysely<any> } {
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: types as pg.CustomTypesConfig });
   pool.on('error', () => {}); // idle client errors surface on the next query instead of crashing
-  return { pool, db: new Kysely<any>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool) }) }) };
+  const queries = options.preparedStatements === false ? pool : namedStatementPool(pool);
+  return { pool, db: new Kysely<any>({ dialect: new PoolerSafePostgresDialect({ pool: queries }) }) };
 }
 
 const SERVER_SCHEMA = 'mrs_server';
@@ -42,11 +56,11 @@ export function schemaOf(clientDb: string): string {
 }
 
 /** One schema per tenant in one database; every tenant shares the process's pool. */
-export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>): TenantStore {
-  const { db, pool } = openPostgres(url);
+export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>, options: PostgresOptions = {}): TenantStore {
+  const { db, pool } = openPostgres(url, options);
   const { open, load } = openOnce(async (clientDb) => {
     const schema = schemaOf(clientDb);
-    await db.schema.createSchema(schema).ifNotExists().execute();
+    await db.schema.createSchema(schema).ifNotExists().execute().catch(ignoreRace); // processes starting together
     const t = tenantDb(db, { key: clientDb, schema });
     await migrate(t);
     return t;

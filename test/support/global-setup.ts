@@ -1,5 +1,14 @@
+import { existsSync } from 'node:fs';
+import { PGBOUNCER } from './pgbouncer.ts';
+
 /** Says once, loudly, whether the PostgreSQL half of the suite runs. Under CI it must. */
 export default function setup(): void {
+  if (process.env.TEST_PGBOUNCER === 'true') {
+    if (!process.env.TEST_DATABASE_URL) throw new Error('TEST_PGBOUNCER=true needs TEST_DATABASE_URL: PgBouncer fronts that server');
+    if (!existsSync(PGBOUNCER)) throw new Error(`TEST_PGBOUNCER=true but ${PGBOUNCER} is missing (apt-get install pgbouncer)`);
+    console.log(`\n[databases] PostgreSQL (${process.env.TEST_DATABASE_URL}) through PgBouncer in transaction mode, no named statements\n`);
+    return;
+  }
   if (process.env.TEST_DATABASE_URL) {
     console.log(`\n[databases] SQLite and PostgreSQL (${process.env.TEST_DATABASE_URL})\n`);
     return;

@@ -7,12 +7,20 @@ import { loadConfig, type Config } from '../../server/config.ts';
 import { createService, ensureDemoTenant, type Service } from '../../server/service.ts';
 import { login, type Login } from './auth.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from './pg.ts';
+import { startPgBouncer } from './pgbouncer.ts';
 
 export const BASE = '/v4_server/external/v1';
 export const M = `${BASE}/maintenance`;
 
 export type DatabaseName = 'sqlite' | 'postgres';
-export const DATABASES: DatabaseName[] = TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+/**
+ * TEST_PGBOUNCER=true: the PostgreSQL half only, each fresh database behind its own PgBouncer in
+ * transaction mode, and the service without named prepared statements (`.ci/run`'s second run).
+ */
+export const VIA_PGBOUNCER = process.env.TEST_PGBOUNCER === 'true';
+// The CLI tests run `mrs` in this process, configured from process.env.
+if (VIA_PGBOUNCER) process.env.PG_PREPARED_STATEMENTS = 'false';
+export const DATABASES: DatabaseName[] = VIA_PGBOUNCER ? ['postgres'] : TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
 
 export interface Reply {
   status: number;
@@ -78,10 +86,19 @@ export async function startHarness(db: DatabaseName, options: StartOptions = {})
     const fresh = await freshPostgresDatabase();
     databaseUrl = fresh.url;
     cleanup = fresh.drop;
+    if (VIA_PGBOUNCER) {
+      const bouncer = await startPgBouncer(fresh.url);
+      databaseUrl = bouncer.url;
+      cleanup = async () => {
+        await bouncer.stop();
+        await fresh.drop();
+      };
+    }
   }
   // Suites make far more calls than a real client: rate limits are lifted unless a test sets them.
   const limits = { RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000000' };
-  const config: Config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...limits, ...options.env });
+  const pooler = VIA_PGBOUNCER ? { PG_PREPARED_STATEMENTS: 'false' } : {};
+  const config: Config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...limits, ...pooler, ...options.env });
   const service = await createService(config, {
     resources: options.resources,
     now: options.now,
@@ -143,7 +160,7 @@ export function makeHarness(db: DatabaseName, service: Service, token: string | 
 /** Runs a block of behaviour tests once per database, each on its own fresh data. */
 export function describeEachDatabase(title: string, body: (h: () => Harness) => void, options: StartOptions = {}): void {
   for (const db of DATABASES) {
-    describe(`${title} [${db}]`, () => {
+    describe(`${title} [${db}${VIA_PGBOUNCER ? ' via pgbouncer' : ''}]`, () => {
       let started: Awaited<ReturnType<typeof startHarness>>;
       beforeAll(async () => {
         started = await startHarness(db, options);
