@@ -28,6 +28,8 @@ interface CommonOptions {
   readonly basePath?: string;
   /** Cursor lifetime without use, in seconds (default 900). */
   readonly cursorTtlS?: number;
+  /** How long the change feed (`{basePath}/events`) keeps events, in seconds (default 604800: a week). */
+  readonly eventsRetentionS?: number;
   /** The clock, in epoch milliseconds (tests move it). */
   readonly now?: () => number;
   /** Extra Kysely migrations run in every database after the engine's own. */
@@ -128,7 +130,8 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const cursors = { ttlMs: (options.cursorTtlS ?? 900) * 1000, now: options.now ?? Date.now };
   const single = options.db === undefined ? undefined : singleDb(options);
   const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, gatesOf(options));
-  const handle = createMaintenanceHandler({ registry, basePath, resolveCaller, cursors });
+  const feed = { retentionMs: (options.eventsRetentionS ?? 604_800) * 1000, now: cursors.now };
+  const handle = createMaintenanceHandler({ registry, basePath, resolveCaller, cursors, feed });
   // Requests being answered, and close()s waiting for them to be done.
   let inFlight = 0;
   const drained: (() => void)[] = [];
@@ -154,6 +157,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   }
   app.all(`${basePath}/maintenance`, (c) => serve(c.req.raw));
   app.all(`${basePath}/maintenance/*`, (c) => serve(c.req.raw));
+  app.all(`${basePath}/events`, (c) => serve(c.req.raw));
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));
   app.onError((e, c) => problemResponse(e, (err) => options.onUnexpectedError?.(err, c.req.raw)));
   const migrate = (tenant: TenantDb) => migrateTenant(tenant, registry, options.migrations);

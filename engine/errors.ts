@@ -10,6 +10,7 @@ export const PROBLEMS = {
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'cursor-gone': { status: 410, title: 'Cursor unknown or expired' },
+  'events-gone': { status: 410, title: 'Events past retention' },
   'body-too-large': { status: 413, title: 'Body too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'invalid-body': { status: 422, title: 'Invalid record' },

@@ -9,6 +9,8 @@ export interface Config {
   jwtSecret: string | undefined;
   tokenTtlS: number;
   cursorTtlS: number;
+  /** How long the change feed keeps events (SPEC 9). */
+  eventsRetentionS: number;
   rateLimitMax: number;
   rateLimitWindowS: number;
   authRateLimitMax: number;
@@ -101,6 +103,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret,
     tokenTtlS: read(env, 'TOKEN_TTL_S', int('TOKEN_TTL_S', 1, 31 * 86400), 3600),
     cursorTtlS: read(env, 'CURSOR_TTL_S', int('CURSOR_TTL_S', 1, 7 * 86400), 900),
+    eventsRetentionS: read(env, 'EVENTS_RETENTION_S', int('EVENTS_RETENTION_S', 1, 10 * 365 * 86400), 604_800),
     rateLimitMax: read(env, 'RATE_LIMIT_MAX', int('RATE_LIMIT_MAX', 1, 1e9), 1000),
     rateLimitWindowS: read(env, 'RATE_LIMIT_WINDOW_S', int('RATE_LIMIT_WINDOW_S', 1, 31 * 86400), 3600),
     authRateLimitMax: read(env, 'AUTH_RATE_LIMIT_MAX', int('AUTH_RATE_LIMIT_MAX', 1, 1e9), 20),

@@ -34,6 +34,7 @@ export function pathMethods(registry: Registry, basePath: string): (pathname: st
   const maintenance = `${basePath}/maintenance`;
   const fixed = new Map([
     [`${basePath}/authenticate`, 'POST'],
+    [`${basePath}/events`, 'GET, HEAD'],
     [`${basePath}/openapi.json`, 'GET, HEAD'],
     [`${basePath}/docs`, 'GET, HEAD'],
   ]);

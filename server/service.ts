@@ -59,6 +59,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     }, () => limiters.keys),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
+    eventsRetentionS: config.eventsRetentionS,
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),

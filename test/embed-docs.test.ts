@@ -25,7 +25,8 @@ describe('an embedded engine publishing its API', () => {
     const doc = open().openApi() as Record<string, any>;
     const result = await validate(structuredClone(doc) as any);
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
-    expect(Object.keys(doc.paths)).toEqual([`${BASE}/maintenance/tasks`, `${BASE}/maintenance/tasks/{id}`]);
+    // The engine serves its change feed too (SPEC 9).
+    expect(Object.keys(doc.paths)).toEqual([`${BASE}/maintenance/tasks`, `${BASE}/maintenance/tasks/{id}`, `${BASE}/events`]);
     expect(doc.security).toBeUndefined();
     expect(doc.components.securitySchemes).toBeUndefined();
     expect(doc.info.description).not.toContain('/authenticate');

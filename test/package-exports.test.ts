@@ -177,9 +177,10 @@ describe('the packed package, installed into an empty project', () => {
     expect(out.entries['./define']).toEqual(expect.arrayContaining(['defineResource', 'integer', 'string']));
     expect(out.entries['./sqlite']).toEqual(expect.arrayContaining(['GroupCommitKysely', 'GroupCommitSqliteDialect']));
     expect(out.entries['./docs']).toEqual(['swaggerUiAssets']);
-    // Each create is one write through the group-commit dialect (a lone INSERT, see create.ts).
+    // Each create is one write through the group-commit dialect (its INSERT and its event in one transaction, see create.ts).
     expect(out).toMatchObject({ posts: [201, 201, 201], writes: 3, titles: ['built', 'built'], sameModule: true, deep: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
-    expect(out.openapi).toEqual(['/api/maintenance/tasks', '/api/maintenance/tasks/{id}']);
+    // The engine serves its change feed too (SPEC 9).
+    expect(out.openapi).toEqual(['/api/maintenance/tasks', '/api/maintenance/tasks/{id}', '/api/events']);
     expect(out.sameDocument).toBe(true);
     expect(out.docs).toEqual([200, true, 200, true]);
   }, 60_000);

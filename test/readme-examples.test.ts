@@ -41,7 +41,7 @@ describe('the README examples, run top to bottom on a fresh server', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('"Try it" and "Filtering" answer what they say, in order', async () => {
+  it('"Try it", "Filtering" and "Following changes" answer what they say, in order', async () => {
     const key = spawnSync(process.execPath, [MRS, 'key', 'create', 'demo.main', 'admin'], { env, encoding: 'utf8' }).stdout.trim();
     const auth = await fetch(`${origin}/v4_server/external/v1/authenticate`, {
       method: 'POST',
@@ -50,7 +50,7 @@ describe('the README examples, run top to bottom on a fresh server', () => {
     });
     const { access_token } = (await auth.json()) as { access_token: string };
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    const script = [shBlocks(readme, 'Try it'), shBlocks(readme, 'Filtering')].join('\n').replaceAll('http://127.0.0.1:8080', origin);
+    const script = [shBlocks(readme, 'Try it'), shBlocks(readme, 'Filtering'), shBlocks(readme, 'Following changes')].join('\n').replaceAll('http://127.0.0.1:8080', origin);
     const expected = expectations(script);
     expect(expected.length).toBeGreaterThan(10);
     // Every curl prints only its status, one a line, in order.

@@ -11,7 +11,7 @@ import type { CursorMeta, CursorRead } from './snapshot-store.ts';
  */
 export const CURSOR_TABLE = 'mrs_cursors';
 
-const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at'] as const;
+const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at', 'change_seq'] as const;
 
 /** A head row as the cursor's metadata. */
 const toMeta = (r: Record<string, any>): CursorMeta => ({
@@ -23,6 +23,7 @@ const toMeta = (r: Record<string, any>): CursorMeta => ({
   query: JSON.parse(r.query) as CanonicalQuery,
   expiresAt: Number(r.expires_at),
   limit: Number(r.page_size),
+  changeSeq: r.change_seq === null || r.change_seq === undefined ? undefined : Number(r.change_seq),
 });
 
 /** How a database's page read writes two things: the chunk as packed text, and its conditions. */

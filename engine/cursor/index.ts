@@ -22,6 +22,8 @@ export interface CursorPage {
   readonly total: number;
   readonly limit: number;
   readonly records: PageRecords;
+  /** The change-feed seq the snapshot reflects (X-Change-Seq); undefined for cursors made before cursors kept it. */
+  readonly changeSeq: number | undefined;
 }
 
 const gone = () => new EngineError('cursor-gone', 'The cursor is unknown or expired; start the search again without $cursor.');
@@ -105,7 +107,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         end: span.end,
         recordJson: args.recordJson,
       });
-      return { cursor: id, total: snap.total, limit: args.query.limit, records: snap.records };
+      return { cursor: id, total: snap.total, limit: args.query.limit, records: snap.records, changeSeq: snap.changeSeq };
     },
 
     /** A page of an existing cursor, after checking it belongs here and the request repeats it faithfully. */
@@ -132,7 +134,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       }
       const span = pageSpan(query.page, meta.limit, meta.total);
       const ids = span.start >= meta.total ? [] : idsAt(data.chunks, meta.width, span.start, span.end);
-      return { cursor: id, total: meta.total, limit: meta.limit, records: { ids } };
+      return { cursor: id, total: meta.total, limit: meta.limit, records: { ids }, changeSeq: meta.changeSeq };
     },
   };
 }

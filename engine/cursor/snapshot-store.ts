@@ -35,6 +35,8 @@ export interface CursorMeta extends CursorBinding {
   readonly width: number;
   readonly query: CanonicalQuery;
   readonly expiresAt: number;
+  /** The change-feed seq the snapshot reflects (undefined: a cursor made before cursors kept it). */
+  readonly changeSeq: number | undefined;
 }
 
 export interface CursorRead {
@@ -72,4 +74,9 @@ export type PageRecords = { readonly json: string } | { readonly ids: readonly n
 export interface Snapshot {
   readonly total: number;
   readonly records: PageRecords;
+  /**
+   * The highest change-feed seq committed when the snapshot was taken, read in the same statement
+   * as its ids (EventLog's highest): every event up to it is reflected in the snapshot, none after.
+   */
+  readonly changeSeq: number;
 }

@@ -9,7 +9,9 @@ import { patch, replace } from '../operations/update.ts';
 import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
+import type { FeedSettings } from '../events/retention.ts';
 import { readJsonBody } from './body.ts';
+import { feedRoute } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
@@ -21,6 +23,7 @@ export interface HandlerDeps {
   readonly basePath: string;
   readonly resolveCaller: ResolveCaller;
   readonly cursors: CursorSettings;
+  readonly feed: FeedSettings;
 }
 
 interface Call {
@@ -113,11 +116,17 @@ async function listResponse(call: Call): Promise<Response> {
   return replyJson(call, page.json, 200, listHeaders(call.url.pathname, page));
 }
 
-/** Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation. */
+/**
+ * Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation; and
+ * `{base}/events`, the change feed, behind the same caller resolution.
+ */
 export function createMaintenanceHandler(deps: HandlerDeps) {
   const prefix = `${deps.basePath}/maintenance`;
+  const feedPath = `${deps.basePath}/events`;
+  const feed = feedRoute(deps);
   const dispatch = async (req: Request, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     const url = targetOf(req);
+    if (url.pathname === feedPath) return feed(req, url, caller, headers);
     const rest = url.pathname.slice(prefix.length);
     const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
     const match = matchPath(deps.registry, segments.map(safeDecode));

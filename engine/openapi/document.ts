@@ -1,5 +1,6 @@
 import type { Registry } from '../registry.ts';
 import { bodySchema, recordSchema } from './json-schema.ts';
+import { eventSchema, eventsPath } from './events-path.ts';
 import { collectionPaths } from './paths.ts';
 import { errorResponses, HEADERS, PROBLEM_SCHEMA } from './responses.ts';
 import { authenticatePath, servicePaths } from './service-paths.ts';
@@ -35,6 +36,7 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
     schemas[`${r.name}.replace`] = bodySchema(r, 'replace');
     schemas[`${r.name}.patch`] = bodySchema(r, 'patch');
   }
+  schemas.event = eventSchema(registry);
   const service = options.service === true;
   return {
     openapi: '3.1.0',
@@ -45,12 +47,14 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
     },
     tags: [
       ...resources.map((r) => ({ name: r.name, ...(r.definition.description ? { description: r.definition.description } : {}) })),
+      { name: 'events', description: 'The change feed: every committed change, in commit order.' },
       ...(service ? [{ name: 'authentication' }, { name: 'service' }] : []),
     ],
     ...(service ? { security: [{ bearer: [] }] } : {}),
     paths: {
       ...(service ? { [`${options.basePath}/authenticate`]: authenticatePath() } : {}),
       ...collectionPaths(registry, options.basePath),
+      [`${options.basePath}/events`]: eventsPath(registry),
       ...(service ? servicePaths(options.basePath) : {}),
     },
     components: {

@@ -8,11 +8,12 @@ import type { OperationContext } from './context.ts';
 /**
  * Appends the event of a write to the tenant's change feed, in the write's transaction `trx`
  * and as its last statement (PostgreSQL takes the feed's order there: dialects/postgres/event-log.ts).
+ * Stamped by the engine's clock, which retention measures by.
  */
 export function appendEvent(trx: Kysely<any>, ctx: OperationContext, resource: Resource, op: EventOp, id: number, changed: readonly string[]): Promise<void> {
   const { tenant } = ctx;
   return tenant.dialect.events.append(tenant, trx, [
-    { source: eventSourceOf(tenant.dialect, resource), collection: resource.name, id, op, changed, user: ctx.user ?? null, at: new Date().toISOString() },
+    { source: eventSourceOf(tenant.dialect, resource), collection: resource.name, id, op, changed, user: ctx.user ?? null, at: new Date(ctx.cursors.now()).toISOString() },
   ]);
 }
 

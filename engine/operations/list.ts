@@ -14,6 +14,8 @@ export interface ListPage {
   readonly total: number;
   readonly page: number;
   readonly limit: number;
+  /** The change-feed seq the search's snapshot reflects (undefined: a cursor older than that). */
+  readonly changeSeq: number | undefined;
 }
 
 /** The tenant's cursors under this engine's settings: kept in the tenant's state, one per engine. */
@@ -42,7 +44,7 @@ export async function list(
   // The current values of the page's records, in snapshot order.
   const { records } = page;
   const json = 'json' in records ? records.json : await recordsJson(db, resource, records.ids);
-  return { json, cursor: page.cursor, total: page.total, page: query.page, limit: page.limit };
+  return { json, cursor: page.cursor, total: page.total, page: query.page, limit: page.limit, changeSeq: page.changeSeq };
 }
 
 /** A new search's cursor and its requested page. */

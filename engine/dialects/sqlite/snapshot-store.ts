@@ -7,6 +7,7 @@ import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapsho
 import { Lru } from '../../lru.ts';
 import { orderBySql } from '../order-by.ts';
 import type { TenantDb } from '../types.ts';
+import { highestSeqSql } from './event-log.ts';
 import { opaqueValues } from './opaque-values.ts';
 
 /**
@@ -83,15 +84,19 @@ function packedIds(t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered'
   return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
 }
 
+/** The feed's seq the snapshot reflects, read in the packing statement itself (SPEC 9: lists join the feed). */
+const changeSeq = highestSeqSql();
+
 /**
  * The SELECT that packs a search's ids at `width`. It also gives the width the table's ids need
  * as it reads them: packed ids are only good when the two agree. Without `width`, at the width
  * it reads (slower: see packedIds).
  */
 export const packStatement = (t: TenantDb, args: SnapshotArgs, packing: Packing, width?: number, pageEnd?: number) =>
-  sql<{ width: number; packed: string | null; page: string | null }>`with ${widthCte(t, args.table)}
+  sql<{ width: number; packed: string | null; page: string | null; change_seq: unknown }>`with ${widthCte(t, args.table)}
     select (select w.width from w) as width, ${packedIds(t, args, packing, width)} as packed,
-      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page`.compile(t.db);
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page,
+      ${changeSeq} as change_seq`.compile(t.db);
 
 /** The slot of a tenant's state (TenantState) holding the width each table's ids were last packed at: the next search's first guess. */
 const LAST_WIDTHS = {};
@@ -107,10 +112,10 @@ async function widthGuess(t: TenantDb, table: string): Promise<number> {
   return width;
 }
 
-/** Chunk rows per INSERT: 11 parameters a row stays far below SQLite's limit. */
+/** Chunk rows per INSERT: 12 parameters a row stays far below SQLite's limit. */
 const ROWS_PER_INSERT = 500;
 
-const CHUNK_COLUMNS = ['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', 'ids'] as const;
+const CHUNK_COLUMNS = ['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', 'ids', 'change_seq'] as const;
 
 /** An INSERT of n chunk rows (the key), compiled once per n. */
 const insertChunks = compiledFamily<unknown[]>((n, db, ...values) => {
@@ -130,7 +135,7 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const packAt = async (packing: Packing, width?: number) => {
     const key = `${args.searchKey}\0${width ?? 'w'}\0${packing}${withPage ? `\0${args.end}` : ''}`;
     const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, packing, width, withPage ? args.end : undefined));
-    return { width: Number(rows[0]!.width), packed: rows[0]!.packed ?? '', page: rows[0]!.page ?? undefined };
+    return { width: Number(rows[0]!.width), packed: rows[0]!.packed ?? '', page: rows[0]!.page ?? undefined, changeSeq: Number(rows[0]!.change_seq) };
   };
   const pack = async (how: Packing) => {
     let width = await widthGuess(t, args.table);
@@ -152,7 +157,7 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
     if (how === 'plan') outOfOrderPlans.set(args.searchKey, true);
     packing = await pack('ordered');
   }
-  const { width, packed, page } = packing;
+  const { width, packed, page, changeSeq: seq } = packing;
   const total = packed.length / width;
   const chunkChars = width * idsPerChunk(width);
   const b = args.binding;
@@ -163,7 +168,7 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const values = (from: number, to: number) => {
     const out: unknown[] = [];
     for (let chunk = from; chunk < to; chunk++)
-      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, slice(chunk));
+      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, slice(chunk), chunk === 0 ? seq : null);
     return out;
   };
   if (count <= ROWS_PER_INSERT) await insertChunks(String(count), db, ...values(0, count));
@@ -175,9 +180,9 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
       }
     });
   const span = { start: args.start, end: Math.min(args.end, total) };
-  if (page !== undefined) return { total, records: { json: page } };
+  if (page !== undefined) return { total, records: { json: page }, changeSeq: seq };
   const { first, last } = chunksOf(span, width);
   const chunks = new Map<number, string>();
   for (let c = first; c <= last; c++) chunks.set(c, slice(c));
-  return { total, records: { ids: idsAt(chunks, width, span.start, span.end) } };
+  return { total, records: { ids: idsAt(chunks, width, span.start, span.end) }, changeSeq: seq };
 }

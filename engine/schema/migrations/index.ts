@@ -6,6 +6,7 @@ import { cursorExpiryHead } from './004-cursor-expiry-head.ts';
 import { cursorRowsUncompressed } from './005-cursor-rows-uncompressed.ts';
 import { cursorIdsArray } from './006-cursor-ids-array.ts';
 import { events } from './008-events.ts';
+import { cursorChangeSeq } from './009-cursor-change-seq.ts';
 
 /**
  * The engine's own tables in a tenant database, in order (names are sorted by Kysely: keep the
@@ -19,4 +20,5 @@ export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
   '005-cursor-rows-uncompressed': cursorRowsUncompressed(t),
   '006-cursor-ids-array': cursorIdsArray(t),
   '008-events': events(t),
+  '009-cursor-change-seq': cursorChangeSeq,
 });

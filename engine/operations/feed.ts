@@ -1,0 +1,27 @@
+import { EngineError } from '../errors.ts';
+import { eventJson } from '../events/event-log.ts';
+import type { FeedQuery } from '../events/feed-query.ts';
+import { sweepIfDue, type FeedSettings } from '../events/retention.ts';
+import type { OperationContext } from './context.ts';
+
+export interface FeedPage {
+  /** The events as the text of a JSON array, in ascending seq. */
+  readonly json: string;
+  /** The highest seq committed when the page was read (X-Change-Seq). */
+  readonly highest: number;
+}
+
+/**
+ * A page of the tenant's change feed after `query.after`, of the collections in `readable` only
+ * (those the caller's roles may read; undefined: every one). A position whose events retention
+ * already removed is 410 `events-gone`: the client starts again from a list.
+ */
+export async function readFeed(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: readonly string[] | undefined): Promise<FeedPage> {
+  const { tenant } = ctx;
+  await sweepIfDue(tenant, settings);
+  const collections = readable === undefined ? query.collections : (query.collections ?? readable).filter((c) => readable.includes(c));
+  const page = await tenant.dialect.events.read(tenant, { after: query.after, limit: query.limit, collections, ops: query.ops });
+  if (query.after < page.goneBelow)
+    throw new EngineError('events-gone', `Events up to seq ${page.goneBelow} are past retention; list the collections again and follow the feed from their X-Change-Seq.`);
+  return { json: `[${page.events.map(eventJson).join(',')}]`, highest: page.highest };
+}
