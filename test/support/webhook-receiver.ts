@@ -22,6 +22,7 @@ export interface Received {
 export async function startReceiver(port = 0) {
   const received: Received[] = [];
   let status = 200;
+  let delayMs = 0;
   let server: Server | undefined;
   const open = (p: number) =>
     new Promise<number>((resolve) => {
@@ -31,7 +32,8 @@ export async function startReceiver(port = 0) {
         req.on('end', () => {
           const h = (name: string) => String(req.headers[name] ?? '');
           received.push({ path: req.url ?? '', id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature'), contentType: h('content-type'), body, status });
-          res.writeHead(status).end();
+          const answer = status;
+          setTimeout(() => res.writeHead(answer).end(), delayMs);
         });
       });
       server.listen(p, '127.0.0.1', () => resolve((server!.address() as AddressInfo).port));
@@ -51,6 +53,10 @@ export async function startReceiver(port = 0) {
     acked: () => received.filter((r) => r.status >= 200 && r.status < 300),
     answer(s: number) {
       status = s;
+    },
+    /** Answers this long after each request arrived. */
+    delay(ms: number) {
+      delayMs = ms;
     },
     /** Stops listening: deliveries meet a refused connection. */
     down: close,
