@@ -1,7 +1,7 @@
 import { loadConfig } from '../config.ts';
 import { parseWebhookUrl, PrivateAddressError, publicAddresses } from '../webhooks/address.ts';
 import { createWebhook, deleteWebhook, enableWebhook, listWebhooks } from '../webhooks/store.ts';
-import { CommandError, UsageError, type Values } from './args.ts';
+import { CommandError, listOf, UsageError } from './args.ts';
 import { clientDbArg, command, withTenant, type Command } from './command.ts';
 import { table } from './table.ts';
 
@@ -12,11 +12,6 @@ const WEBHOOK_ID = /^wh_[A-Za-z0-9_-]{1,64}$/;
 const idArg = (v: string | undefined) => {
   if (!v || !WEBHOOK_ID.test(v)) throw new UsageError(`webhook id must be as mrs webhook list shows it (wh_...), got "${v}"`);
   return v;
-};
-
-const collectionsOf = (values: Values): string[] => {
-  const v = values['collection'];
-  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
 };
 
 /** `delete` and `enable`: the same arguments and answers. */
@@ -46,7 +41,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
           throw new UsageError(e instanceof PrivateAddressError ? e.message : `${url.hostname} does not resolve: ${(e as Error).message}`);
         }
       }
-      const collections = [...new Set(collectionsOf(values))];
+      const collections = [...new Set(listOf(values, 'collection'))];
       const made = await withTenant(clientDb, async (t, s) => {
         const known = [...s.engine.registry.resources.keys()];
         const unknown = collections.find((c) => !known.includes(c));
