@@ -67,12 +67,18 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   async function refresh(): Promise<void> {
     const next = new Map<string, Known>();
     for (const clientDb of await o.tenants.list()) {
-      const tenant = await o.tenants.get(clientDb);
-      if (!tenant) continue;
-      for (const webhook of await listWebhooks(tenant, 'active')) {
-        const k = `${clientDb}\n${webhook.id}`;
-        const old = known.get(k);
-        next.set(k, old ? Object.assign(old, { webhook: old.busy ? old.webhook : webhook }) : { tenant, clientDb, webhook, busy: false });
+      // One tenant that cannot be read (being migrated, refused) keeps the others going; its known webhooks stay.
+      try {
+        const tenant = await o.tenants.get(clientDb);
+        if (!tenant) continue;
+        for (const webhook of await listWebhooks(tenant, 'active')) {
+          const k = `${clientDb}\n${webhook.id}`;
+          const old = known.get(k);
+          next.set(k, old ? Object.assign(old, { webhook: old.busy ? old.webhook : webhook }) : { tenant, clientDb, webhook, busy: false });
+        }
+      } catch (err) {
+        o.logger.error({ err, tenant: clientDb }, 'webhooks of a tenant could not be read');
+        for (const [k, w] of known) if (w.clientDb === clientDb) next.set(k, w);
       }
     }
     for (const [k, w] of known) if (!next.has(k)) o.metrics.forget(w.clientDb, w.webhook.id);
@@ -107,6 +113,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       const collections = webhook.collections.length > 0 ? webhook.collections : undefined;
       const page = await w.tenant.dialect.events.read(w.tenant, { after: webhook.position, limit: BATCH, collections });
       o.metrics.lag(w.clientDb, webhook.id, page.highest - webhook.position);
+      if (page.goneBelow > webhook.position)
+        o.logger.warn({ tenant: w.clientDb, webhook: webhook.id, position: webhook.position, goneBelow: page.goneBelow }, 'webhook behind the feed retention: events up to goneBelow were removed before delivery');
       for (const event of page.events) {
         if (!running) return;
         const failure = await deliver({ url: webhook.url, secret: webhook.secret, id: `evt_${event.seq}`, body: eventJson(event), allowPrivate: o.allowPrivate, signal: abort.signal });
