@@ -28,6 +28,10 @@ interface CommonOptions {
   readonly basePath?: string;
   /** Cursor lifetime without use, in seconds (default 900). */
   readonly cursorTtlS?: number;
+  /** PATCH, PUT and DELETE without an If-Match header answer 428 (default false). */
+  readonly requireIfMatch?: boolean;
+  /** How long the answer to a request with an Idempotency-Key is kept, in seconds (default 86400). */
+  readonly idempotencyTtlS?: number;
   /** How long the change feed (`{basePath}/events`) keeps events, in seconds (default 604800: a week). */
   readonly eventsRetentionS?: number;
   /** The clock, in epoch milliseconds (tests move it). */
@@ -131,7 +135,15 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const single = options.db === undefined ? undefined : singleDb(options);
   const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, gatesOf(options));
   const feed = { retentionMs: (options.eventsRetentionS ?? 604_800) * 1000, now: cursors.now };
-  const handle = createMaintenanceHandler({ registry, basePath, resolveCaller, cursors, feed });
+  const handle = createMaintenanceHandler({
+    registry,
+    basePath,
+    resolveCaller,
+    cursors,
+    feed,
+    requireIfMatch: options.requireIfMatch === true,
+    idempotency: { ttlMs: (options.idempotencyTtlS ?? 86400) * 1000, now: cursors.now },
+  });
   // Requests being answered, and close()s waiting for them to be done.
   let inFlight = 0;
   const drained: (() => void)[] = [];

@@ -9,11 +9,15 @@ export const PROBLEMS = {
   'https-required': { status: 403, title: 'HTTPS required' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'idempotency-key-in-flight': { status: 409, title: 'A request with this Idempotency-Key is still being carried out' },
   'cursor-gone': { status: 410, title: 'Cursor unknown or expired' },
   'events-gone': { status: 410, title: 'Events past retention' },
   'body-too-large': { status: 413, title: 'Body too large' },
+  'precondition-failed': { status: 412, title: 'Precondition failed' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'invalid-body': { status: 422, title: 'Invalid record' },
+  'idempotency-key-reused': { status: 422, title: 'Idempotency-Key used for another request' },
+  'precondition-required': { status: 428, title: 'Precondition required' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'headers-too-large': { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
@@ -22,8 +26,8 @@ export const PROBLEMS = {
 
 export type ProblemCode = keyof typeof PROBLEMS;
 
-/** One offending input: a query parameter as sent, or a body field by name. */
-export type ProblemItem = { parameter: string; message: string } | { field: string; message: string };
+/** One offending input: a query parameter as sent, a body field by name, or a request header. */
+export type ProblemItem = { parameter: string; message: string } | { field: string; message: string } | { header: string; message: string };
 
 export class EngineError extends Error {
   readonly code: ProblemCode;

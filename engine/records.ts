@@ -1,12 +1,22 @@
 import type { Dialect } from './dialects/types.ts';
 import type { Resource } from './registry.ts';
+import { VERSION_COLUMN } from './schema/table.ts';
 
 export type ApiRecord = Record<string, unknown>;
+
+/**
+ * The version of the row a record was made from (its ETag's source), kept beside the record
+ * rather than in it: the version is never a field.
+ */
+const versions = new WeakMap<ApiRecord, number>();
+export const versionOf = (record: ApiRecord): number | undefined => versions.get(record);
 
 /** A row as the API shows it: every field present, `null` when empty. */
 export function toRecord(resource: Resource, dialect: Dialect, row: Record<string, unknown>): ApiRecord {
   const out: ApiRecord = {};
   for (const name of resource.fieldNames) out[name] = dialect.decode(resource.fields[name]!.kind, row[name]);
+  const version = row[VERSION_COLUMN];
+  if (version !== undefined && version !== null) versions.set(out, Number(version));
   return out;
 }
 

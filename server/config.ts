@@ -9,6 +9,10 @@ export interface Config {
   jwtSecret: string | undefined;
   tokenTtlS: number;
   cursorTtlS: number;
+  /** PATCH, PUT and DELETE without If-Match answer 428 (SPEC 10). */
+  requireIfMatch: boolean;
+  /** How long an Idempotency-Key's answer is kept, in seconds. */
+  idempotencyTtlS: number;
   /** How long the change feed keeps events (SPEC 9). */
   eventsRetentionS: number;
   rateLimitMax: number;
@@ -103,6 +107,8 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret,
     tokenTtlS: read(env, 'TOKEN_TTL_S', int('TOKEN_TTL_S', 1, 31 * 86400), 3600),
     cursorTtlS: read(env, 'CURSOR_TTL_S', int('CURSOR_TTL_S', 1, 7 * 86400), 900),
+    requireIfMatch: read(env, 'REQUIRE_IF_MATCH', bool('REQUIRE_IF_MATCH'), false),
+    idempotencyTtlS: read(env, 'IDEMPOTENCY_TTL_S', int('IDEMPOTENCY_TTL_S', 1, 31 * 86400), 86400),
     eventsRetentionS: read(env, 'EVENTS_RETENTION_S', int('EVENTS_RETENTION_S', 1, 10 * 365 * 86400), 604_800),
     rateLimitMax: read(env, 'RATE_LIMIT_MAX', int('RATE_LIMIT_MAX', 1, 1e9), 1000),
     rateLimitWindowS: read(env, 'RATE_LIMIT_WINDOW_S', int('RATE_LIMIT_WINDOW_S', 1, 31 * 86400), 3600),

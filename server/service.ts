@@ -59,6 +59,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     }, () => limiters.keys),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
+    requireIfMatch: config.requireIfMatch,
+    idempotencyTtlS: config.idempotencyTtlS,
     eventsRetentionS: config.eventsRetentionS,
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },

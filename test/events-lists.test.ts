@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeNote, makeWorkOrder, WORK_ORDER } from './support/fixtures.ts';
-import { BASE, DATABASES, describeEachDatabase, M, startHarness, type DatabaseName, type Harness } from './support/harness.ts';
+import { BASE, DATABASES, describeEachDatabase, M, type DatabaseName, type Harness } from './support/harness.ts';
+import { servicesOnOneDatabase } from './support/services.ts';
 
 /**
  * SPEC 9: lists join the feed without a gap. A search's first answer carries X-Change-Seq, the
@@ -45,17 +46,10 @@ async function listAll(h: Harness): Promise<{ ids: number[]; seq: number }> {
 
 for (const name of DATABASES as DatabaseName[]) {
   describe(`a list and then the feed, while others write [${name}]`, () => {
-    const started: Awaited<ReturnType<typeof startHarness>>[] = [];
-    beforeAll(async () => {
-      started.push(await startHarness(name));
-      if (name === 'postgres') started.push(await startHarness(name, { reuse: { databaseUrl: started[0]!.databaseUrl! } }));
-    }, 60_000);
-    afterAll(async () => {
-      for (const s of started.reverse()) await s.stop(s !== started.at(-1));
-    });
+    const services = servicesOnOneDatabase(name);
 
     it('the snapshot holds exactly the records created up to X-Change-Seq; the feed after it, exactly the others', async () => {
-      const hs = started.map((s) => s.harness);
+      const hs = services();
       for (let i = 0; i < 20; i++) await makeWorkOrder(hs[0]!);
       let writing = true;
       const write = async (h: Harness, w: number) => {

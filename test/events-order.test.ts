@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TenantDb } from '../engine/dialects/types.ts';
-import { DATABASES, M, startHarness, type DatabaseName, type Harness } from './support/harness.ts';
+import { DATABASES, M, type DatabaseName, type Harness } from './support/harness.ts';
+import { servicesOnOneDatabase } from './support/services.ts';
 import { WORK_ORDER } from './support/fixtures.ts';
 
 /**
@@ -16,18 +17,10 @@ const WRITES_EACH = 40;
 
 for (const name of DATABASES as DatabaseName[]) {
   describe(`the feed's order under concurrent writers [${name}]`, () => {
-    const started: Awaited<ReturnType<typeof startHarness>>[] = [];
-    beforeAll(async () => {
-      started.push(await startHarness(name));
-      // SQLite has one writer per file by design (group commit in one process): one service.
-      if (name === 'postgres') started.push(await startHarness(name, { reuse: { databaseUrl: started[0]!.databaseUrl! } }));
-    }, 60_000);
-    afterAll(async () => {
-      for (const s of started.reverse()) await s.stop(s !== started.at(-1));
-    });
+    const services = servicesOnOneDatabase(name);
 
     it('a reader following the feed from the last seq it saw misses no event and sees none twice', async () => {
-      const harnesses: Harness[] = started.map((s) => s.harness);
+      const harnesses: Harness[] = services();
       const reader = harnesses.at(-1)!;
       const t = (await reader.service.tenants.get('demo.main')) as TenantDb;
       const seen: number[] = [];

@@ -70,7 +70,7 @@ describeEachDatabase(
 
     it('has a table with a column per field and an index per filterable field', async () => {
       const shape = await tableShape(h(), 'assets');
-      expect(shape.columns).toEqual(['created', 'deleted', 'id', 'location', 'name', 'updated', 'work_order_id']);
+      expect(shape.columns).toEqual(['created', 'deleted', 'id', 'location', 'mrs_version', 'name', 'updated', 'work_order_id']);
       for (const field of ['name', 'location', 'work_order_id', 'created'])
         expect(shape.indexes, shape.indexes.join(', ')).toContain(`assets_${field}_idx`);
     });

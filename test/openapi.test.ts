@@ -234,9 +234,29 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
             statuses.add(status);
             expect(Object.keys(resolve(r as Json).content)).toEqual(['application/problem+json']);
           }
-    expect([...statuses].sort()).toEqual(['400', '401', '403', '404', '405', '410', '413', '415', '422', '429']);
+    expect([...statuses].sort()).toEqual(['400', '401', '403', '404', '405', '409', '410', '412', '413', '415', '422', '428', '429']);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
+  });
+
+  it('declares ETags, the conditional and Idempotency-Key headers, and 304, 409, 412 and 428 per operation (SPEC 10)', async () => {
+    const doc = await documentOf(h());
+    const record = doc.paths[`${M}/work_orders/{id}`];
+    const collection = doc.paths[`${M}/work_orders`];
+    const child = doc.paths[`${M}/work_orders/{id}/notes`];
+    const headerParams = (op: Json) => (op.parameters ?? []).filter((p: Json) => p.in === 'header').map((p: Json) => p.name);
+    expect(headerParams(record.get)).toEqual(['If-None-Match']);
+    expect(headerParams(record.patch)).toEqual(['If-Match', 'Idempotency-Key']);
+    expect(headerParams(record.put)).toEqual(['If-Match']);
+    expect(headerParams(record.delete)).toEqual(['If-Match']);
+    expect(headerParams(collection.post)).toEqual(['Idempotency-Key']);
+    expect(headerParams(child.post)).toEqual(['Idempotency-Key']);
+    for (const [op, status] of [[record.get, '200'], [record.patch, '200'], [record.put, '200'], [collection.post, '201'], [child.post, '201']])
+      expect(Object.keys(op.responses[status].headers)).toContain('ETag');
+    expect(Object.keys(record.get.responses)).toContain('304');
+    for (const op of [record.patch, record.put, record.delete]) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['412', '428']));
+    for (const op of [record.patch, collection.post, child.post]) expect(Object.keys(op.responses)).toContain('409');
+    expect(Object.keys(collection.post.responses['201'].headers)).toContain('Idempotency-Replayed');
   });
 });
 

@@ -103,4 +103,17 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('three server proce
     }
     expect(refused).toEqual([true, true, true]);
   });
+
+  it('carries out a keyed POST sent to all three processes at once exactly once (Idempotency-Key, SPEC 10)', async () => {
+    const auth = await login(await mrs('key', 'create', 'demo.main', 'admin'));
+    const json = { ...auth, 'content-type': 'application/json' };
+    const body = JSON.stringify({ ...WORK_ORDER, department_id: 88 });
+    for (let round = 0; round < 10; round++) {
+      const answers = await Promise.all([0, 1, 2].map((i) => on(i, `${M}/work_orders`, { ...json, 'idempotency-key': `pgb-${round}` }, { method: 'POST', body })));
+      const carriedOut = answers.filter((r) => r.status === 201 && r.headers.get('idempotency-replayed') === null);
+      expect(carriedOut, answers.map((r) => r.status).join(' ')).toHaveLength(1);
+      for (const r of answers) expect([201, 409]).toContain(r.status);
+    }
+    expect((await on(0, `${M}/work_orders?department_id=88&$limit=1`, auth)).headers.get('x-total')).toBe('10');
+  });
 });

@@ -1,5 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
-import { BASE, describeEachDatabase, M } from './support/harness.ts';
+import { BASE, describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { expectProblem, makeNote, makeWorkOrder, WORK_ORDER } from './support/fixtures.ts';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -116,3 +116,71 @@ describeEachDatabase('paths, methods and the order of statuses', (h) => {
     expect((await h().get(`${url}/${wo.id}`)).body).toEqual(wo);
   });
 });
+
+describeEachDatabase('the conditional statuses in the order of statuses', (h) => {
+  const stale = '"987654"';
+  let url: string;
+  beforeAll(async () => {
+    url = `${M}/work_orders/${(await makeWorkOrder(h())).id}`;
+  });
+  const withIfMatch = (tag: string, method: string, target: string, init: { raw?: string; body?: unknown; headers?: Record<string, string> }) =>
+    h().request(method, target, { ...init, headers: { ...init.headers, 'if-match': tag } });
+
+  it('404 for the record comes before 412', async () => {
+    expectProblem(await withIfMatch(stale, 'PATCH', `${M}/work_orders/987654`, { body: { priority: 1 } }), 404);
+    expectProblem(await withIfMatch(stale, 'DELETE', `${M}/work_orders/987654`, {}), 404);
+  });
+
+  it('412 comes before 415, 413, 400 and 422', async () => {
+    expectProblem(await withIfMatch(stale, 'PATCH', url, { raw: '{"priority":1}', headers: { 'content-type': 'text/plain' } }), 412);
+    expectProblem(await withIfMatch(stale, 'PUT', url, { raw: HUGE, headers: JSON_HEADERS }), 412);
+    expectProblem(await withIfMatch(stale, 'PATCH', url, { raw: '{', headers: JSON_HEADERS }), 412);
+    expectProblem(await withIfMatch(stale, 'PATCH', `${url}?x=1`, { body: { priority: 1 } }), 412);
+    expectProblem(await withIfMatch(stale, 'DELETE', `${url}?x=1`, {}), 412);
+    expectProblem(await withIfMatch(stale, 'PATCH', url, { body: { colour: 'red' } }), 412);
+  });
+
+  it('a malformed If-Match (400) comes after 415 and 413, and before 422', async () => {
+    expectProblem(await withIfMatch('nope', 'PATCH', url, { raw: '{"priority":1}', headers: { 'content-type': 'text/plain' } }), 415);
+    expectProblem(await withIfMatch('nope', 'PATCH', url, { raw: HUGE, headers: JSON_HEADERS }), 413);
+    expectProblem(await withIfMatch('nope', 'PATCH', url, { body: { colour: 'red' } }), 400, ['If-Match']);
+  });
+});
+
+describeEachDatabase('the Idempotency-Key checks in the order of statuses', (h) => {
+  const withKey = (key: string, init: { raw?: string; body?: unknown; headers?: Record<string, string> }, path = `${M}/work_orders`) =>
+    h().request('POST', path, { ...init, headers: { ...init.headers, 'idempotency-key': key } });
+
+  it('a malformed key (400) comes after 404 for the parent, 415 and 413, and before 422', async () => {
+    expectProblem(await withKey('has space', { body: { note: 'x' } }, `${M}/work_orders/987654/notes`), 404);
+    expectProblem(await withKey('has space', { raw: '{}', headers: { 'content-type': 'text/plain' } }), 415);
+    expectProblem(await withKey('has space', { raw: HUGE, headers: JSON_HEADERS }), 413);
+    expectProblem(await withKey('has space', { body: { colour: 'red' } }), 400, ['Idempotency-Key']);
+  });
+
+  it('a reused key (422 idempotency-key-reused) comes before 422 for the record', async () => {
+    expect((await withKey('order-1', { body: WORK_ORDER })).status).toBe(201);
+    const r = await withKey('order-1', { body: { colour: 'red' } });
+    expectProblem(r, 422);
+    expect(r.body.type).toMatch(/idempotency-key-reused$/);
+  });
+});
+
+describeEachDatabase(
+  '428 in the order of statuses',
+  (h) => {
+    let reader: Harness;
+    beforeAll(async () => {
+      reader = h().as((await h().login({ username: 'rita', roles: ['reader'] })).token);
+    });
+
+    it('405 and 403 come before 428, and 428 before 404 for the record and everything after', async () => {
+      expectProblem(await h().post(`${M}/work_orders/987654`, WORK_ORDER), 405);
+      expectProblem(await reader.patch(`${M}/work_orders/987654`, { priority: 1 }), 403);
+      expectProblem(await h().patch(`${M}/work_orders/987654`, { priority: 1 }), 428);
+      expectProblem(await h().request('PUT', `${M}/work_orders/987654`, { raw: '{', headers: { 'content-type': 'text/plain' } }), 428);
+      expectProblem(await h().del(`${M}/work_orders/987654`), 428);
+    });
+  },
+  { env: { REQUIRE_IF_MATCH: 'true' } },
+);

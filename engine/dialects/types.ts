@@ -57,6 +57,12 @@ export interface Dialect {
   ilike(column: Expression<unknown>, pattern: string): Expression<SqlBool>;
   /** Serializes schema changes of one tenant across processes, inside the given transaction. */
   lockForMigration(trx: Kysely<any>, key: string): Promise<void>;
+  /**
+   * Takes the lock named `key` for the rest of the transaction `trx` without waiting: false when
+   * another transaction holds it (an Idempotency-Key in flight in another process). Where one
+   * writer holds the whole database for its transaction (SQLite), there is nothing to take: true.
+   */
+  tryLock(trx: Kysely<any>, key: string): Promise<boolean>;
   /** The database's part in the engine's own migrations. */
   readonly migrationSteps: MigrationSteps;
   /** `db` with its tables in `schema`; throws where the database has no schemas. */

@@ -1,10 +1,27 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
 import { compiledByKey } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventPage, type EventQuery, type EventSource, type NewEvent } from './event-log.ts';
 
 /** The feed's statements that every database writes alike: each EventLog builds its own on them. */
+
+/**
+ * Creates `mrs_events` with `seq` as `withSeq` adds it (how a database numbers events is its own:
+ * EventLog), and the gone mark at 0.
+ */
+export async function createEventsTable(db: Kysely<any>, withSeq: (table: CreateTableBuilder<any, any>) => CreateTableBuilder<any, any>): Promise<void> {
+  await withSeq(db.schema.createTable(EVENTS_TABLE).ifNotExists())
+    .addColumn('at', 'text', (c) => c.notNull())
+    .addColumn('collection', 'text', (c) => c.notNull())
+    .addColumn('record_id', 'bigint', (c) => c.notNull())
+    .addColumn('op', 'text', (c) => c.notNull())
+    .addColumn('changed', 'text', (c) => c.notNull())
+    .addColumn('record', 'text', (c) => c.notNull())
+    .addColumn('username', 'text')
+    .execute();
+  await db.insertInto('mrs_meta').values({ key: EVENTS_GONE_KEY, value: '0' }).onConflict((oc) => oc.column('key').doNothing()).execute();
+}
 
 /** Values of one event, in the order `eventRows` takes them. */
 const VALUES_PER_EVENT = 6;

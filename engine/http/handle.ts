@@ -9,8 +9,12 @@ import { patch, replace } from '../operations/update.ts';
 import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
-import type { FeedSettings } from '../events/retention.ts';
+import { versionOf, type ApiRecord } from '../records.ts';
 import { readJsonBody } from './body.ts';
+import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
+import { expectedVersion } from '../operations/precondition.ts';
+import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
+import type { FeedSettings } from '../events/retention.ts';
 import { feedRoute } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
@@ -23,6 +27,9 @@ export interface HandlerDeps {
   readonly basePath: string;
   readonly resolveCaller: ResolveCaller;
   readonly cursors: CursorSettings;
+  /** PATCH, PUT and DELETE without If-Match are 428 (SPEC 10). */
+  readonly requireIfMatch?: boolean;
+  readonly idempotency: IdempotencySettings;
   readonly feed: FeedSettings;
 }
 
@@ -39,6 +46,7 @@ interface Call {
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
+const PROBLEM_TYPE = { 'content-type': 'application/problem+json' };
 /** Every answer carries the caller's headers (rate-limit state), set when the Response is made. */
 const reply = (call: Call, body: unknown, status = 200, headers?: Record<string, string>) => replyJson(call, JSON.stringify(body), status, headers);
 /** reply, for a body that is JSON text already. */
@@ -49,14 +57,32 @@ const replyJson = (call: Call, json: string, status = 200, headers?: Record<stri
  * Problems found before the record was looked up are answered only once the record (or parent)
  * is known to exist, keeping SPEC's order: 404 for the record before 415, 413 and 400.
  */
-async function failAfterExists(call: Call, error: EngineError | undefined, target: 'record' | 'parent'): Promise<void> {
+async function failAfterExists(call: Call, error: EngineError | undefined, target: 'record' | 'parent', ifMatch?: Condition): Promise<void> {
   if (!error) return;
   // On GET (and HEAD), `$deleted=true` makes a deleted record or parent exist for this purpose too.
   const includeDeleted = (call.req.method === 'GET' || call.req.method === 'HEAD') && call.url.searchParams.get('$deleted') === 'true';
   if (target === 'parent' && call.parent) await requireParent(call.ctx, call.parent.resource, call.parent.id, includeDeleted);
-  if (target === 'record') await read(call.ctx, call.resource, call.id, { includeDeleted });
+  // 412 comes before 415, 413 and 400 too (the write itself checks it again, atomically).
+  if (target === 'record') expectedVersion(await read(call.ctx, call.resource, call.id, { includeDeleted }), ifMatch);
   throw error;
 }
+
+/**
+ * A write's If-Match: 428 at once when one is required and none was sent (before the record is
+ * looked up); a malformed header is a 400, answered in its place among the other 400s.
+ */
+function ifMatchOf(call: Call): { condition?: Condition; error?: EngineError } {
+  const header = call.req.headers.get('if-match');
+  if (header === null && call.deps.requireIfMatch)
+    throw new EngineError('precondition-required', `${call.req.method} needs an If-Match header here: send the ETag of the record as read.`);
+  const parsed = parseCondition('If-Match', header);
+  return parsed instanceof EngineError ? { error: parsed } : parsed === undefined ? {} : { condition: parsed };
+}
+
+const etagHeader = (record: ApiRecord): Record<string, string> => {
+  const version = versionOf(record);
+  return version === undefined ? {} : { etag: etagOf(version) };
+};
 
 function queryError(url: RequestTarget, allowed: readonly string[] = []): EngineError | undefined {
   if (!url.hasQuery) return undefined;
@@ -69,12 +95,69 @@ function queryError(url: RequestTarget, allowed: readonly string[] = []): Engine
   );
 }
 
-async function body(call: Call, target: 'record' | 'parent' | 'none'): Promise<unknown> {
+/** The body; before it, in SPEC 1's order, 404 for the record or parent, 412, 415, 413 and the 400s (query, then headers). */
+async function body(
+  call: Call,
+  target: 'record' | 'parent' | 'none',
+  ifMatch: { condition?: Condition; error?: EngineError } = {},
+  headerError?: EngineError,
+): Promise<unknown> {
   const b = await readJsonBody(call.req);
-  const error = 'error' in b ? b.error : queryError(call.url);
-  if (target !== 'none') await failAfterExists(call, error, target);
+  const error = 'error' in b ? b.error : (queryError(call.url) ?? ifMatch.error ?? headerError);
+  if (target !== 'none') await failAfterExists(call, error, target, ifMatch.condition);
   if (error) throw error;
   return valueOf(b);
+}
+
+/** A write's answer, as sent and as kept for its Idempotency-Key. */
+const answerOf = (status: number, record: ApiRecord, location?: string): KeptAnswer => ({
+  status,
+  body: JSON.stringify(record),
+  location,
+  etag: versionOf(record) === undefined ? undefined : etagOf(versionOf(record)),
+});
+
+function respond(call: Call, answer: KeptAnswer, replayed = false): Response {
+  const headers = joinHeaders(answer.status >= 400 ? PROBLEM_TYPE : JSON_TYPE, call.headers);
+  if (answer.location !== undefined) headers.location = answer.location;
+  if (answer.etag !== undefined) headers.etag = answer.etag;
+  if (replayed) headers['idempotency-replayed'] = 'true';
+  return new Response(answer.body, { status: answer.status, headers });
+}
+
+/**
+ * POST and PATCH: the body (after the checks before it), then the write; with an
+ * Idempotency-Key, the write runs in the transaction that keeps its answer, or the kept answer
+ * is sent again (engine/idempotency/). A batch would run each operation's `write` inside one
+ * such transaction.
+ */
+async function keyed(
+  call: Call,
+  target: 'record' | 'parent' | 'none',
+  ifMatch: { condition?: Condition; error?: EngineError },
+  write: (ctx: OperationContext, body: unknown) => Promise<KeptAnswer>,
+): Promise<Response> {
+  const key = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
+  const sent = await body(call, target, ifMatch, key instanceof EngineError ? key : undefined);
+  if (key === undefined || key instanceof EngineError) return respond(call, await write(call.ctx, sent));
+  const request = { owner: call.ctx.user ?? '', key, fingerprint: await fingerprintOf(call.req.method, call.url.pathname, sent) };
+  const outcome = await withIdempotencyKey(call.ctx.tenant, call.deps.idempotency, request, (trx) =>
+    write(Object.assign({}, call.ctx, { tenant: Object.assign({}, call.ctx.tenant, { db: trx }) }), sent),
+  );
+  return respond(call, outcome.answer, outcome.replayed);
+}
+
+/** PUT: If-Match, the body, then the write; the answer carries the new ETag. */
+async function replaceResponse(call: Call): Promise<Response> {
+  const ifMatch = ifMatchOf(call);
+  const record = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
+  return reply(call, record, 200, etagHeader(record));
+}
+
+/** PATCH: as PUT, and an Idempotency-Key may make it safe to retry. */
+async function patchResponse(call: Call): Promise<Response> {
+  const ifMatch = ifMatchOf(call);
+  return keyed(call, 'record', ifMatch, async (ctx, sent) => answerOf(200, await patch(ctx, call.resource, call.id, sent, ifMatch.condition)));
 }
 
 const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
@@ -82,29 +165,34 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
   childList: (call) => listResponse(call),
   read: async (call) => {
     const deleted = call.url.hasQuery ? call.url.searchParams.get('$deleted') : null;
+    const noneMatch = parseCondition('If-None-Match', call.req.headers.get('if-none-match'));
     const error =
       queryError(call.url, ['$deleted']) ??
       (deleted !== null && deleted !== 'true' && deleted !== 'false'
         ? new EngineError('invalid-query', 'The query is not valid.', [{ parameter: '$deleted', message: '$deleted must be true or false' }])
-        : undefined);
+        : undefined) ??
+      (noneMatch instanceof EngineError ? noneMatch : undefined);
     await failAfterExists(call, error, 'record');
-    return replyJson(call, await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' }));
+    const found = await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' });
+    const etag = { etag: etagOf(found.version) };
+    if (noneMatch && !(noneMatch instanceof EngineError) && noneMatchMatches(noneMatch, etag.etag))
+      return new Response(null, { status: 304, headers: joinHeaders(call.headers, etag) });
+    return replyJson(call, found.json, 200, etag);
   },
-  create: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'none'))),
-  childCreate: async (call) => created(call, await create(call.ctx, call.resource, await body(call, 'parent'), call.parent)),
-  replace: async (call) => reply(call, await replace(call.ctx, call.resource, call.id, await body(call, 'record'))),
-  patch: async (call) => reply(call, await patch(call.ctx, call.resource, call.id, await body(call, 'record'))),
+  create: (call) => keyed(call, 'none', {}, async (ctx, sent) => created(call, await create(ctx, call.resource, sent))),
+  childCreate: (call) => keyed(call, 'parent', {}, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
+  replace: replaceResponse,
+  patch: patchResponse,
   softDelete: async (call) => {
-    await failAfterExists(call, queryError(call.url), 'record');
-    await softDelete(call.ctx, call.resource, call.id);
+    const ifMatch = ifMatchOf(call);
+    await failAfterExists(call, queryError(call.url) ?? ifMatch.error, 'record', ifMatch.condition);
+    await softDelete(call.ctx, call.resource, call.id, ifMatch.condition);
     return new Response(null, { status: 204, headers: call.headers });
   },
 };
 
-function created(call: Call, record: Record<string, unknown>): Response {
-  const location = `${call.deps.basePath}/maintenance/${call.resource.name}/${record.id}`;
-  return reply(call, record, 201, { location });
-}
+const created = (call: Call, record: ApiRecord): KeptAnswer =>
+  answerOf(201, record, `${call.deps.basePath}/maintenance/${call.resource.name}/${record.id}`);
 
 async function listResponse(call: Call): Promise<Response> {
   const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);

@@ -3,7 +3,7 @@ import type { Resource } from '../registry.ts';
 import { DELETED_PARAMETER, filterParameters, reservedParameters } from './parameters.ts';
 import { createExample, patchExample, recordExample } from './examples.ts';
 import { oneOf, pluralName } from './names.ts';
-import { errorRefs, headers } from './responses.ts';
+import { errorRefs, headers, type HeaderName } from './responses.ts';
 
 type Json = Record<string, unknown>;
 
@@ -32,11 +32,22 @@ const listResponse = (site: OperationSite) => ({
   headers: headers(['X-Cursor', 'X-Total', 'Link'], true),
   content: json({ type: 'array', items: schemaRef(site.resource, 'record') }, [stored(site)]),
 });
-const recordResponse = (resource: Resource, description: string, example: Json, extra: 'Location'[] = []) => ({
+const recordResponse = (resource: Resource, description: string, example: Json, extra: HeaderName[] = []) => ({
   description,
-  headers: headers(extra, true),
+  headers: headers(['ETag', ...extra], true),
   content: json(schemaRef(resource, 'record'), example),
 });
+
+const headerParameter = (name: string, description: string): Json => ({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+const IF_MATCH = headerParameter(
+  'If-Match',
+  'Write only if the record\'s current ETag is one of these strong tags (comma-separated), or `*`: the record exists. Otherwise 412 and nothing is written. Required (else 428) when the service runs with REQUIRE_IF_MATCH=true.',
+);
+const IF_NONE_MATCH = headerParameter('If-None-Match', '304 with no body when the record\'s current ETag is one of these tags, or `*`.');
+const IDEMPOTENCY_KEY = headerParameter(
+  'Idempotency-Key',
+  '1 to 255 visible ASCII characters. The first request with a key is carried out and its answer kept (IDEMPOTENCY_TTL_S); the same request again gets that answer with Idempotency-Replayed: true; another request with the key is 422; while the first runs, 409.',
+);
 
 const ofParent = (site: OperationSite) => (site.parent ? ` of ${oneOf(site.parent.resource.name)}` : '');
 const underParent = (site: OperationSite) => (site.parent ? ` under ${oneOf(site.parent.resource.name)}` : '');
@@ -61,10 +72,11 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
     return {
       operationId: `create_${site.resource.name}`,
       summary: `Create ${oneOf(site.resource.name)}`,
+      parameters: [IDEMPOTENCY_KEY],
       requestBody: body(site.resource, 'create', 'The new record.', example),
       responses: {
-        '201': recordResponse(site.resource, 'Created: the record as stored.', stored(site, example), ['Location']),
-        ...errorRefs([400, 401, 403, 405, 413, 415, 422, 429]),
+        '201': recordResponse(site.resource, 'Created: the record as stored.', stored(site, example), ['Location', 'Idempotency-Replayed']),
+        ...errorRefs([400, 401, 403, 405, 409, 413, 415, 422, 429]),
       },
     };
   },
@@ -75,24 +87,29 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
       operationId: `create_${site.resource.name}_of_${site.parent!.resource.name}`,
       summary: `Create ${oneOf(site.resource.name)}${underParent(site)}`,
       description: `${site.parent!.field} is taken from the path; a different value in the body is 422.`,
-      responses: { ...(docs.responses as Json), ...errorRefs([400, 401, 403, 404, 405, 413, 415, 422, 429]) },
+      responses: { ...(docs.responses as Json), ...errorRefs([400, 401, 403, 404, 405, 409, 413, 415, 422, 429]) },
     };
   },
   read: (site) => ({
     operationId: `read_${site.resource.name}`,
     summary: `Read ${oneOf(site.resource.name)}`,
-    parameters: [DELETED_PARAMETER],
-    responses: { '200': recordResponse(site.resource, 'The record.', stored(site)), ...errorRefs([400, 401, 403, 404, 405, 429]) },
+    parameters: [DELETED_PARAMETER, IF_NONE_MATCH],
+    responses: {
+      '200': recordResponse(site.resource, 'The record.', stored(site)),
+      '304': { description: 'Not modified: If-None-Match names the current ETag. No body.', headers: headers(['ETag'], true) },
+      ...errorRefs([400, 401, 403, 404, 405, 429]),
+    },
   }),
   replace: (site) => {
     const example = createExample(site.resource);
     return {
       operationId: `replace_${site.resource.name}`,
       summary: `Replace ${oneOf(site.resource.name)}`,
+      parameters: [IF_MATCH],
       requestBody: body(site.resource, 'replace', 'The whole record; optional fields left out are reset to their defaults.', example),
       responses: {
         '200': recordResponse(site.resource, 'The record as stored.', stored(site, example)),
-        ...errorRefs([400, 401, 403, 404, 405, 413, 415, 422, 429]),
+        ...errorRefs([400, 401, 403, 404, 405, 412, 413, 415, 422, 428, 429]),
       },
     };
   },
@@ -101,10 +118,11 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
     return {
       operationId: `patch_${site.resource.name}`,
       summary: `Change some fields of ${oneOf(site.resource.name)}`,
+      parameters: [IF_MATCH, IDEMPOTENCY_KEY],
       requestBody: body(site.resource, 'patch', 'The fields to change.', example),
       responses: {
-        '200': recordResponse(site.resource, 'The record as stored.', { ...stored(site), ...example }),
-        ...errorRefs([400, 401, 403, 404, 405, 413, 415, 422, 429]),
+        '200': recordResponse(site.resource, 'The record as stored.', { ...stored(site), ...example }, ['Idempotency-Replayed']),
+        ...errorRefs([400, 401, 403, 404, 405, 409, 412, 413, 415, 422, 428, 429]),
       },
     };
   },
@@ -112,9 +130,10 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
     operationId: `delete_${site.resource.name}`,
     summary: `Delete ${oneOf(site.resource.name)}`,
     description: 'A soft delete: the record leaves lists and reads ($deleted=true still shows it).',
+    parameters: [IF_MATCH],
     responses: {
       '204': { description: 'Deleted: the record leaves lists and reads.', headers: headers([], true) },
-      ...errorRefs([400, 401, 403, 404, 405, 429]),
+      ...errorRefs([400, 401, 403, 404, 405, 412, 428, 429]),
     },
   }),
 };

@@ -6,7 +6,7 @@ import { insertRow } from '../sql/record-writes.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
-import { notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
+import { inTransaction, notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
 import { appendEvent, changedFields } from './events.ts';
 
 /** Under a parent path the link comes from the path; a different link in the body is a problem. */
@@ -35,8 +35,9 @@ export async function create(
   const linked = withPathLink(body, parent);
   const links = sentLinks(resource, linked.body);
   // Its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
-  // create with nothing to look up first is more than its INSERT alone.
-  return ctx.tenant.db.transaction().execute(async (trx) => {
+  // create with nothing to look up first is more than its INSERT alone. The caller's transaction
+  // when there is one (an idempotency key's).
+  return inTransaction(ctx.tenant.db, async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
     const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links));
     await appendEvent(trx, ctx, resource, 'create', record.id as number, changedFields(resource, undefined, record));

@@ -14,11 +14,16 @@ export async function read(
   return record;
 }
 
-/** `read`, answering the record as JSON text (the database writes it: engine/sql/records-json.ts). */
-export async function readJson(ctx: OperationContext, resource: Resource, id: number, opts: { includeDeleted?: boolean } = {}): Promise<string> {
+/** `read`, answering the record as JSON text (the database writes it: engine/sql/records-json.ts), and its version. */
+export async function readJson(
+  ctx: OperationContext,
+  resource: Resource,
+  id: number,
+  opts: { includeDeleted?: boolean } = {},
+): Promise<{ json: string; version: number }> {
   const found = await recordJsonById(ctx.tenant.db, resource, id);
   if (!found || (found.deleted && !opts.includeDeleted)) throw notFound(resource.name, id);
-  return found.json;
+  return found;
 }
 
 /** A parent named by a path must exist and be live (or deleted, when deleted records are asked for). */

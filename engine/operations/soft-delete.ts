@@ -1,21 +1,33 @@
+import type { Condition } from '../http/conditional.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp } from '../records.ts';
-import { loadRecord, notFound, type OperationContext } from './context.ts';
+import { VERSION_COLUMN } from '../schema/table.ts';
+import { nextVersion } from '../sql/record-writes.ts';
+import { inTransaction, loadRecord, notFound, type OperationContext } from './context.ts';
 import { appendEvent } from './events.ts';
+import { expectedVersion, lostRace } from './precondition.ts';
 
-/** Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One transaction, with its event. */
-export async function softDelete(ctx: OperationContext, resource: Resource, id: number): Promise<void> {
+/**
+ * Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One
+ * transaction, with its event. A delete is a write: it advances the version, under If-Match as a compare-and-set.
+ */
+export async function softDelete(ctx: OperationContext, resource: Resource, id: number, ifMatch?: Condition): Promise<void> {
   const { dialect } = ctx.tenant;
-  await ctx.tenant.db.transaction().execute(async (trx) => {
+  await inTransaction(ctx.tenant.db, async (trx) => {
     const current = await loadRecord(trx, ctx, resource, id);
     if (!current) throw notFound(resource.name, id);
-    const result = await trx
+    const expected = expectedVersion(current, ifMatch);
+    let update = trx
       .updateTable(resource.name)
-      .set({ deleted: dialect.encode('boolean', true), updated: nextTimestamp(current.updated) })
+      .set({ deleted: dialect.encode('boolean', true), updated: nextTimestamp(current.updated), [VERSION_COLUMN]: nextVersion })
       .where('id', '=', id)
-      .where('deleted', '=', dialect.encode('boolean', false))
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw notFound(resource.name, id);
+      .where('deleted', '=', dialect.encode('boolean', false));
+    if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
+    const result = await update.executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) {
+      if (expected !== undefined) await lostRace(trx, ctx, resource, id);
+      throw notFound(resource.name, id);
+    }
     await appendEvent(trx, ctx, resource, 'delete', id, ['deleted']);
   });
 }

@@ -5,7 +5,9 @@ import { updateRow } from '../sql/record-writes.ts';
 import { checkBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
-import { loadRecord, notFound, type OperationContext } from './context.ts';
+import { inTransaction, loadRecord, notFound, type OperationContext } from './context.ts';
+import type { Condition } from '../http/conditional.ts';
+import { expectedVersion, lostRace } from './precondition.ts';
 import { appendEvent, changedFields } from './events.ts';
 
 type Mode = 'replace' | 'patch';
@@ -15,10 +17,11 @@ type Mode = 'replace' | 'patch';
  * PATCH (`patch`): only the fields sent change. Both in one transaction with their event, on
  * live records only.
  */
-async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode): Promise<ApiRecord> {
-  return ctx.tenant.db.transaction().execute(async (trx) => {
+async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord> {
+  return inTransaction(ctx.tenant.db, async (trx) => {
     const current = await loadRecord(trx, ctx, resource, id);
     if (!current) throw notFound(resource.name, id);
+    const expected = expectedVersion(current, ifMatch);
     const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
     const sent = body as ApiRecord; // checkBody refuses anything but an object
     const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
@@ -27,7 +30,8 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
     const values = writableValues(resource, checked.value as ApiRecord);
     values.updated = nextTimestamp(current.updated); // values is this call's own object; not a spread (engine/http/headers.ts)
     const row = toRow(resource, ctx.tenant.dialect, values);
-    const updated = await updateRow(trx, resource.name, id, row);
+    const updated = await updateRow(trx, resource.name, id, row, expected);
+    if (!updated && expected !== undefined) return lostRace(trx, ctx, resource, id);
     if (!updated) throw new EngineError('internal', 'The record vanished during the update.');
     const record = toRecord(resource, ctx.tenant.dialect, updated);
     await appendEvent(trx, ctx, resource, 'update', id, changedFields(resource, current, record));
@@ -35,8 +39,8 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
   });
 }
 
-export const replace = (ctx: OperationContext, resource: Resource, id: number, body: unknown) =>
-  update(ctx, resource, id, body, 'replace');
+export const replace = (ctx: OperationContext, resource: Resource, id: number, body: unknown, ifMatch?: Condition) =>
+  update(ctx, resource, id, body, 'replace', ifMatch);
 
-export const patch = (ctx: OperationContext, resource: Resource, id: number, body: unknown) =>
-  update(ctx, resource, id, body, 'patch');
+export const patch = (ctx: OperationContext, resource: Resource, id: number, body: unknown, ifMatch?: Condition) =>
+  update(ctx, resource, id, body, 'patch', ifMatch);

@@ -11,10 +11,10 @@ const spec = (fields: Fields, indexes?: string[][]) =>
   tableSpec(createRegistry([defineResource({ name: 'things', fields, ...(indexes ? { indexes } : {}) })]).get('things')!, { indexesHoldId: true });
 
 const col = (name: string, kinds: FieldKind[], type = kinds[0] === 'integer' ? 'integer' : 'text'): LiveColumn => ({ name, type, kinds, notNull: false });
-/** A live SQLite-like table: id, the system columns, then `columns`. */
+/** A live SQLite-like table: id, the system columns (the version last among them), then `columns`. */
 const live = (columns: LiveColumn[], indexes: string[] = ['things_created_idx']): LiveTable => ({
   columns: new Map(
-    [col('id', ['integer']), col('created', ['date']), col('updated', ['timestamp']), col('deleted', ['boolean']), ...columns].map((c) => [c.name, c]),
+    [col('id', ['integer']), col('created', ['date']), col('updated', ['timestamp']), col('deleted', ['boolean']), col('mrs_version', ['integer']), ...columns].map((c) => [c.name, c]),
   ),
   indexes: new Set(indexes),
 });
@@ -31,6 +31,15 @@ describe('planTable', () => {
     const s = spec({ name: string({ required: true, filterable: true }) });
     const p = planTable(s, live([col('name', ['string'])], ['things_created_idx', 'things_name_idx']), facts(true));
     expect(isEmptyPlan(p)).toBe(true);
+    expect(p.refusals).toEqual([]);
+  });
+
+  it('adds the version column to a table from before it, with rows: NOT NULL, every row at 1, nothing refused', () => {
+    const s = spec({ name: string({ required: true, filterable: true }) });
+    const before = live([col('name', ['string'])], ['things_created_idx', 'things_name_idx']);
+    (before.columns as Map<string, LiveColumn>).delete('mrs_version');
+    const p = planTable(s, before, facts(true));
+    expect(p.addColumns).toEqual([{ name: 'mrs_version', kind: 'integer', notNull: true, default: 1 }]);
     expect(p.refusals).toEqual([]);
   });
 

@@ -19,7 +19,7 @@ describe('tableSpec', () => {
   const resource = createRegistry([things]).get('things')!;
   const spec = tableSpec(resource, { indexesHoldId: true });
 
-  it('has a column per field; system columns NOT NULL, field columns nullable', () => {
+  it('has a column per field, then the version; system columns NOT NULL, field columns nullable', () => {
     expect(spec.columns.map((c) => [c.name, c.kind, c.notNull])).toEqual([
       ['created', 'date', true],
       ['updated', 'timestamp', true],
@@ -29,12 +29,13 @@ describe('tableSpec', () => {
       ['shiny', 'boolean', false],
       ['note', 'string', false],
       ['fallback', 'string', false],
+      ['mrs_version', 'integer', true],
     ]);
   });
 
   it('gives fields with a default that default as the column default, so existing rows get it', () => {
     const defaults = Object.fromEntries(spec.columns.filter((c) => c.default !== undefined).map((c) => [c.name, c.default]));
-    expect(defaults).toEqual({ deleted: false, size: 3, shiny: false });
+    expect(defaults).toEqual({ deleted: false, size: 3, shiny: false, mrs_version: 1 });
   });
 
   it('has one index per filterable field but id, and one per declared query pattern ending with deleted', () => {

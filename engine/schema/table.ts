@@ -28,12 +28,20 @@ export interface IndexSpec {
 /** A resource's table as the definition implies it. */
 export interface TableSpec {
   readonly name: string;
-  /** Every column but `id`, in definition order. */
+  /** Every column but `id`, in definition order, then the version column. */
   readonly columns: readonly ColumnSpec[];
   readonly indexes: readonly IndexSpec[];
   /** Indexes earlier versions derived that an index of `indexes` now replaces: dropped. */
   readonly superseded: readonly string[];
 }
+
+/**
+ * The record's version: a system column no field names, so never part of a record; every write
+ * advances it (`mrs_version = mrs_version + 1`), and the ETag is made from it (engine/etag.ts).
+ * Rows that predate it hold 1.
+ */
+export const VERSION_COLUMN = 'mrs_version';
+const versionColumn: ColumnSpec = { name: VERSION_COLUMN, kind: 'integer', notNull: true, default: 1 };
 
 export const indexName = (table: string, columns: readonly string[]) => `${table}_${columns.join('_')}_idx`;
 
@@ -45,7 +53,7 @@ export const indexName = (table: string, columns: readonly string[]) => `${table
 export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHoldId'>): TableSpec {
   const columns = resource.fieldNames
     .filter((n) => n !== 'id')
-    .map((name) => {
+    .map((name): ColumnSpec => {
       const f = resource.fields[name]!;
       const system = !(name in resource.definition.fields);
       return {
@@ -55,7 +63,8 @@ export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHol
         ...(name === 'deleted' ? { default: false } : f.default !== undefined && f.default !== null ? { default: f.default } : {}),
         ...(system ? {} : { rules: rulesOf(f) }),
       };
-    });
+    })
+    .concat(versionColumn);
   const single = resource.filterable.filter((n) => n !== 'id').map((n) => [n]);
   // A declared query pattern is searched on live records (`deleted = false`) unless $deleted:
   // its index ends with `deleted`, and with `id` where index entries do not carry it already

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledByKey } from '../compiled-queries.ts';
 
 /**
@@ -22,14 +23,34 @@ export async function insertRow(db: Kysely<any>, table: string, row: Record<stri
   return rows[0];
 }
 
-export async function updateRow(db: Kysely<any>, table: string, id: number, row: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+/** Every write advances the row's version in the database itself, so no two writes can leave the same one. */
+export const nextVersion = sql`${sql.ref(VERSION_COLUMN)} + 1`;
+
+/**
+ * Updates the row and advances its version. With `expectedVersion`, a compare-and-set: only a
+ * row still at that version is written (none else: undefined), in the UPDATE itself, so two
+ * writes that read the same version cannot both succeed.
+ */
+export async function updateRow(
+  db: Kysely<any>,
+  table: string,
+  id: number,
+  row: Record<string, unknown>,
+  expectedVersion?: number,
+): Promise<Record<string, unknown> | undefined> {
   const columns = Object.keys(row);
+  const cas = expectedVersion !== undefined;
   const { rows } = await writes<Record<string, unknown>>(
     db,
-    `update\0${table}\0${columns.join('\0')}`,
-    (...p) => db.updateTable(table).set(rowOf(columns, p)).where('id', '=', p[columns.length]).returningAll().compile(),
+    `update\0${table}\0${cas}\0${columns.join('\0')}`,
+    (...p) => {
+      const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
+      const q = db.updateTable(table).set(set).where('id', '=', p[columns.length]);
+      return (cas ? q.where(VERSION_COLUMN, '=', p[columns.length + 1]) : q).returningAll().compile();
+    },
     ...columns.map((c) => row[c]),
     id,
+    ...(cas ? [expectedVersion] : []),
   );
   return rows[0];
 }

@@ -4,6 +4,7 @@ import { jsonArrayOf } from '../dialects/json-array.ts';
 import type { Dialect } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
 import { compiledPer } from '../compiled-queries.ts';
+import { VERSION_COLUMN } from '../schema/table.ts';
 
 /**
  * Records as the answer's JSON, written by the database: no row object is made, none is turned
@@ -28,16 +29,21 @@ export async function recordsJson(db: Kysely<any>, resource: Resource, ids: read
   return rows[0]!.json;
 }
 
-const byIdJson = compiledPer<Resource, [number], { json: string; deleted: unknown }>((resource, db, id) =>
+// The version beside the JSON, for the ETag: the same statement, no second query.
+const byIdJson = compiledPer<Resource, [number], { json: string; deleted: unknown; version: unknown }>((resource, db, id) =>
   db
     .selectFrom(resource.name)
-    .select([recordJsonOf(dialectOf(db), resource).as('json'), 'deleted'])
+    .select([recordJsonOf(dialectOf(db), resource).as('json'), 'deleted', sql.ref(VERSION_COLUMN).as('version')])
     .where('id', '=', id)
     .compile(),
 );
 
-/** One record as JSON text, with its deleted flag (a read by id); undefined when no row has the id. */
-export async function recordJsonById(db: Kysely<any>, resource: Resource, id: number): Promise<{ json: string; deleted: boolean } | undefined> {
+/** One record as JSON text, with its deleted flag and version (a read by id); undefined when no row has the id. */
+export async function recordJsonById(
+  db: Kysely<any>,
+  resource: Resource,
+  id: number,
+): Promise<{ json: string; deleted: boolean; version: number } | undefined> {
   const row = (await byIdJson(resource, db, id)).rows[0];
-  return row && { json: row.json, deleted: dialectOf(db).decode('boolean', row.deleted) === true };
+  return row && { json: row.json, deleted: dialectOf(db).decode('boolean', row.deleted) === true, version: Number(row.version) };
 }

@@ -26,7 +26,7 @@ const fieldsOf = (fn: () => unknown): string[] => {
   } catch (e) {
     expect(e).toBeInstanceOf(EngineError);
     expect((e as EngineError).status).toBe(422);
-    return (e as EngineError).errors.map((x) => ('field' in x ? x.field : x.parameter)).sort();
+    return (e as EngineError).errors.map((x) => ('field' in x ? x.field : 'parameter' in x ? x.parameter : x.header)).sort();
   }
   throw new Error('expected a problem');
 };

@@ -23,17 +23,17 @@ export async function makeNote(h: Harness, workOrderId: number, note = 'a note')
 
 /**
  * An RFC 9457 problem: the content type, the four members, the status; with `fields`, the
- * `errors` array names exactly those body fields (or query parameters), each with a message.
+ * `errors` array names exactly those body fields (or query parameters, or headers), each with a message.
  */
 export function expectProblem(r: Reply, status: number, fields?: readonly string[]): void {
   expect(r.status, r.text).toBe(status);
   expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(r.body).toMatchObject({ status, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
   if (fields === undefined) return;
-  const errors = r.body.errors as { field?: string; parameter?: string; message: string }[];
+  const errors = r.body.errors as { field?: string; parameter?: string; header?: string; message: string }[];
   expect(Array.isArray(errors), r.text).toBe(true);
   for (const e of errors) expect(typeof e.message === 'string' && e.message.length > 0, r.text).toBe(true);
-  expect(errors.map((e) => e.field ?? e.parameter).sort(), r.text).toEqual([...fields].sort());
+  expect(errors.map((e) => e.field ?? e.parameter ?? e.header).sort(), r.text).toEqual([...fields].sort());
 }
 
 /** Today's UTC date, read before and after a request (a request may straddle midnight). */

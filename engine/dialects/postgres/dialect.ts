@@ -54,6 +54,10 @@ export const postgresDialect: Dialect = {
   async lockForMigration(trx, key) {
     await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
   },
+  async tryLock(trx, key) {
+    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(trx);
+    return rows[0]!.locked === true;
+  },
   migrationSteps: postgresMigrationSteps,
   bindSchema: (db, schema) => db.withSchema(schema),
   // As on SQLite: an ordered sub-select feeds the aggregate in its order.

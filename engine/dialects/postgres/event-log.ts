@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { compiledOnce } from '../../compiled-queries.ts';
-import { EVENTS_GONE_KEY, EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
+import { appender, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 
@@ -22,21 +22,9 @@ const COUNTER = 'mrs_event_counter';
  */
 export const postgresEvents: EventLog = {
   async createTables(db: Kysely<any>) {
-    await db.schema
-      .createTable(EVENTS_TABLE)
-      .ifNotExists()
-      .addColumn('seq', 'bigint', (c) => c.primaryKey())
-      .addColumn('at', 'text', (c) => c.notNull())
-      .addColumn('collection', 'text', (c) => c.notNull())
-      .addColumn('record_id', 'bigint', (c) => c.notNull())
-      .addColumn('op', 'text', (c) => c.notNull())
-      .addColumn('changed', 'text', (c) => c.notNull())
-      .addColumn('record', 'text', (c) => c.notNull())
-      .addColumn('username', 'text')
-      .execute();
+    await createEventsTable(db, (table) => table.addColumn('seq', 'bigint', (c) => c.primaryKey()));
     await db.schema.createTable(COUNTER).ifNotExists().addColumn('seq', 'bigint', (c) => c.notNull()).execute();
     await db.insertInto(COUNTER).values({ seq: 0 }).execute();
-    await db.insertInto('mrs_meta').values({ key: EVENTS_GONE_KEY, value: '0' }).onConflict((oc) => oc.column('key').doNothing()).execute();
   },
   append: appender(
     (t, rows, n) => sql`with c as (update ${tableRef(t, COUNTER)} set seq = seq + ${sql.lit(n)} returning seq),

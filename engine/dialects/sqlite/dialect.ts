@@ -50,6 +50,7 @@ export const sqliteDialect: Dialect = {
   ilike: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} like ${pattern} escape '\\'`,
   // A SQLite write transaction already excludes every other writer of the file.
   lockForMigration: async () => {},
+  tryLock: async () => true,
   migrationSteps: {},
   bindSchema() {
     throw new Error('tenantDb: a schema is only meaningful on PostgreSQL');

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { compiledOnce } from '../../compiled-queries.ts';
-import { EVENTS_GONE_KEY, EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
+import { appender, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
 
 /**
  * The highest seq ever given, which AUTOINCREMENT keeps in sqlite_sequence: unlike max(seq), it
@@ -16,19 +16,7 @@ export const highestSeqSql = () => sql<number>`coalesce((select seq from sqlite_
  */
 export const sqliteEvents: EventLog = {
   async createTables(db: Kysely<any>) {
-    await db.schema
-      .createTable(EVENTS_TABLE)
-      .ifNotExists()
-      .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
-      .addColumn('at', 'text', (c) => c.notNull())
-      .addColumn('collection', 'text', (c) => c.notNull())
-      .addColumn('record_id', 'integer', (c) => c.notNull())
-      .addColumn('op', 'text', (c) => c.notNull())
-      .addColumn('changed', 'text', (c) => c.notNull())
-      .addColumn('record', 'text', (c) => c.notNull())
-      .addColumn('username', 'text')
-      .execute();
-    await db.insertInto('mrs_meta').values({ key: EVENTS_GONE_KEY, value: '0' }).onConflict((oc) => oc.column('key').doNothing()).execute();
+    await createEventsTable(db, (table) => table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()));
   },
   append: appender(
     (_t, rows) => sql`insert into ${sql.table(EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)

@@ -7,6 +7,7 @@ import { cursorRowsUncompressed } from './005-cursor-rows-uncompressed.ts';
 import { cursorIdsArray } from './006-cursor-ids-array.ts';
 import { events } from './008-events.ts';
 import { cursorChangeSeq } from './009-cursor-change-seq.ts';
+import { idempotencyKeys } from './010-idempotency-keys.ts';
 
 /**
  * The engine's own tables in a tenant database, in order (names are sorted by Kysely: keep the
@@ -21,4 +22,5 @@ export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
   '006-cursor-ids-array': cursorIdsArray(t),
   '008-events': events(t),
   '009-cursor-change-seq': cursorChangeSeq,
+  '010-idempotency-keys': idempotencyKeys,
 });

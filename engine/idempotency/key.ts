@@ -1,0 +1,40 @@
+import { EngineError } from '../errors.ts';
+
+/** What identifies a keyed request: its user, its key, and the hash of what it asked. */
+export interface KeyedRequest {
+  readonly owner: string;
+  readonly key: string;
+  readonly fingerprint: string;
+}
+
+// 1 to 255 visible ASCII characters (SPEC 10).
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The request's Idempotency-Key: undefined when none was sent, a 400 naming the header when malformed. */
+export function parseIdempotencyKey(value: string | null): string | undefined | EngineError {
+  if (value === null) return undefined;
+  if (KEY.test(value)) return value;
+  return new EngineError('invalid-request', 'The Idempotency-Key header is malformed.', [
+    { header: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters (no spaces)' },
+  ]);
+}
+
+/** JSON with object keys sorted at every depth, so bodies that differ only in key order are the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** SHA-256 (Web Crypto: Node, Bun and browsers alike) of the method, the path and the canonical body. */
+export async function fingerprintOf(method: string, path: string, body: unknown): Promise<string> {
+  const text = `${method}\n${path}\n${canonicalJson(body)}`;
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}

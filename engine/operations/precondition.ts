@@ -1,0 +1,24 @@
+import type { Kysely } from 'kysely';
+import { etagOf, ifMatchHolds, preconditionFailed, type Condition } from '../http/conditional.ts';
+import type { Resource } from '../registry.ts';
+import { versionOf, type ApiRecord } from '../records.ts';
+import { loadRecord, notFound, type OperationContext } from './context.ts';
+
+/**
+ * A write's `If-Match` against the record it read: 412 when no tag is the record's. Answers the
+ * version the write must still find (its compare-and-set), or undefined when there is no
+ * condition to keep (no header, or `*`: the record exists, which the write checks anyway).
+ */
+export function expectedVersion(current: ApiRecord, ifMatch: Condition | undefined): number | undefined {
+  if (ifMatch === undefined) return undefined;
+  const version = versionOf(current)!;
+  if (!ifMatchHolds(ifMatch, etagOf(version))) throw preconditionFailed(etagOf(version));
+  return ifMatch.any ? undefined : version;
+}
+
+/** A compare-and-set that found the record at another version: 412 with the tag it has now (404 if it went). */
+export async function lostRace(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number): Promise<never> {
+  const now = await loadRecord(db, ctx, resource, id);
+  if (!now) throw notFound(resource.name, id);
+  throw preconditionFailed(etagOf(versionOf(now)));
+}
