@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { newSecret } from './signature.ts';
 
-/** The rows of `mrs_webhooks` (server/migrations/009-webhooks.ts) and every statement on them. */
+/** The rows of `mrs_webhooks` (server/migrations/011-webhooks.ts) and every statement on them. */
 
 export type WebhookState = 'active' | 'disabled';
 
