@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { Registry } from 'prom-client';
 import type { Engine } from '../engine/create-engine.ts';
 import { EngineError } from '../engine/errors.ts';
 import { problemResponse } from '../engine/http/problem.ts';
@@ -31,6 +32,8 @@ export interface AppDeps {
   readonly requestIds?: RequestIds;
   /** CORS_ORIGINS: the browser origins that may call the API (unset: no CORS headers at all). */
   readonly corsOrigins?: CorsOrigins | undefined;
+  /** Adds metrics kept outside the app (webhook deliveries) to /metrics. */
+  readonly registerMetrics?: (registry: Registry) => void;
 }
 
 /** Health, readiness and metrics come from inside the network (load balancers, Prometheus): any transport. */
@@ -41,6 +44,7 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const routeOf = requestRouteLabeler(routeLabeler(deps.engine.registry, deps.engine.basePath));
   const metrics = createMetrics({ tenants: deps.tenants, streamsOpen: () => deps.engine.streams.open, ...(deps.now ? { now: deps.now } : {}) });
+  deps.registerMetrics?.(metrics.registry);
   app.use(requestLog(deps.logger ?? silentLogger(), routeOf, deps.requestIds, metrics.record));
   // Before the HTTPS policy, authentication and rate limits: a browser must see why it was refused.
   if (deps.corsOrigins) {

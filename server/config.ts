@@ -33,6 +33,12 @@ export interface Config {
   pgPreparedStatements: boolean;
   /** PostgreSQL: where `mrs migrate` runs its DDL (a direct connection); unset: DATABASE_URL. */
   migrateDatabaseUrl: string | undefined;
+  /** Webhooks may reach loopback, private and link-local addresses (development and tests only). */
+  webhookAllowPrivate: boolean;
+  /** The longest wait between retries of a failing webhook delivery, in seconds. */
+  webhookMaxBackoffS: number;
+  /** How long a webhook may fail before it is disabled, in seconds. */
+  webhookGiveUpS: number;
 }
 
 export type CorsOrigins = '*' | readonly string[];
@@ -116,6 +122,9 @@ export function loadConfig(env: Env = process.env): Config {
     requireHttps: read(env, 'REQUIRE_HTTPS', bool('REQUIRE_HTTPS'), false),
     trustProxy: read(env, 'TRUST_PROXY', bool('TRUST_PROXY'), false),
     corsOrigins: read(env, 'CORS_ORIGINS', corsOrigins, undefined as CorsOrigins | undefined),
+    webhookAllowPrivate: read(env, 'WEBHOOK_ALLOW_PRIVATE', bool('WEBHOOK_ALLOW_PRIVATE'), false),
+    webhookMaxBackoffS: read(env, 'WEBHOOK_MAX_BACKOFF_S', int('WEBHOOK_MAX_BACKOFF_S', 1, 7 * 86400), 3600),
+    webhookGiveUpS: read(env, 'WEBHOOK_GIVE_UP_S', int('WEBHOOK_GIVE_UP_S', 1, 31 * 86400), 86400),
     logLevel: read(env, 'LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
     pgPreparedStatements: read(env, 'PG_PREPARED_STATEMENTS', bool('PG_PREPARED_STATEMENTS'), true),
     migrateDatabaseUrl,

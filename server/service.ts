@@ -8,9 +8,11 @@ import { createAuth, type Auth } from './auth/index.ts';
 import { serviceCaller } from './caller.ts';
 import type { Config } from './config.ts';
 import { loadResources } from './load-resources.ts';
-import { requestIds, type Logger } from './logging.ts';
+import { requestIds, silentLogger, type Logger } from './logging.ts';
 import { openLimiters, type ServiceLimiters } from './rate-limit/service-limiters.ts';
 import { openTenants, type TenantStore } from './tenants/index.ts';
+import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.ts';
+import { webhookMetrics } from './webhooks/metrics.ts';
 
 export interface Service {
   readonly config: Config;
@@ -19,6 +21,8 @@ export interface Service {
   readonly auth: Auth;
   readonly limiters: ServiceLimiters;
   readonly app: Hono;
+  /** Delivers the change feed to webhooks; `mrs serve` starts it, close() stops it. */
+  readonly webhooks: Dispatcher;
   close(): Promise<void>;
 }
 
@@ -35,6 +39,8 @@ export interface ServiceOptions {
   onUnexpectedError?: (e: unknown) => void;
   /** Whether opening a tenant migrates it (default true); `mrs migrate` plans every tenant before it changes any. */
   migrateOnOpen?: boolean;
+  /** How often the webhook dispatcher looks for tenants' webhooks (default 5000 ms; tests shorten it). */
+  webhookRefreshMs?: number;
 }
 
 /** Wires configuration, tenants, the engine and the HTTP app; opens nothing that listens. */
@@ -64,7 +70,17 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const limiters = await openLimiters(config);
   const tenants = openTenants(config, options.migrateOnOpen === false ? async () => {} : (t) => engine.migrate(t));
   auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs, identify: ids.identify });
-  const app = createApp({ engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy,
+  const deliveries = webhookMetrics();
+  const webhooks = createDispatcher({
+    tenants,
+    logger: options.logger ?? silentLogger(),
+    metrics: deliveries,
+    allowPrivate: config.webhookAllowPrivate,
+    maxBackoffS: config.webhookMaxBackoffS,
+    giveUpS: config.webhookGiveUpS,
+    ...(options.webhookRefreshMs !== undefined ? { refreshMs: options.webhookRefreshMs } : {}),
+  });
+  const app = createApp({ registerMetrics: deliveries.register, engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy,
     requireHttps: config.requireHttps, corsOrigins: config.corsOrigins, logger: options.logger, now: options.now, requestIds: ids });
   return {
     config,
@@ -73,8 +89,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
     auth,
     limiters,
     app,
+    webhooks,
     async close() {
-      // Ends the event streams first: they would otherwise poll the tenants being closed.
+      // Deliveries stop, then the event streams end: both would otherwise poll the tenants being closed.
+      await webhooks.stop();
       await engine.close();
       await limiters.close();
       await tenants.close();

@@ -16,6 +16,9 @@ describe('configuration from the environment', () => {
       requireHttps: false,
       trustProxy: false,
       logLevel: 'info',
+      webhookAllowPrivate: false,
+      webhookMaxBackoffS: 3600,
+      webhookGiveUpS: 86400,
     });
   });
 
@@ -24,6 +27,11 @@ describe('configuration from the environment', () => {
     expect(c).toMatchObject({ port: 0, databaseUrl: 'postgres://u@h:5432/db', logLevel: 'silent', dataDir: '/tmp/x', requireHttps: true });
     expect(loadConfig({ DATABASE_URL: 'postgresql://h/db' }).databaseUrl).toBe('postgresql://h/db');
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_MAX_BACKOFF_S: '60', WEBHOOK_GIVE_UP_S: '600' })).toMatchObject({
+      webhookAllowPrivate: true,
+      webhookMaxBackoffS: 60,
+      webhookGiveUpS: 600,
+    });
   });
 
   const BAD: [string, string][] = [
@@ -42,6 +50,10 @@ describe('configuration from the environment', () => {
     ['REQUIRE_HTTPS', 'maybe'],
     ['TRUST_PROXY', '2'],
     ['JWT_SECRET', 'short'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'sometimes'],
+    ['WEBHOOK_MAX_BACKOFF_S', '0'],
+    ['WEBHOOK_MAX_BACKOFF_S', 'an hour'],
+    ['WEBHOOK_GIVE_UP_S', '-1'],
   ];
   for (const [name, value] of BAD) {
     it(`refuses ${name}=${value} with one line naming ${name}`, () => {

@@ -6,7 +6,7 @@ import { KEY_ID } from '../auth/keys.ts';
 import { KEY_STATE_TTL_MS } from '../auth/key-state.ts';
 import { isRoleName, isUsername } from '../auth/names.ts';
 import { parseGrant, type Grant } from '../auth/permissions.ts';
-import { CommandError, UsageError, type Values } from './args.ts';
+import { CommandError, listOf as list, UsageError } from './args.ts';
 import { clientDbArg, command, withTenant, type Command } from './command.ts';
 import { table } from './table.ts';
 
@@ -19,10 +19,6 @@ const usernameArg = (v: string | undefined) => {
 const roleArg = (v: string | undefined) => {
   if (!isRoleName(v)) throw new UsageError(`role must be 1 to 63 of a-z, 0-9, _ (got "${v}")`);
   return v;
-};
-const list = (values: Values, name: string): string[] => {
-  const v = values[name];
-  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
 };
 
 /** What the help says about revocation, from the cache's own TTL (so the two cannot disagree). */

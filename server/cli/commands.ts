@@ -9,6 +9,7 @@ import { clientDbArg, command, withService, withTenant, type Command } from './c
 import { progressBar } from './progress.ts';
 import { serve } from './serve.ts';
 import { table } from './table.ts';
+import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 export type { Command } from './command.ts';
 
@@ -66,4 +67,5 @@ export const COMMANDS: Record<string, Command> = {
     process.stdout.write(table(['CLIENT_DB'], [...tenants].sort().map((t) => [t])));
   }),
   ...ACCOUNT_COMMANDS,
+  ...WEBHOOK_COMMANDS,
 };

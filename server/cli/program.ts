@@ -10,6 +10,7 @@ const GROUPS: Record<string, string> = {
   user: 'Users of a tenant: create, list, disable.',
   role: 'Roles of a tenant: what their users may do to which collections.',
   key: 'API keys of a user: create, list, revoke.',
+  webhook: "Webhooks of a tenant: deliver its change feed to URLs (create, list, delete, enable).",
 };
 
 /** Help is wrapped to this many columns, or to the terminal when it is narrower. */

@@ -25,6 +25,7 @@ export async function serve(): Promise<void> {
     for (const t of await service.tenants.list()) await service.tenants.get(t); // open every tenant at start (each already migrated)
     step = 'listen';
     l = await listen(service);
+    service.webhooks.start();
   } catch (e) {
     await service?.close().catch(() => {});
     if (e instanceof CommandError) throw e;
@@ -38,6 +39,7 @@ export async function serve(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping: finishing in-flight requests');
+    await service!.webhooks.stop();
     await l.stop();
     logger.info('stopped');
     process.exit(0);

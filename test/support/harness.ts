@@ -68,6 +68,8 @@ export interface StartOptions {
   reuse?: { dataDir?: string; databaseUrl?: string };
   /** How long the service trusts what it read about an API key (default 2000 ms). */
   keyStateTtlMs?: number;
+  /** How often the webhook dispatcher looks for webhooks (default 5000 ms). */
+  webhookRefreshMs?: number;
 }
 
 /** A service on a fresh SQLite directory or PostgreSQL database, spoken to through app.request(). */
@@ -101,6 +103,7 @@ export async function startHarness(db: DatabaseName, options: StartOptions = {})
     resources: options.resources,
     now: options.now,
     keyStateTtlMs: options.keyStateTtlMs,
+    webhookRefreshMs: options.webhookRefreshMs,
     onUnexpectedError: () => {},
   });
   await ensureDemoTenant(service.tenants);
