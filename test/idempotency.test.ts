@@ -71,10 +71,13 @@ describeEachDatabase(
     it('two requests at once with one key: one is carried out, the other is 409 idempotency-key-in-flight', async () => {
       const before = await countWorkOrders(h());
       const answers = await Promise.all([1, 2].map(() => keyed(h(), 'POST', `${M}/work_orders`, 'together', WORK_ORDER)));
-      expect(answers.map((a) => a.status).sort()).toEqual([201, 409]);
-      const busy = answers.find((a) => a.status === 409)!;
-      expectProblem(busy, 409);
-      expect(busy.body.type).toMatch(/idempotency-key-in-flight$/);
+      // One is carried out; the other finds it running (409), or, when the first finished before
+      // the second was looked at (a loaded machine), its kept answer: never a second write.
+      const carriedOut = answers.filter((a) => a.status === 201 && a.headers.get('idempotency-replayed') === null);
+      expect(carriedOut).toHaveLength(1);
+      const other = answers.find((a) => a !== carriedOut[0])!;
+      if (other.status === 409) expect(other.body.type).toMatch(/idempotency-key-in-flight$/);
+      else expect([other.status, other.headers.get('idempotency-replayed')]).toEqual([201, 'true']);
       expect(await countWorkOrders(h())).toBe(before + 1);
       const retried = await keyed(h(), 'POST', `${M}/work_orders`, 'together', WORK_ORDER);
       expect(retried.headers.get('idempotency-replayed')).toBe('true');
