@@ -6,14 +6,10 @@
  * autocannon (this process) is the load generator. BENCH_SECONDS sets each run's length. The
  * baselines run before and after the engine's cases; ratios use their mean (the machine drifts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freshPostgresDatabase } from '../test/support/pg.ts';
 import { bearer } from './support/auth.ts';
-import { serveEnv } from './support/demo.ts';
 import { load, type LoadResult } from './support/load.ts';
 import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
+import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
 
 const SEARCH = 'department_id=7&status=open'; // about 500 of 100,000
@@ -26,25 +22,14 @@ async function token(env: Record<string, string>, origin: string): Promise<Recor
 }
 
 async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mrs-bench-http-'));
-  const pgdb = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
   const port = kind === 'sqlite' ? 18080 : 18180;
-  const env: Record<string, string> = { ...serveEnv(dataDir, port), ...(pgdb ? { DATABASE_URL: pgdb.url } : {}) };
-  const origin = `http://127.0.0.1:${port}`;
+  // The baselines read a SQLite file: on PostgreSQL runs it is seeded too, for /bare and /floor.
+  const demo = await seededDemo(kind, port, 'seeded');
+  const { env, origin, sqliteFile } = demo;
+  const pgdb = demo.pgUrl === undefined ? undefined : { url: demo.pgUrl };
   const stops: (() => void)[] = [];
   try {
-    let server = await startProcess(SERVE, env, `${origin}/healthz`);
-    server.kill('SIGTERM');
-    await new Promise((r) => server.on('exit', r));
-    await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], env);
-    // The baselines read a SQLite file: on PostgreSQL runs seed one too, for /bare and /floor.
-    const sqliteFile = join(dataDir, 'demo.main.sqlite');
-    if (pgdb) {
-      const sqliteEnv = { ...env, DATABASE_URL: '' }; // empty: unset, so SQLite under DATA_DIR
-      await runCommand(['bin/mrs.js', 'tenant', 'create', 'demo.main'], sqliteEnv);
-      await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], sqliteEnv);
-    }
-    server = await startProcess(SERVE, env, `${origin}/healthz`);
+    const server = await startProcess(SERVE, env, `${origin}/healthz`);
     stops.push(() => server.kill('SIGTERM'));
     const headers = await token(env, origin);
     const json = { ...headers, 'content-type': 'application/json' };
@@ -105,8 +90,7 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
   } finally {
     for (const stop of stops) stop();
     await new Promise((r) => setTimeout(r, 300));
-    rmSync(dataDir, { recursive: true, force: true });
-    await pgdb?.drop();
+    await demo.remove();
   }
 }
 

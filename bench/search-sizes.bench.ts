@@ -8,15 +8,11 @@
  * The floors run before and after the engine's cases; ratios use their mean.
  */
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { freshPostgresDatabase } from '../test/support/pg.ts';
 import { bearer } from './support/auth.ts';
-import { serveEnv } from './support/demo.ts';
 import { load, type LoadResult } from './support/load.ts';
 import { runCommand, SERVE, startProcess } from './support/processes.ts';
+import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
 
 const M = '/v4_server/external/v1/maintenance';
@@ -54,22 +50,14 @@ function storeProbe(kind: Kind, sqliteFile: string, pgUrl?: string) {
 }
 
 async function measureDatabase(kind: Kind): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mrs-bench-sizes-'));
-  const pgdb = kind === 'postgres' ? await freshPostgresDatabase() : undefined;
   const port = kind === 'sqlite' ? 18280 : 18380;
-  const env: Record<string, string> = { ...serveEnv(dataDir, port), ...(pgdb ? { DATABASE_URL: pgdb.url } : {}) };
-  const origin = `http://127.0.0.1:${port}`;
+  // The floors read SQLite from a file; on PostgreSQL runs they read PostgreSQL.
+  const demo = await seededDemo(kind, port, 'tables');
+  const { env, origin, sqliteFile } = demo;
+  const pgdb = demo.pgUrl === undefined ? undefined : { url: demo.pgUrl };
   const stops: (() => void)[] = [];
   try {
-    // One start creates demo.main and its admin; then 100,000 seeded work orders.
-    let server = await startProcess(SERVE, env, `${origin}/healthz`);
-    server.kill('SIGTERM');
-    await new Promise((r) => server.on('exit', r));
-    await runCommand(['bin/mrs.js', 'seed', 'demo.main', '--work-orders', '100000'], env);
-    // The floors read SQLite from a file; on PostgreSQL runs they read PostgreSQL.
-    const sqliteFile = join(dataDir, 'demo.main.sqlite');
-    if (pgdb) await runCommand(['bin/mrs.js', 'tenant', 'create', 'demo.main'], { ...env, DATABASE_URL: '' });
-    server = await startProcess(SERVE, env, `${origin}/healthz`);
+    const server = await startProcess(SERVE, env, `${origin}/healthz`);
     stops.push(() => server.kill('SIGTERM'));
     const headers = await bearer(origin, (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim());
     const floors: Record<string, { where: string; order?: string }> = {};
@@ -113,8 +101,7 @@ async function measureDatabase(kind: Kind): Promise<void> {
   } finally {
     for (const stop of stops) stop();
     await new Promise((r) => setTimeout(r, 300));
-    rmSync(dataDir, { recursive: true, force: true });
-    await pgdb?.drop();
+    await demo.remove();
   }
 }
 
