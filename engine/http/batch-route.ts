@@ -49,7 +49,8 @@ const invalid = (problems: ProblemItem[]) => new EngineError('invalid-batch', 'T
  * read from a copy of its body; anything that is not a batch, or one too malformed to count, is one.
  */
 export async function batchCost(req: Request, batchPath: string): Promise<number> {
-  if (req.method !== 'POST' || new URL(req.url).pathname !== batchPath) return 1;
+  // The cheap test first: every POST comes through here.
+  if (req.method !== 'POST' || !req.url.includes(batchPath) || new URL(req.url).pathname !== batchPath) return 1;
   const b = await readJsonBody(req.clone());
   const ops = 'value' in b && isPlainObject(b.value) ? b.value.operations : undefined;
   return Array.isArray(ops) ? Math.min(Math.max(ops.length, 1), MAX_BATCH_OPERATIONS) : 1;
@@ -85,7 +86,7 @@ function shapeOf(op: unknown, i: number, problems: ProblemItem[]): Shaped | unde
   if (typeof method !== 'string' || !WRITE_METHODS.includes(method)) problem('.method', `must be one of ${WRITE_METHODS.join(', ')}`);
   if (typeof op.path !== 'string' || op.path === '') problem('.path', 'must be a path such as /maintenance/work_orders/3');
   if (method === 'DELETE' && op.body !== undefined) problem('.body', 'a DELETE takes no body');
-  if (method !== 'DELETE' && typeof method === 'string' && op.body === undefined) problem('.body', `a ${method} needs a body`);
+  if (method !== 'DELETE' && WRITE_METHODS.includes(method as string) && op.body === undefined) problem('.body', `a ${method} needs a body`);
   let ifMatch: Condition | undefined;
   if (op.if_match !== undefined) {
     const parsed = typeof op.if_match === 'string' ? parseCondition('If-Match', op.if_match) : undefined;
