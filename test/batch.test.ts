@@ -161,6 +161,14 @@ describeEachDatabase(
       expect(ok.body[1].body.status).toBe('done');
     });
 
+    it('is described in the OpenAPI document', async () => {
+      const doc = (await h().get(`${BASE}/openapi.json`)).body;
+      const post = doc.paths[BATCH].post;
+      expect(post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/batch.request');
+      expect(doc.components.schemas['batch.request'].properties.operations.maxItems).toBe(100);
+      expect(doc.components.schemas.Problem.properties.errors.items.properties.operation.type).toBe('integer');
+    });
+
     it('counts each operation against the rate limit: a batch larger than what is left is 429 and does nothing', async () => {
       const started = await startHarness(h().db, { resources: RESOURCES, env: { RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_S: '3600' } });
       try {
