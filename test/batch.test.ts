@@ -169,6 +169,23 @@ describeEachDatabase(
       expect(doc.components.schemas.Problem.properties.errors.items.properties.operation.type).toBe('integer');
     });
 
+    it('with REQUIRE_IF_MATCH, a PATCH, PUT or DELETE operation without if_match is 428 naming it', async () => {
+      const started = await startHarness(h().db, { resources: RESOURCES, env: { REQUIRE_IF_MATCH: 'true' } });
+      try {
+        const as = started.harness;
+        const wo = await makeWorkOrder(as);
+        const etag = (await as.get(`${M}/work_orders/${wo.id}`)).headers.get('etag')!;
+        const create = { method: 'POST', path: '/maintenance/work_orders', body: WORK_ORDER };
+        const r = await batch(as, [create, { method: 'DELETE', path: `/maintenance/work_orders/${wo.id}` }]);
+        expectProblem(r, 428);
+        expect(r.body.errors).toEqual([expect.objectContaining({ field: 'operations[1].if_match', operation: 1 })]);
+        const ok = await batch(as, [create, { method: 'DELETE', path: `/maintenance/work_orders/${wo.id}`, if_match: etag }]);
+        expect(ok.body.map((o: any) => o.status)).toEqual([201, 204]);
+      } finally {
+        await started.stop();
+      }
+    });
+
     it('counts each operation against the rate limit: a batch larger than what is left is 429 and does nothing', async () => {
       const started = await startHarness(h().db, { resources: RESOURCES, env: { RATE_LIMIT_MAX: '5', RATE_LIMIT_WINDOW_S: '3600' } });
       try {

@@ -24,6 +24,8 @@ export interface BatchDeps {
   readonly basePath: string;
   readonly cursors: OperationContext['cursors'];
   readonly idempotency: IdempotencySettings;
+  /** PATCH, PUT and DELETE operations without if_match are 428, as the single requests (SPEC 10). */
+  readonly requireIfMatch?: boolean;
 }
 
 /** One operation of a batch, checked and routed. */
@@ -97,7 +99,7 @@ function shapeOf(op: unknown, i: number, problems: ProblemItem[]): Shaped | unde
   return problems.length > before ? undefined : { method: method as string, path: op.path as string, body: op.body, ifMatch };
 }
 
-/** The operation's route and permission: 404, 405 and 403 name the operation. */
+/** The operation's route and permission: 404, 405, 403 and 428 name the operation. */
 function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned {
   const item = (message: string): ProblemItem[] => [{ field: `operations[${i}].path`, message, operation: i }];
   const relative = op.path.startsWith(`${deps.basePath}/`) ? op.path.slice(deps.basePath.length) : op.path;
@@ -108,6 +110,10 @@ function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned 
     throw new EngineError('method-not-allowed', `Operation ${i}: ${op.method} is not allowed on ${op.path}.`, item(`${op.method} is not allowed on this path`));
   if (!caller.can(match.resource.name, routed.action))
     throw new EngineError('forbidden', `Operation ${i}: your roles do not grant ${routed.action} on ${match.resource.name}.`, item(`no ${routed.action} permission on ${match.resource.name}`));
+  if (deps.requireIfMatch && op.method !== 'POST' && op.ifMatch === undefined)
+    throw new EngineError('precondition-required', `Operation ${i}: ${op.method} needs if_match here: send the ETag of the record as read.`, [
+      { field: `operations[${i}].if_match`, message: 'required here', operation: i },
+    ]);
   return { method: op.method, match, body: op.body, ifMatch: op.ifMatch };
 }
 
