@@ -6,6 +6,7 @@ import { EngineError } from './errors.ts';
 import { problemResponse } from './http/problem.ts';
 import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
+import { batchCost } from './http/batch-route.ts';
 import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenApiOptions } from './openapi/index.ts';
 import { OpenStreams, type EventStreams } from './events/open-streams.ts';
 import { limitCaller, type RateLimiter } from './rate-limit.ts';
@@ -142,7 +143,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
   const cursors = { ttlMs: (options.cursorTtlS ?? 900) * 1000, now: options.now ?? Date.now };
   const single = options.db === undefined ? undefined : singleDb(options);
-  const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, gatesOf(options));
+  const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, gatesOf(options, `${basePath}/batch`));
   const feed = { retentionMs: (options.eventsRetentionS ?? 604_800) * 1000, now: cursors.now };
   const streams = new OpenStreams();
   const streamSettings = { heartbeatMs: (options.eventsHeartbeatS ?? 15) * 1000, open: streams, onError: options.onUnexpectedError };
@@ -182,6 +183,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   app.all(`${basePath}/maintenance`, (c) => serve(c.req.raw));
   app.all(`${basePath}/maintenance/*`, (c) => serve(c.req.raw));
   app.all(`${basePath}/events`, (c) => serve(c.req.raw));
+  app.all(`${basePath}/batch`, (c) => serve(c.req.raw));
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));
   app.onError((e, c) => problemResponse(e, (err) => options.onUnexpectedError?.(err, c.req.raw)));
   const migrate = (tenant: TenantDb) => migrateTenant(tenant, registry, options.migrations);
@@ -231,11 +233,12 @@ function singleDb(options: DbEngineOptions) {
 }
 
 /** What runs between resolving the caller and routing: the rate limit, then the host's hook. */
-function gatesOf(options: CommonOptions): BeforeRequest[] {
+function gatesOf(options: CommonOptions, batchPath: string): BeforeRequest[] {
   const gates: BeforeRequest[] = [];
   if (options.rateLimit) {
     const { limiter, key = (caller: Caller) => caller.user ?? 'anonymous' } = options.rateLimit;
-    gates.push(async (req, caller) => limitCaller(limiter, key(caller, req), caller));
+    // A batch counts each of its operations (SPEC 10).
+    gates.push(async (req, caller) => limitCaller(limiter, key(caller, req), caller, await batchCost(req, batchPath)));
   }
   if (options.beforeRequest) gates.push(options.beforeRequest);
   return gates;

@@ -17,6 +17,7 @@ export const PROBLEMS = {
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'invalid-body': { status: 422, title: 'Invalid record' },
+  'invalid-batch': { status: 422, title: 'Invalid batch' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency-Key used for another request' },
   'precondition-required': { status: 428, title: 'Precondition required' },
   'rate-limited': { status: 429, title: 'Too many requests' },
@@ -28,7 +29,10 @@ export const PROBLEMS = {
 export type ProblemCode = keyof typeof PROBLEMS;
 
 /** One offending input: a query parameter as sent, a body field by name, or a request header. */
-export type ProblemItem = { parameter: string; message: string } | { field: string; message: string } | { header: string; message: string };
+export type ProblemItem = ({ parameter: string; message: string } | { field: string; message: string } | { header: string; message: string }) & {
+  /** In a batch's answer: the index (from 0) of the operation the problem is about. */
+  operation?: number;
+};
 
 export class EngineError extends Error {
   readonly code: ProblemCode;

@@ -21,10 +21,11 @@ export interface RateLimiter {
   readonly limit: number;
   readonly windowS: number;
   /**
-   * Counts one call against the key's window (starting one when none is active). A store that
+   * Counts one call (or `cost` calls, default 1: a batch's operations) against the key's window
+   * (starting one when none is active); allowed only when all of them fit in what is left. A store that
    * knows at once (process memory) answers in the same turn; one that asks a database, later.
    */
-  hit(key: string): WindowState | Promise<WindowState>;
+  hit(key: string, cost?: number): WindowState | Promise<WindowState>;
   close(): Promise<void>;
 }
 
@@ -51,8 +52,8 @@ export const tooManyRequests = (headers: Record<string, string>) =>
  * Counts the call against the caller's window: over the limit it throws the 429 (the call does
  * nothing); otherwise the caller goes on carrying the window's headers for every answer.
  */
-export function limitCaller<C extends Caller>(limiter: RateLimiter, key: string, caller: C): C | Promise<C> {
-  const state = limiter.hit(key);
+export function limitCaller<C extends Caller>(limiter: RateLimiter, key: string, caller: C, cost = 1): C | Promise<C> {
+  const state = cost === 1 ? limiter.hit(key) : limiter.hit(key, cost);
   return isPromise(state) ? state.then((s) => withWindow(caller, s)) : withWindow(caller, state);
 }
 

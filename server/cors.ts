@@ -35,6 +35,7 @@ export function pathMethods(registry: Registry, basePath: string): (pathname: st
   const fixed = new Map([
     [`${basePath}/authenticate`, 'POST'],
     [`${basePath}/events`, 'GET, HEAD'],
+    [`${basePath}/batch`, 'POST'],
     [`${basePath}/openapi.json`, 'GET, HEAD'],
     [`${basePath}/docs`, 'GET, HEAD'],
   ]);

@@ -1,4 +1,4 @@
-import { createEngine, type Engine } from '../engine/create-engine.ts';
+import { createEngine, DEFAULT_BASE_PATH, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from './migrations/index.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
@@ -56,7 +56,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       const caller = await auth!.resolve(req);
       ids.identify(req, { tenant: caller.clientDb, user: caller.user });
       return caller;
-    }, () => limiters.keys),
+    }, () => limiters.keys, `${DEFAULT_BASE_PATH}/batch`),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
     eventsRetentionS: config.eventsRetentionS,

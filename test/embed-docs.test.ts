@@ -25,8 +25,8 @@ describe('an embedded engine publishing its API', () => {
     const doc = open().openApi() as Record<string, any>;
     const result = await validate(structuredClone(doc) as any);
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
-    // The engine serves its change feed too (SPEC 9).
-    expect(Object.keys(doc.paths)).toEqual([`${BASE}/maintenance/tasks`, `${BASE}/maintenance/tasks/{id}`, `${BASE}/events`]);
+    // The engine serves its change feed (SPEC 9) and batches (SPEC 10) too.
+    expect(Object.keys(doc.paths)).toEqual([`${BASE}/maintenance/tasks`, `${BASE}/maintenance/tasks/{id}`, `${BASE}/events`, `${BASE}/batch`]);
     expect(doc.security).toBeUndefined();
     expect(doc.components.securitySchemes).toBeUndefined();
     expect(doc.info.description).not.toContain('/authenticate');

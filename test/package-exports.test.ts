@@ -179,8 +179,8 @@ describe('the packed package, installed into an empty project', () => {
     expect(out.entries['./docs']).toEqual(['swaggerUiAssets']);
     // Each create is one write through the group-commit dialect (its INSERT and its event in one transaction, see create.ts).
     expect(out).toMatchObject({ posts: [201, 201, 201], writes: 3, titles: ['built', 'built'], sameModule: true, deep: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
-    // The engine serves its change feed too (SPEC 9).
-    expect(out.openapi).toEqual(['/api/maintenance/tasks', '/api/maintenance/tasks/{id}', '/api/events']);
+    // The engine serves its change feed (SPEC 9) and batches (SPEC 10) too.
+    expect(out.openapi).toEqual(['/api/maintenance/tasks', '/api/maintenance/tasks/{id}', '/api/events', '/api/batch']);
     expect(out.sameDocument).toBe(true);
     expect(out.docs).toEqual([200, true, 200, true]);
   }, 60_000);

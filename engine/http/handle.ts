@@ -15,6 +15,7 @@ import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
 import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
+import { batchRoute } from './batch-route.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
@@ -207,15 +208,18 @@ async function listResponse(call: Call): Promise<Response> {
 
 /**
  * Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation; and
- * `{base}/events`, the change feed, behind the same caller resolution.
+ * `{base}/events`, the change feed, and `{base}/batch`, behind the same caller resolution.
  */
 export function createMaintenanceHandler(deps: HandlerDeps) {
   const prefix = `${deps.basePath}/maintenance`;
   const feedPath = `${deps.basePath}/events`;
   const feed = feedRoute(deps);
+  const batchPath = `${deps.basePath}/batch`;
+  const batch = batchRoute(deps);
   const dispatch = async (req: Request, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     const url = targetOf(req);
     if (url.pathname === feedPath) return feed(req, url, caller, headers);
+    if (url.pathname === batchPath) return batch(req, url, caller, headers);
     const rest = url.pathname.slice(prefix.length);
     const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
     const match = matchPath(deps.registry, segments.map(safeDecode));

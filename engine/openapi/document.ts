@@ -1,6 +1,7 @@
 import type { Registry } from '../registry.ts';
 import { bodySchema, recordSchema } from './json-schema.ts';
 import { eventSchema, eventsPath } from './events-path.ts';
+import { BATCH_REQUEST_SCHEMA, BATCH_RESPONSE_SCHEMA, batchPath } from './batch-path.ts';
 import { collectionPaths } from './paths.ts';
 import { errorResponses, HEADERS, PROBLEM_SCHEMA } from './responses.ts';
 import { authenticatePath, servicePaths } from './service-paths.ts';
@@ -37,6 +38,8 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
     schemas[`${r.name}.patch`] = bodySchema(r, 'patch');
   }
   schemas.event = eventSchema(registry);
+  schemas['batch.request'] = BATCH_REQUEST_SCHEMA;
+  schemas['batch.response'] = BATCH_RESPONSE_SCHEMA;
   const service = options.service === true;
   return {
     openapi: '3.1.0',
@@ -48,6 +51,7 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
     tags: [
       ...resources.map((r) => ({ name: r.name, ...(r.definition.description ? { description: r.definition.description } : {}) })),
       { name: 'events', description: 'The change feed: every committed change, in commit order.' },
+      { name: 'batch', description: 'Several writes in one transaction: all or nothing.' },
       ...(service ? [{ name: 'authentication' }, { name: 'service' }] : []),
     ],
     ...(service ? { security: [{ bearer: [] }] } : {}),
@@ -55,6 +59,7 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
       ...(service ? { [`${options.basePath}/authenticate`]: authenticatePath() } : {}),
       ...collectionPaths(registry, options.basePath),
       [`${options.basePath}/events`]: eventsPath(registry),
+      [`${options.basePath}/batch`]: batchPath(registry),
       ...(service ? servicePaths(options.basePath) : {}),
     },
     components: {

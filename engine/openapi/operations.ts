@@ -44,7 +44,7 @@ const IF_MATCH = headerParameter(
   'Write only if the record\'s current ETag is one of these strong tags (comma-separated), or `*`: the record exists. Otherwise 412 and nothing is written. Required (else 428) when the service runs with REQUIRE_IF_MATCH=true.',
 );
 const IF_NONE_MATCH = headerParameter('If-None-Match', '304 with no body when the record\'s current ETag is one of these tags, or `*`.');
-const IDEMPOTENCY_KEY = headerParameter(
+export const IDEMPOTENCY_KEY = headerParameter(
   'Idempotency-Key',
   '1 to 255 visible ASCII characters. The first request with a key is carried out and its answer kept (IDEMPOTENCY_TTL_S); the same request again gets that answer with Idempotency-Replayed: true; another request with the key is 422; while the first runs, 409.',
 );

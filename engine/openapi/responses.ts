@@ -47,7 +47,13 @@ export const PROBLEM_SCHEMA: Json = {
       description: 'Every offending input: the query parameter as sent, the body field by name, or the request header.',
       items: {
         type: 'object',
-        properties: { parameter: { type: 'string' }, field: { type: 'string' }, header: { type: 'string' }, message: { type: 'string' } },
+        properties: {
+          parameter: { type: 'string' },
+          field: { type: 'string' },
+          header: { type: 'string' },
+          message: { type: 'string' },
+          operation: { type: 'integer', minimum: 0, description: "In a batch's answer: the index (from 0) of the operation the problem is about." },
+        },
         required: ['message'],
       },
     },

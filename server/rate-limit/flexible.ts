@@ -2,6 +2,7 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { RateLimiter, WindowState } from '../../engine/rate-limit.ts';
 
 interface Waiting {
+  readonly cost: number;
   resolve(state: WindowState): void;
   reject(e: unknown): void;
 }
@@ -23,8 +24,9 @@ export function fromFlexible(rl: RateLimiterAbstract, limit: number, windowS: nu
 
   async function consume(key: string, hits: Waiting[]): Promise<void> {
     let res: RateLimiterRes;
+    const points = hits.reduce((sum, h) => sum + h.cost, 0);
     try {
-      res = await rl.consume(key, hits.length);
+      res = await rl.consume(key, points);
     } catch (e) {
       if (!(e instanceof RateLimiterRes)) {
         for (const h of hits) h.reject(e);
@@ -32,10 +34,10 @@ export function fromFlexible(rl: RateLimiterAbstract, limit: number, windowS: nu
       }
       res = e; // over the limit: the count went up all the same
     }
-    const before = res.consumedPoints - hits.length;
+    let count = res.consumedPoints - points;
     const resetS = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    hits.forEach((h, i) => {
-      const count = before + i + 1;
+    hits.forEach((h) => {
+      count += h.cost;
       const allowed = count <= limit;
       h.resolve({ allowed, limit, remaining: allowed ? limit - count : 0, resetS, windowS });
     });
@@ -51,11 +53,11 @@ export function fromFlexible(rl: RateLimiterAbstract, limit: number, windowS: nu
   return {
     limit,
     windowS,
-    hit(key) {
+    hit(key, cost = 1) {
       return new Promise<WindowState>((resolve, reject) => {
         let hits = pending.get(key);
         if (!hits) pending.set(key, (hits = []));
-        hits.push({ resolve, reject });
+        hits.push({ cost, resolve, reject });
         if (!scheduled) {
           scheduled = true;
           setImmediate(flush);

@@ -24,14 +24,14 @@ export function memoryLimiter(
   return {
     limit,
     windowS,
-    hit(key): WindowState {
+    hit(key, cost = 1): WindowState {
       const t = now();
       let w = windows.get(key);
       if (w === undefined || w.endsAt <= t) {
         if (windows.size >= sweepAt) sweep(t);
         windows.set(key, (w = { count: 0, endsAt: t + windowS * 1000 }));
       }
-      w.count++;
+      w.count += cost;
       const allowed = w.count <= limit;
       return { allowed, limit, remaining: allowed ? limit - w.count : 0, resetS: Math.max(1, Math.ceil((w.endsAt - t) / 1000)), windowS };
     },

@@ -1,0 +1,198 @@
+import type { Kysely } from 'kysely';
+import { EngineError, type ProblemItem } from '../errors.ts';
+import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
+import { create } from '../operations/create.ts';
+import { inTransaction, type OperationContext } from '../operations/context.ts';
+import { softDelete } from '../operations/soft-delete.ts';
+import { patch, replace } from '../operations/update.ts';
+import { versionOf, type ApiRecord } from '../records.ts';
+import type { Registry } from '../registry.ts';
+import { isPlainObject } from '../validate/body.ts';
+import { readJsonBody } from './body.ts';
+import type { Caller } from './caller.ts';
+import { etagOf, parseCondition, type Condition } from './conditional.ts';
+import { joinHeaders } from './headers.ts';
+import type { RequestTarget } from './request-target.ts';
+import { matchEncoded, routeFor, type Match } from './route-table.ts';
+
+export const BATCH_METHODS = 'POST';
+export const MAX_BATCH_OPERATIONS = 100;
+const WRITE_METHODS = ['POST', 'PATCH', 'PUT', 'DELETE'];
+
+export interface BatchDeps {
+  readonly registry: Registry;
+  readonly basePath: string;
+  readonly cursors: OperationContext['cursors'];
+  readonly idempotency: IdempotencySettings;
+  /** PATCH, PUT and DELETE operations without if_match are 428, as the single requests (SPEC 10). */
+  readonly requireIfMatch?: boolean;
+}
+
+/** One operation of a batch, checked and routed. */
+interface Planned {
+  readonly method: string;
+  readonly match: Extract<Match, { found: true }>;
+  readonly body: unknown;
+  readonly ifMatch: Condition | undefined;
+}
+
+/** One operation's answer in the batch's array. */
+interface Outcome {
+  status: number;
+  body?: ApiRecord;
+  location?: string;
+  etag?: string;
+}
+
+const invalid = (problems: ProblemItem[]) => new EngineError('invalid-batch', 'The batch is not valid: see errors.', problems);
+
+/**
+ * How many calls a request counts against the rate limit: a batch's operations, each one (SPEC 10),
+ * read from a copy of its body; anything that is not a batch, or one too malformed to count, is one.
+ */
+export async function batchCost(req: Request, batchPath: string): Promise<number> {
+  // The cheap test first: every POST comes through here.
+  if (req.method !== 'POST' || !req.url.includes(batchPath) || new URL(req.url).pathname !== batchPath) return 1;
+  const b = await readJsonBody(req.clone());
+  const ops = 'value' in b && isPlainObject(b.value) ? b.value.operations : undefined;
+  return Array.isArray(ops) ? Math.min(Math.max(ops.length, 1), MAX_BATCH_OPERATIONS) : 1;
+}
+
+/** The batch's operations, each checked and routed; every shape problem at once (422), then 404, 405, 403 in order of the operations. */
+function plan(deps: BatchDeps, caller: Caller, sent: unknown): Planned[] {
+  if (!isPlainObject(sent)) throw invalid([{ field: 'operations', message: 'the body must be an object with an operations array' }]);
+  const ops = sent.operations;
+  if (!Array.isArray(ops)) throw invalid([{ field: 'operations', message: 'must be an array of operations' }]);
+  if (ops.length < 1 || ops.length > MAX_BATCH_OPERATIONS)
+    throw invalid([{ field: 'operations', message: `must hold 1 to ${MAX_BATCH_OPERATIONS} operations (it holds ${ops.length})` }]);
+  const problems: ProblemItem[] = [];
+  const shaped = ops.map((op, i) => shapeOf(op, i, problems));
+  if (problems.length) throw invalid(problems);
+  return shaped.map((op, i) => route(deps, caller, op!, i));
+}
+
+interface Shaped {
+  method: string;
+  path: string;
+  body: unknown;
+  ifMatch: Condition | undefined;
+}
+
+function shapeOf(op: unknown, i: number, problems: ProblemItem[]): Shaped | undefined {
+  const at = `operations[${i}]`;
+  const problem = (field: string, message: string) => problems.push({ field: `${at}${field}`, message, operation: i });
+  if (!isPlainObject(op)) return void problem('', 'must be an object with method and path');
+  const before = problems.length;
+  for (const key of Object.keys(op)) if (!['method', 'path', 'body', 'if_match'].includes(key)) problem(`.${key}`, 'is not a field of an operation');
+  const method = op.method;
+  if (typeof method !== 'string' || !WRITE_METHODS.includes(method)) problem('.method', `must be one of ${WRITE_METHODS.join(', ')}`);
+  if (typeof op.path !== 'string' || op.path === '') problem('.path', 'must be a path such as /maintenance/work_orders/3');
+  if (method === 'DELETE' && op.body !== undefined) problem('.body', 'a DELETE takes no body');
+  if (method !== 'DELETE' && WRITE_METHODS.includes(method as string) && op.body === undefined) problem('.body', `a ${method} needs a body`);
+  let ifMatch: Condition | undefined;
+  if (op.if_match !== undefined) {
+    const parsed = typeof op.if_match === 'string' ? parseCondition('If-Match', op.if_match) : undefined;
+    if (method === 'POST') problem('.if_match', 'a POST takes no if_match');
+    else if (parsed === undefined || parsed instanceof EngineError) problem('.if_match', 'must be one or more strong entity tags, or *');
+    else ifMatch = parsed;
+  }
+  return problems.length > before ? undefined : { method: method as string, path: op.path as string, body: op.body, ifMatch };
+}
+
+/** The operation's route and permission: 404, 405, 403 and 428 name the operation. */
+function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned {
+  const item = (message: string): ProblemItem[] => [{ field: `operations[${i}].path`, message, operation: i }];
+  const relative = op.path.startsWith(`${deps.basePath}/`) ? op.path.slice(deps.basePath.length) : op.path;
+  const match = relative.startsWith('/maintenance/') ? matchEncoded(deps.registry, relative.slice('/maintenance/'.length)) : ({ found: false } as const);
+  if (!match.found) throw new EngineError('not-found', `Operation ${i}: no collection or record at ${op.path}.`, item('no collection or record here'));
+  const routed = routeFor(match.kind, op.method);
+  if (!routed || routed.action === 'read')
+    throw new EngineError('method-not-allowed', `Operation ${i}: ${op.method} is not allowed on ${op.path}.`, item(`${op.method} is not allowed on this path`));
+  if (!caller.can(match.resource.name, routed.action))
+    throw new EngineError('forbidden', `Operation ${i}: your roles do not grant ${routed.action} on ${match.resource.name}.`, item(`no ${routed.action} permission on ${match.resource.name}`));
+  if (deps.requireIfMatch && op.method !== 'POST' && op.ifMatch === undefined)
+    throw new EngineError('precondition-required', `Operation ${i}: ${op.method} needs if_match here: send the ETag of the record as read.`, [
+      { field: `operations[${i}].if_match`, message: 'required here', operation: i },
+    ]);
+  return { method: op.method, match, body: op.body, ifMatch: op.ifMatch };
+}
+
+const withEtag = (outcome: Outcome, record: ApiRecord): Outcome => {
+  const version = versionOf(record);
+  if (version !== undefined) outcome.etag = etagOf(version);
+  return outcome;
+};
+
+/** Runs one operation on the batch's transaction. */
+async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Promise<Outcome> {
+  const { resource, id, parent } = op.match;
+  switch (op.method) {
+    case 'POST': {
+      const record = await create(ctx, resource, op.body, parent);
+      return withEtag({ status: 201, body: record, location: `${deps.basePath}/maintenance/${resource.name}/${record.id}` }, record);
+    }
+    case 'PATCH':
+      return answerOf(await patch(ctx, resource, id!, op.body, op.ifMatch));
+    case 'PUT':
+      return answerOf(await replace(ctx, resource, id!, op.body, op.ifMatch));
+    default:
+      await softDelete(ctx, resource, id!, op.ifMatch);
+      return { status: 204 };
+  }
+}
+
+const answerOf = (record: ApiRecord) => withEtag({ status: 200, body: record }, record);
+
+/** An operation's error as the batch's: its status, every entry naming the operation (no record's ETag or Location). */
+function asBatchError(e: unknown, i: number): unknown {
+  if (!(e instanceof EngineError) || e.status >= 500) return e;
+  const errors = e.errors.length ? e.errors.map((item) => Object.assign({}, item, { operation: i })) : [{ field: `operations[${i}]`, message: e.detail, operation: i }];
+  const { etag: _etag, location: _location, ...headers } = e.headers;
+  return new EngineError(e.code, e.errors.some((item) => item.operation === i) ? e.detail : `Operation ${i}: ${e.detail}`, errors, headers);
+}
+
+/** Every operation in order on one transaction; the first that fails undoes them all. */
+async function runAll(deps: BatchDeps, ctx: OperationContext, db: Kysely<any>, ops: readonly Planned[]): Promise<KeptAnswer> {
+  return inTransaction(db, async (trx) => {
+    const inTrx: OperationContext = Object.assign({}, ctx, { tenant: Object.assign({}, ctx.tenant, { db: trx }) });
+    const outcomes: Outcome[] = [];
+    for (let i = 0; i < ops.length; i++) {
+      try {
+        outcomes.push(await runOne(deps, inTrx, ops[i]!));
+      } catch (e) {
+        throw asBatchError(e, i);
+      }
+    }
+    return { status: 200, body: JSON.stringify(outcomes) };
+  });
+}
+
+/**
+ * `POST {base}/batch` (SPEC 10): 1 to 100 writes on `/maintenance/...` paths, all in one
+ * transaction (their events too), or none. Reached through the same caller resolution, gates
+ * and rate limit as `/maintenance` (http/handle.ts), the limit counting each operation.
+ */
+export function batchRoute(deps: BatchDeps) {
+  return async (req: Request, url: RequestTarget, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
+    if (req.method !== 'POST') throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: BATCH_METHODS });
+    const key = parseIdempotencyKey(req.headers.get('idempotency-key'));
+    const read = await readJsonBody(req);
+    if ('error' in read) throw read.error;
+    if (url.hasQuery) throw new EngineError('invalid-query', 'This path takes no query parameters.', [...url.searchParams.keys()].map((parameter) => ({ parameter, message: 'no query parameters are allowed here' })));
+    if (key instanceof EngineError) throw key;
+    const ops = plan(deps, caller, read.value);
+    const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, roles: caller.roles, cursors: deps.cursors };
+    let answer: KeptAnswer;
+    let replayed = false;
+    if (key === undefined) answer = await runAll(deps, ctx, ctx.tenant.db, ops);
+    else {
+      const request = { owner: ctx.user ?? '', key, fingerprint: await fingerprintOf(req.method, url.pathname, read.value) };
+      const outcome = await withIdempotencyKey(ctx.tenant, deps.idempotency, request, (trx) => runAll(deps, ctx, trx, ops));
+      answer = outcome.answer;
+      replayed = outcome.replayed;
+    }
+    const extra: Record<string, string> = { 'content-type': answer.status >= 400 ? 'application/problem+json' : 'application/json' };
+    if (replayed) extra['idempotency-replayed'] = 'true';
+    return new Response(answer.body, { status: answer.status, headers: joinHeaders(headers, extra) });
+  };
+}
