@@ -6,9 +6,8 @@
  * autocannon (this process) is the load generator. BENCH_SECONDS sets each run's length. The
  * baselines run before and after the engine's cases; ratios use their mean (the machine drifts).
  */
-import { bearer } from './support/auth.ts';
 import { load, type LoadResult } from './support/load.ts';
-import { rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
+import { rssMiB, SERVE, startProcess } from './support/processes.ts';
 import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
 
@@ -17,25 +16,20 @@ const BASE = '/v4_server/external/v1';
 const M = `${BASE}/maintenance`;
 const newWorkOrder = JSON.stringify({ department_id: 3, work_order_type_id: 2, work_order_type_group_id: 1, priority: 2 });
 
-async function token(env: Record<string, string>, origin: string): Promise<Record<string, string>> {
-  return bearer(origin, (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim());
-}
-
 async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
   const port = kind === 'sqlite' ? 18080 : 18180;
   // The baselines read a SQLite file: on PostgreSQL runs it is seeded too, for /bare and /floor.
   const demo = await seededDemo(kind, port, 'seeded');
   const { env, origin, sqliteFile } = demo;
-  const pgdb = demo.pgUrl === undefined ? undefined : { url: demo.pgUrl };
   const stops: (() => void)[] = [];
   try {
     const server = await startProcess(SERVE, env, `${origin}/healthz`);
     stops.push(() => server.kill('SIGTERM'));
-    const headers = await token(env, origin);
+    const headers = await demo.adminHeaders();
     const json = { ...headers, 'content-type': 'application/json' };
     const baseline = await startProcess(
       ['--import', 'tsx', 'bench/servers/baseline.ts', String(port + 1), sqliteFile],
-      { BASELINE_WHERE: "department_id = 7 and status = 'open' and deleted = 0", ...(pgdb ? { BASELINE_PG_URL: pgdb.url, BASELINE_PG_SCHEMA: 'demo.main' } : {}) },
+      { BASELINE_WHERE: "department_id = 7 and status = 'open' and deleted = 0", ...demo.baselineEnv },
       `http://127.0.0.1:${port + 1}/bare`,
     );
     stops.push(() => baseline.kill('SIGTERM'));

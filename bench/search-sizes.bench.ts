@@ -9,9 +9,8 @@
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { bearer } from './support/auth.ts';
 import { load, type LoadResult } from './support/load.ts';
-import { runCommand, SERVE, startProcess } from './support/processes.ts';
+import { SERVE, startProcess } from './support/processes.ts';
 import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
 
@@ -54,22 +53,21 @@ async function measureDatabase(kind: Kind): Promise<void> {
   // The floors read SQLite from a file; on PostgreSQL runs they read PostgreSQL.
   const demo = await seededDemo(kind, port, 'tables');
   const { env, origin, sqliteFile } = demo;
-  const pgdb = demo.pgUrl === undefined ? undefined : { url: demo.pgUrl };
   const stops: (() => void)[] = [];
   try {
     const server = await startProcess(SERVE, env, `${origin}/healthz`);
     stops.push(() => server.kill('SIGTERM'));
-    const headers = await bearer(origin, (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim());
+    const headers = await demo.adminHeaders();
     const floors: Record<string, { where: string; order?: string }> = {};
     for (const [s, search] of Object.entries(SEARCHES))
       for (const [o, order] of Object.entries(ORDERS)) floors[`${s}-${o}`] = { where: search.where, ...(order ? { order } : {}) };
     const baseline = await startProcess(
       ['--import', 'tsx', 'bench/servers/baseline.ts', String(port + 1), sqliteFile],
-      { BASELINE_FLOORS: JSON.stringify(floors), ...(pgdb ? { BASELINE_PG_URL: pgdb.url, BASELINE_PG_SCHEMA: 'demo.main' } : {}) },
+      { BASELINE_FLOORS: JSON.stringify(floors), ...demo.baselineEnv },
       `http://127.0.0.1:${port + 1}/bare`,
     );
     stops.push(() => baseline.kill('SIGTERM'));
-    const probe = storeProbe(kind, sqliteFile, pgdb?.url);
+    const probe = storeProbe(kind, sqliteFile, demo.pgUrl);
     stops.push(() => void probe.close());
     const floorUrl = (name: string) => `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor' : 'floor-pg'}/${name}`;
 

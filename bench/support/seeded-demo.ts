@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freshPostgresDatabase } from '../../test/support/pg.ts';
+import { bearer } from './auth.ts';
 import { serveEnv } from './demo.ts';
 import { runCommand, SERVE, startProcess } from './processes.ts';
 
@@ -13,6 +14,10 @@ export interface SeededDemo {
   readonly pgUrl: string | undefined;
   /** demo.main's SQLite file, which the baseline server opens on every run (seeded, or empty tables, as asked). */
   readonly sqliteFile: string;
+  /** What the baseline server needs to read PostgreSQL too (nothing on SQLite runs). */
+  readonly baselineEnv: Record<string, string>;
+  /** `Authorization` for a new API key of admin, made with `mrs key create`. */
+  adminHeaders(): Promise<Record<string, string>>;
   /** Removes the data directory and drops the PostgreSQL database. */
   remove(): Promise<void>;
 }
@@ -48,5 +53,13 @@ export async function seededDemo(kind: 'sqlite' | 'postgres', port: number, sqli
     await remove();
     throw e;
   }
-  return { env, origin, pgUrl: pgdb?.url, sqliteFile: join(dataDir, 'demo.main.sqlite'), remove };
+  return {
+    env,
+    origin,
+    pgUrl: pgdb?.url,
+    sqliteFile: join(dataDir, 'demo.main.sqlite'),
+    baselineEnv: pgdb ? { BASELINE_PG_URL: pgdb.url, BASELINE_PG_SCHEMA: 'demo.main' } : {},
+    adminHeaders: async () => bearer(origin, (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], env)).trim()),
+    remove,
+  };
 }
