@@ -13,6 +13,8 @@ export class Connection implements DatabaseConnection {
   readonly #driver: ConnectionDriver;
   /** Set while this use holds the connection for a transaction. */
   release: (() => void) | undefined;
+  /** Its transaction has ended: a statement sent through it now would run outside any. */
+  #ended = false;
 
   constructor(driver: ConnectionDriver) {
     this.#driver = driver;
@@ -21,10 +23,12 @@ export class Connection implements DatabaseConnection {
   end(): void {
     const release = this.release;
     this.release = undefined;
+    if (release) this.#ended = true;
     release?.();
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.#ended) throw new Error('This transaction has already ended.');
     return (this.release ? this.#driver.inTransaction(query) : await this.#driver.alone(query)) as QueryResult<R>;
   }
 

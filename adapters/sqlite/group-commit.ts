@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import { Kysely, SqliteDialect, type CompiledQuery, type Driver, type QueryResult } from 'kysely';
+import { Kysely, SingleConnectionProvider, SqliteDialect, Transaction, TransactionBuilder, type CompiledQuery, type Driver, type QueryResult } from 'kysely';
+import { Connection } from './connection.ts';
 import { GroupCommitDriver, type GroupCommitStats } from './group-commit-driver.ts';
 
 /**
@@ -25,6 +26,10 @@ export class GroupCommitSqliteDialect extends SqliteDialect {
   alone(query: CompiledQuery): Promise<QueryResult<unknown>> {
     return this.#driver.alone(query);
   }
+  /** The driver itself, for GroupCommitKysely's transactions. */
+  get driver(): GroupCommitDriver {
+    return this.#driver;
+  }
 }
 
 /**
@@ -47,5 +52,66 @@ export class GroupCommitKysely extends Kysely<any> {
     if (this.#direct && queryId === undefined && 'sql' in query)
       return this.#dialect.alone(query) as Promise<QueryResult<R>>;
     return super.executeQuery<R>(query as CompiledQuery<R>, queryId);
+  }
+  /**
+   * Every write of the engine is a transaction with its event (SPEC 9), so a transaction's own
+   * cost counts as much as its statements': Kysely's builds a connection provider, an asserting
+   * executor and its Transaction, and runs each statement through them (BENCHMARKS.md, "The
+   * change feed's cost on writes"). Here the transaction holds the connection as Kysely's does
+   * (the driver's begin, commit and rollback), and its compiled statements go straight to the
+   * driver, as a lone one does above.
+   */
+  override transaction(): TransactionBuilder<any> {
+    if (!this.#direct) return super.transaction();
+    return new DirectTransactionBuilder(this.#dialect.driver, this);
+  }
+}
+
+/** GroupCommitKysely's transactions (its `transaction()`). */
+class DirectTransactionBuilder extends TransactionBuilder<any> {
+  readonly #driver: GroupCommitDriver;
+  readonly #db: Kysely<any>;
+  constructor(driver: GroupCommitDriver, db: Kysely<any>) {
+    super({ executor: db.getExecutor(), driver } as unknown as ConstructorParameters<typeof TransactionBuilder<any>>[0]);
+    this.#driver = driver;
+    this.#db = db;
+  }
+  override execute<T>(callback: (trx: Transaction<any>) => Promise<T>): Promise<T> {
+    // The connection comes as Kysely's own transactions and lone statements take theirs, so a
+    // transaction keeps its place among the statements sent in the same turn.
+    return this.#db.getExecutor().provideConnection(async (c) => {
+      const connection = c as Connection;
+      await this.#driver.beginTransaction(connection);
+      const trx = new DirectTransaction(this.#db, this.#driver, connection);
+      try {
+        const result = await callback(trx);
+        await this.#driver.commitTransaction(connection);
+        return result;
+      } catch (error) {
+        await this.#driver.rollbackTransaction(connection);
+        throw error;
+      }
+    });
+  }
+}
+
+/** A transaction of GroupCommitKysely: its compiled statements run on the driver, in the transaction. */
+class DirectTransaction extends Transaction<any> {
+  readonly #driver: GroupCommitDriver;
+  readonly #connection: Connection;
+  constructor(db: Kysely<any>, driver: GroupCommitDriver, connection: Connection) {
+    const executor = db.getExecutor().withConnectionProvider(new SingleConnectionProvider(connection));
+    super({ config: {}, executor, driver, dialect: {} } as unknown as ConstructorParameters<typeof Transaction<any>>[0]);
+    this.#driver = driver;
+    this.#connection = connection;
+  }
+  override executeQuery<R>(query: Parameters<Kysely<any>['executeQuery']>[0], queryId?: Parameters<Kysely<any>['executeQuery']>[1]): Promise<QueryResult<R>> {
+    if (queryId !== undefined || !('sql' in query)) return super.executeQuery<R>(query as CompiledQuery<R>, queryId);
+    try {
+      if (!this.#connection.release) throw new Error('This transaction has already ended.');
+      return Promise.resolve(this.#driver.inTransaction(query) as QueryResult<R>);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 }
