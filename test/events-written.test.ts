@@ -68,6 +68,21 @@ describeEachDatabase('each write appends its event in its transaction', (h) => {
     expect(e!.record).toBe((await h().get(`${M}/work_orders/${r.body.id}`)).text);
   });
 
+  it("an event's record is byte for byte what a read answers, whatever characters its text holds", async () => {
+    // The event takes the write's record as JSON.stringify writes it; reads have the database
+    // write it: both must escape alike (controls, quotes, backslashes, U+2028, astral characters).
+    const controls = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('');
+    const description = `${controls} "quoted" back\\slash \u2028\u2029 \u007f ünïcödé 漢字 🛠️ </script>`;
+    const before = await highest(h());
+    const r = await h().post(`${M}/work_orders`, { ...WORK_ORDER, description });
+    expect(r.status, r.text).toBe(201);
+    expect((await h().patch(`${M}/work_orders/${r.body.id}`, { description: `${description}!` })).status).toBe(200);
+    const events = await eventsSince(h(), before);
+    expect(events).toHaveLength(2);
+    expect(JSON.parse(events[0]!.record).description).toBe(description);
+    expect(events[1]!.record).toBe((await h().get(`${M}/work_orders/${r.body.id}`)).text);
+  });
+
   it('a child create under its parent path appends one event', async () => {
     const wo = await makeWorkOrder(h());
     const before = await highest(h());

@@ -1,4 +1,4 @@
-import type { Expression, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 
 /**
@@ -10,8 +10,7 @@ export interface EventLog {
   /** Creates the feed's tables (the engine migration 008-events). */
   createTables(db: Kysely<any>): Promise<void>;
   /**
-   * Appends events in `trx`, the transaction of the writes they record, as its last statement:
-   * each event's record is read from the row the write left, so it is what a read of it shows.
+   * Appends events in `trx`, the transaction of the writes they record, as its last statement.
    * Their seqs follow the order given and the order the transactions commit.
    */
   append(t: TenantDb, trx: Kysely<any>, events: readonly NewEvent[]): Promise<void>;
@@ -29,21 +28,19 @@ export interface EventLog {
 export const EVENT_OPS = ['create', 'update', 'delete'] as const;
 export type EventOp = (typeof EVENT_OPS)[number];
 
-/** Where an event's record comes from: a collection's table, and a row of it as the record's JSON. */
-export interface EventSource {
-  readonly table: string;
-  /** The row of `table` under `alias` as its record's JSON text, as a read answers it. */
-  readonly recordJson: (alias: string) => Expression<string>;
-}
-
 export interface NewEvent {
-  /** The collection's table and record JSON; an object kept per collection (statements are compiled per source). */
-  readonly source: EventSource;
   readonly collection: string;
   readonly id: number;
   readonly op: EventOp;
   /** The collection's fields whose value the write changed. */
   readonly changed: readonly string[];
+  /**
+   * The record as after the change, as the JSON text a read of it answers: the write's own
+   * record (the row its statement returned) as JSON.stringify writes it, which is the text the
+   * database writes for a read (engine/sql/records-json.ts; test/events-written.test.ts compares
+   * the two byte for byte).
+   */
+  readonly record: string;
   /** Who made the change; null when the engine runs without authentication. */
   readonly user: string | null;
   /** When, RFC 3339 UTC with milliseconds. */

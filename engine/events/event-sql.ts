@@ -2,7 +2,7 @@ import { sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kyse
 import { compiledByKey } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
-import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventPage, type EventQuery, type EventSource, type NewEvent } from './event-log.ts';
+import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventPage, type EventQuery, type NewEvent } from './event-log.ts';
 
 /** The feed's statements that every database writes alike: each EventLog builds its own on them. */
 
@@ -24,52 +24,51 @@ export async function createEventsTable(db: Kysely<any>, withSeq: (table: Create
 }
 
 /** Values of one event, in the order `eventRows` takes them. */
-const VALUES_PER_EVENT = 6;
+const VALUES_PER_EVENT = 7;
 
-const valuesOf = (events: readonly NewEvent[]): unknown[] =>
-  events.flatMap((e) => [e.at, e.collection, e.op, JSON.stringify(e.changed), e.user, e.id]);
+const valuesOf = (events: readonly NewEvent[]): unknown[] => {
+  const values: unknown[] = [];
+  for (const e of events) values.push(e.at, e.collection, e.id, e.op, JSON.stringify(e.changed), e.record, e.user);
+  return values;
+};
 
 /**
- * The events to append as rows `(ord, at, collection, record_id, op, changed, record, username)`,
- * `ord` counting from 1 in the order given. Each record is read from its row by the statement
- * itself: the JSON a read of it answers, not a copy made by the application.
+ * The events to append as a VALUES list of parameters, rows `(ord, at, collection, record_id, op,
+ * changed, record, username)` (EVENT_ROW_COLUMNS), `ord` counting from 1 in the order given, or
+ * without `ord` when the database keeps the list's order itself. The record is the JSON the write
+ * already holds: read again from its row, it cost the append about as much again.
  */
-function eventRows(t: TenantDb, sources: readonly EventSource[], p: readonly unknown[]): RawBuilder<unknown> {
-  return sql.join(
-    sources.map((source, i) => {
-      const [at, collection, op, changed, user, id] = p.slice(i * VALUES_PER_EVENT, (i + 1) * VALUES_PER_EVENT);
-      return sql`select ${sql.lit(i + 1)} as ord, cast(${at} as text) as at, cast(${collection} as text) as collection,
-        r.id as record_id, cast(${op} as text) as op, cast(${changed} as text) as changed, ${source.recordJson('r')} as record,
-        cast(${user} as text) as username
-        from ${tableRef(t, source.table)} as r where r.id = ${id}`;
+function eventRows(n: number, p: readonly unknown[], withOrd: boolean): RawBuilder<unknown> {
+  return sql`values ${sql.join(
+    Array.from({ length: n }, (_, i) => {
+      const [at, collection, id, op, changed, record, user] = p.slice(i * VALUES_PER_EVENT, (i + 1) * VALUES_PER_EVENT);
+      return sql`(${withOrd ? sql`${sql.lit(i + 1)}, ` : sql``}cast(${at} as text), cast(${collection} as text), cast(${id} as bigint), cast(${op} as text),
+        cast(${changed} as text), cast(${record} as text), cast(${user} as text))`;
     }),
-    sql` union all `,
-  );
+  )}`;
 }
 
-/** A number per source, naming its compiled statements (two engines may share a table name). */
-const sourceIds = new WeakMap<EventSource, number>();
-let sourcesSeen = 0;
-const sourceId = (s: EventSource) => {
-  let id = sourceIds.get(s);
-  if (id === undefined) sourceIds.set(s, (id = sourcesSeen++));
-  return id;
-};
+/** The columns of `eventRows` with `ord`, in order. */
+export const EVENT_ROW_COLUMNS = sql`(ord, at, collection, record_id, op, changed, record, username)`;
 
 /** Statements compiled once per key and database setup (the setup names the tenant's schema). */
 const compiled = compiledByKey(500);
 
+/** Events appended by one statement at most: a longer list goes in several, in order. */
+const EVENTS_PER_STATEMENT = 100;
+
 /**
- * An append statement, given how a database writes it around the event rows, compiled once per
- * source for a single event (every write but a batch's), built afresh for several.
+ * An append statement, given how a database writes it around the event rows (`n` of them, with
+ * `ord` or without):
+ * compiled once per number of events up to EVENTS_PER_STATEMENT.
  */
-export function appender(write: (t: TenantDb, rows: RawBuilder<unknown>, n: number) => RawBuilder<unknown>) {
+export function appender(withOrd: boolean, write: (t: TenantDb, rows: RawBuilder<unknown>, n: number) => RawBuilder<unknown>) {
   return async (t: TenantDb, trx: Kysely<any>, events: readonly NewEvent[]): Promise<void> => {
-    if (events.length === 0) return;
-    const values = valuesOf(events);
-    if (events.length === 1)
-      await compiled(trx, `append\0${sourceId(events[0]!.source)}`, (...p) => write(t, eventRows(t, [events[0]!.source], p), 1).compile(trx), ...values);
-    else await write(t, eventRows(t, events.map((e) => e.source), values), events.length).execute(trx);
+    for (let from = 0; from < events.length; from += EVENTS_PER_STATEMENT) {
+      const part = from === 0 && events.length <= EVENTS_PER_STATEMENT ? events : events.slice(from, from + EVENTS_PER_STATEMENT);
+      const n = part.length;
+      await compiled(trx, n === 1 ? 'append' : `append\0${n}`, (...p) => write(t, eventRows(n, p, withOrd), n).compile(trx), ...valuesOf(part));
+    }
   };
 }
 

@@ -40,7 +40,7 @@ export async function create(
   return inTransaction(ctx.tenant.db, async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
     const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links));
-    await appendEvent(trx, ctx, resource, 'create', record.id as number, changedFields(resource, undefined, record));
+    await appendEvent(trx, ctx, resource, 'create', record, changedFields(resource, undefined, record));
     return record;
   });
 }

@@ -2,18 +2,25 @@ import type { Kysely } from 'kysely';
 import type { EventOp } from '../events/event-log.ts';
 import type { Resource } from '../registry.ts';
 import type { ApiRecord } from '../records.ts';
-import { eventSourceOf } from '../sql/event-source.ts';
 import type { OperationContext } from './context.ts';
 
 /**
  * Appends the event of a write to the tenant's change feed, in the write's transaction `trx`
  * and as its last statement (PostgreSQL takes the feed's order there: dialects/postgres/event-log.ts).
+ * `record` is the record as after the change: what the write's statement returned.
  * Stamped by the engine's clock, which retention measures by.
  */
-export function appendEvent(trx: Kysely<any>, ctx: OperationContext, resource: Resource, op: EventOp, id: number, changed: readonly string[]): Promise<void> {
+export function appendEvent(
+  trx: Kysely<any>,
+  ctx: OperationContext,
+  resource: Resource,
+  op: EventOp,
+  record: ApiRecord,
+  changed: readonly string[],
+): Promise<void> {
   const { tenant } = ctx;
   return tenant.dialect.events.append(tenant, trx, [
-    { source: eventSourceOf(tenant.dialect, resource), collection: resource.name, id, op, changed, user: ctx.user ?? null, at: new Date(ctx.cursors.now()).toISOString() },
+    { collection: resource.name, id: record.id as number, op, changed, record: JSON.stringify(record), user: ctx.user ?? null, at: new Date(ctx.cursors.now()).toISOString() },
   ]);
 }
 

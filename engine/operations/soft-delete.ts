@@ -1,6 +1,6 @@
 import type { Condition } from '../http/conditional.ts';
 import type { Resource } from '../registry.ts';
-import { nextTimestamp } from '../records.ts';
+import { nextTimestamp, toRecord } from '../records.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { nextVersion } from '../sql/record-writes.ts';
 import { inTransaction, loadRecord, notFound, type OperationContext } from './context.ts';
@@ -23,11 +23,11 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
       .where('id', '=', id)
       .where('deleted', '=', dialect.encode('boolean', false));
     if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
-    const result = await update.executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) {
+    const row = await update.returningAll().executeTakeFirst();
+    if (!row) {
       if (expected !== undefined) await lostRace(trx, ctx, resource, id);
       throw notFound(resource.name, id);
     }
-    await appendEvent(trx, ctx, resource, 'delete', id, ['deleted']);
+    await appendEvent(trx, ctx, resource, 'delete', toRecord(resource, dialect, row), ['deleted']);
   });
 }

@@ -52,7 +52,7 @@ async function updateOnce(trx: Kysely<any>, ctx: OperationContext, resource: Res
   if (!updated && guarded === undefined) throw new EngineError('internal', 'The record vanished during the update.');
   if (!updated) return undefined;
   const record = toRecord(resource, ctx.tenant.dialect, updated);
-  await appendEvent(trx, ctx, resource, 'update', id, changedFields(resource, current, record));
+  await appendEvent(trx, ctx, resource, 'update', record, changedFields(resource, current, record));
   return record;
 }
 

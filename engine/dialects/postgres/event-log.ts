@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { compiledOnce } from '../../compiled-queries.ts';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { appender, createEventsTable, EVENT_ROW_COLUMNS, pageReader, sweepEvents } from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 
@@ -27,10 +27,11 @@ export const postgresEvents: EventLog = {
     await db.insertInto(COUNTER).values({ seq: 0 }).execute();
   },
   append: appender(
-    (t, rows, n) => sql`with c as (update ${tableRef(t, COUNTER)} set seq = seq + ${sql.lit(n)} returning seq),
-      e as (${rows})
+    true,
+    (t, rows, n) => sql`with c as (update ${tableRef(t, COUNTER)} set seq = seq + ${sql.lit(n)} returning seq)
       insert into ${tableRef(t, EVENTS_TABLE)} (seq, at, collection, record_id, op, changed, record, username)
-      select c.seq - ${sql.lit(n)} + e.ord, e.at, e.collection, e.record_id, e.op, e.changed, e.record, e.username from c, e`,
+      select c.seq - ${sql.lit(n)} + e.ord, e.at, e.collection, e.record_id, e.op, e.changed, e.record, e.username
+      from c, (${rows}) as e ${EVENT_ROW_COLUMNS}`,
   ),
   read: pageReader((t) => highestSeqSql(t)),
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),

@@ -18,10 +18,8 @@ export const sqliteEvents: EventLog = {
   async createTables(db: Kysely<any>) {
     await createEventsTable(db, (table) => table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()));
   },
-  append: appender(
-    (_t, rows) => sql`insert into ${sql.table(EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)
-      select at, collection, record_id, op, changed, record, username from (${rows}) order by ord`,
-  ),
+  // A VALUES list is inserted in its order: seqs follow the order given.
+  append: appender(false, (_t, rows) => sql`insert into ${sql.table(EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username) ${rows}`),
   read: pageReader(highestSeqSql),
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
   sweep: sweepEvents,
