@@ -9,6 +9,8 @@ import type { TenantDb } from '../dialects/types.ts';
 export interface EventLog {
   /** Creates the feed's tables (the engine migration 008-events). */
   createTables(db: Kysely<any>): Promise<void>;
+  /** Brings 008's tables to this database's later layout (the engine migration 012-event-positions). */
+  upgrade?(t: TenantDb, db: Kysely<any>): Promise<void>;
   /**
    * Appends events in `trx`, the transaction of the writes they record, as its last statement.
    * Their seqs follow the order given and the order the transactions commit.

@@ -117,7 +117,7 @@ export const SWEEP_BATCH = 1000;
  */
 export async function sweepEvents(t: TenantDb, olderThan: string, limit = SWEEP_BATCH): Promise<number> {
   return t.db.transaction().execute(async (trx) => {
-    const oldest = sql`select o.seq from (select seq, at from ${tableRef(t, EVENTS_TABLE)} order by seq limit ${limit}) as o where o.at < ${olderThan}`;
+    const oldest = sql`select o.seq from (select seq, at from ${tableRef(t, EVENTS_TABLE)} where seq is not null order by seq limit ${limit}) as o where o.at < ${olderThan}`;
     const { rows } = await sql<{ seq: unknown }>`delete from ${tableRef(t, EVENTS_TABLE)} where seq in (${oldest}) returning seq`.execute(trx);
     if (rows.length === 0) return 0;
     const top = Math.max(...rows.map((r) => Number(r.seq)));

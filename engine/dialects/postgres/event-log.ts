@@ -1,24 +1,36 @@
-import { sql, type Kysely } from 'kysely';
-import { compiledOnce } from '../../compiled-queries.ts';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { compiledByKey } from '../../compiled-queries.ts';
+import { EngineError } from '../../errors.ts';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, createEventsTable, EVENT_ROW_COLUMNS, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { appender, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 
-/** The tenant's one-row counter of seqs. */
+/** The tenant's one-row counter of seqs: the highest seq given. */
 const COUNTER = 'mrs_event_counter';
 
 /**
- * PostgreSQL's change feed. A sequence would not do: its values are taken in one order and
- * committed in another, so a reader that saw seq N could later see N-1 appear when that
- * transaction commits a moment after. Instead each write takes its seqs from the tenant's counter
- * row (`seq = seq + n`) in the same statement that inserts its events, the last of its
- * transaction: the row stays locked until the commit, so the next writer of the tenant takes
- * the next numbers only after this one committed (its lock is released only once the commit is
- * visible), and seq order is commit order across every process and connection on the database.
- * A reader that sees the counter at N in its snapshot sees every event up to N and none after:
- * the counter is the highest seq committed. The lock is held only from the event insert to the
- * commit. No session state: safe behind a transaction pooler.
+ * PostgreSQL's change feed: events are written with their change and numbered once committed.
+ *
+ * A sequence taken by the write would not do: its values are taken in one order and committed
+ * in another, so a reader that saw seq N could later see N-1 appear. Taking the next number from
+ * a counter row in the write (as a first version did) keeps the order, but holds the row's lock
+ * until the write commits, so every write of a tenant waited for the commit (the WAL flush) of
+ * the one before: writes of one tenant ran one at a time (BENCHMARKS.md, "The change feed's cost
+ * on writes"). So a write inserts its event without a seq (`pos`, its insertion order, only
+ * orders the ones still unnumbered), and taking no lock; numbering happens later, in a statement
+ * that sees them committed: it gives every event its snapshot shows unnumbered the next seqs
+ * after the counter, in `pos` order, and raises the counter by as many, as a compare-and-set on
+ * the counter's value in that same snapshot (`numbering`). Numberings thus follow each other: one
+ * that ran on a snapshot older than the last numbering's commit changes nothing and is run again.
+ * Seqs become visible only with the numbering's commit, all at once and above every seq before:
+ * a reader that saw N never sees a smaller seq appear. Several processes may number at once;
+ * the compare-and-set lets one win. Numbering runs where seqs are read: the feed's reads and
+ * polls (so new events are numbered within a poll) and a search's snapshot statement, which
+ * numbers what its own snapshot shows so its X-Change-Seq covers exactly the changes it reflects
+ * (snapshot-store.ts). Writes of one record keep their order: the later one waits for the
+ * earlier one's row lock, so inserts its event after the earlier one committed, with a greater
+ * `pos`. No session state: safe behind a transaction pooler.
  */
 export const postgresEvents: EventLog = {
   async createTables(db: Kysely<any>) {
@@ -26,19 +38,67 @@ export const postgresEvents: EventLog = {
     await db.schema.createTable(COUNTER).ifNotExists().addColumn('seq', 'bigint', (c) => c.notNull()).execute();
     await db.insertInto(COUNTER).values({ seq: 0 }).execute();
   },
-  append: appender(
-    true,
-    (t, rows, n) => sql`with c as (update ${tableRef(t, COUNTER)} set seq = seq + ${sql.lit(n)} returning seq)
-      insert into ${tableRef(t, EVENTS_TABLE)} (seq, at, collection, record_id, op, changed, record, username)
-      select c.seq - ${sql.lit(n)} + e.ord, e.at, e.collection, e.record_id, e.op, e.changed, e.record, e.username
-      from c, (${rows}) as e ${EVENT_ROW_COLUMNS}`,
-  ),
-  read: pageReader((t) => highestSeqSql(t)),
-  highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
-  sweep: sweepEvents,
+  async upgrade(t: TenantDb, db: Kysely<any>) {
+    // seq is given after the commit; pos orders the events until then. Events already there
+    // keep their seqs.
+    await sql`alter table ${tableRef(t, EVENTS_TABLE)} drop constraint if exists ${sql.id(`${EVENTS_TABLE}_pkey`)}`.execute(db);
+    await db.schema.alterTable(EVENTS_TABLE).alterColumn('seq', (c) => c.dropNotNull()).execute();
+    await db.schema.alterTable(EVENTS_TABLE).addColumn('pos', 'bigserial', (c) => c.primaryKey()).execute();
+    await db.schema.createIndex(`${EVENTS_TABLE}_seq`).unique().on(EVENTS_TABLE).column('seq').execute();
+    await db.schema.createIndex(`${EVENTS_TABLE}_unnumbered`).on(EVENTS_TABLE).column('pos').where(sql.ref('seq'), 'is', null).execute();
+  },
+  // Plain inserts: no lock taken, nothing read. A VALUES list takes its pos values in order.
+  append: appender(false, (t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username) ${rows}`),
+  async read(t, q) {
+    await numberEvents(t);
+    return readPage(t, q);
+  },
+  highest: (t) => numberEvents(t),
+  // Numbered first: an event is removed by its seq, and the gone mark is a seq.
+  async sweep(t, olderThan, limit) {
+    await numberEvents(t);
+    return sweepEvents(t, olderThan, limit);
+  },
 };
 
-const highestSeq = compiledOnce<[], { seq: unknown }>((db) => db.selectFrom(COUNTER).select('seq').compile());
+const readPage = pageReader((t) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`);
 
-/** The highest seq committed, as a value of a statement. */
-export const highestSeqSql = (t: TenantDb) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`;
+/**
+ * CTEs numbering the events the statement's snapshot shows unnumbered (see postgresEvents), for
+ * a statement of its own or inside another (a search's snapshot). With `numberedHighest`.
+ */
+export const numbering = (t: TenantDb): RawBuilder<unknown> => {
+  const counter = tableRef(t, COUNTER);
+  const events = tableRef(t, EVENTS_TABLE);
+  return sql`mrs_c0 as materialized (select seq as c from ${counter}),
+    mrs_p as materialized (select pos, row_number() over (order by pos) as rn from ${events} where seq is null),
+    mrs_cu as (update ${counter} set seq = seq + (select count(*) from mrs_p)
+      where seq = (select c from mrs_c0) and exists (select 1 from mrs_p) returning seq),
+    mrs_eu as (update ${events} as e set seq = (select c from mrs_c0) + mrs_p.rn from mrs_p
+      where e.pos = mrs_p.pos and exists (select 1 from mrs_cu) returning 1)`;
+};
+
+/**
+ * The highest seq once `numbering` is done: every event the snapshot shows has a seq up to it.
+ * Null when another numbering committed after the snapshot was taken: the statement changed
+ * nothing and is run again.
+ */
+export const numberedHighest = sql<number | null>`(case when not exists (select 1 from mrs_p) then (select c from mrs_c0) else (select seq from mrs_cu) end)`;
+
+/** Compiled once per database setup (the setup names the tenant's schema). */
+const compiled = compiledByKey(10);
+
+const numberStatement = (t: TenantDb) =>
+  compiled<{ highest: unknown }>(t.db, 'number', () => sql`with ${numbering(t)} select ${numberedHighest} as highest`.compile(t.db));
+
+/** Times a numbering is run again after losing to another before giving up (each loss is another's progress). */
+export const NUMBERING_TRIES = 100;
+
+/** Numbers the events committed and not numbered yet; returns the highest seq. */
+async function numberEvents(t: TenantDb): Promise<number> {
+  for (let i = 0; i < NUMBERING_TRIES; i++) {
+    const highest = (await numberStatement(t)).rows[0]?.highest;
+    if (highest !== null && highest !== undefined) return Number(highest);
+  }
+  throw new EngineError('internal', `The change feed could not be numbered after ${NUMBERING_TRIES} tries.`);
+}

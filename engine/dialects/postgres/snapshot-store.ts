@@ -9,7 +9,8 @@ import { orderBySql } from '../order-by.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { chunkIds } from './chunk-ids.ts';
-import { highestSeqSql } from './event-log.ts';
+import { numberedHighest, numbering, NUMBERING_TRIES } from './event-log.ts';
+import { EngineError } from '../../errors.ts';
 
 /**
  * PostgreSQL's snapshots: one INSERT ... SELECT packs a snapshot's ids and cuts them into chunk
@@ -17,7 +18,7 @@ import { highestSeqSql } from './event-log.ts';
  * layout.ts's packed text.
  */
 export const postgresSnapshots: SnapshotStore = {
-  create: (t, args) => snapshot(t, args),
+  create: (t, args) => numbered(t, args),
   readPage: pageReader(() => ({ ids: chunkIds.text(sql.ref('ids')).as('ids'), condition: (c) => c })),
   touch: touchCursor,
   delete: deleteCursor,
@@ -45,7 +46,7 @@ const CHANGE_SEQ = '$change_seq';
  * `deleted, id`) from the index: when the two add up to every id between the ends, those are
  * the ids, and the snapshot costs about the search's COUNT.
  */
-async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
+async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
   if (!rangedTries.due(t, args.searchKey)) return undefined;
   const { db } = t;
   const b = args.binding;
@@ -57,25 +58,27 @@ async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
   const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown) =>
     sql<Record<string, unknown>>`with
     ${widthCte(t, args.table)},
+    ${numbering(t)},
     r as materialized (select (select min(id) from ${table}) as lo, (select max(id) from ${table}) as hi,
       (select count(*) from ${table} where ${args.where(expressionBuilder())}) as live,
       (select coalesce(array_agg(h.v), '{}') from (select id + w.base as v from ${table} where ${holesWhere}
         order by id limit ${sql.raw(maxHolesSql('(select w.width from w)'))} + 1) as h) as holes,
-      ${highestSeqSql(t)} as change_seq
+      ${numberedHighest} as change_seq
       from w),
     ok as (select r.*, r.live + cardinality(r.holes) = r.hi - r.lo + 1 and cardinality(r.holes) <= ${sql.raw(maxHolesSql('w.width'))} as ranged from r, w),
     ins as (insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq)
       select ${id}, 0, ok.live, w.width + ${sql.lit(RANGED)}, ${collection}, ${scope}, ${owner}, ${query}, cast(${limit} as integer),
         cast(${expiresAt} as bigint), array[ok.lo + w.base, ok.hi + w.base] || ok.holes, ok.change_seq
-      from ok, w where ok.ranged
+      from ok, w where ok.ranged and ok.change_seq is not null
       returning total, width, ${chunkIds.text(sql.ref('ids'))} as ids, change_seq)
     select ins.total as ${sql.id(TOTAL)}, ins.change_seq as ${sql.id(CHANGE_SEQ)}, ins.width, ins.ids,
-      ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json
+      ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json, (select r.change_seq is null from r) as lost
     from (select 1) as one left join ins on true`.compile(db);
   const key = `${args.searchKey}\0ranged${withPage ? `\0${args.end}` : ''}`;
   const result = await snapshotQueries(db, key, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
     args.query.limit, args.expiresAt);
-  const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; width: unknown; ids: string | null; json: string | null };
+  const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; width: unknown; ids: string | null; json: string | null; lost: boolean };
+  if (row.lost) return LOST;
   if (row.ids === null) {
     rangedTries.failed(t, args.searchKey);
     return undefined;
@@ -86,7 +89,23 @@ async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
   return { total, records: { ids: idsAt(new Map([[0, row.ids]]), Number(row.width), args.start, Math.min(args.end, total)) }, changeSeq };
 }
 
-async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+/** A snapshot statement that changed nothing: another numbering of the feed committed after its snapshot. */
+const LOST = Symbol('lost');
+
+/**
+ * A search's snapshot, whose statement also numbers the feed's events its own snapshot of the
+ * database shows unnumbered (event-log.ts), so its X-Change-Seq covers exactly the changes it
+ * reflects; run again when another numbering got in first (each such loss is another's progress).
+ */
+async function numbered(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  for (let i = 0; i < NUMBERING_TRIES; i++) {
+    const s = await snapshot(t, args);
+    if (s !== LOST) return s;
+  }
+  throw new EngineError('internal', `The change feed could not be numbered after ${NUMBERING_TRIES} tries.`);
+}
+
+async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
   const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
   if (ranged) return ranged;
   const { db } = t;
@@ -98,9 +117,9 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   // million ids to a temporary file past work_mem, and each (select ... from m) read a copy of
   // it (BENCHMARKS.md).
   const perChunk = sql.raw(idsPerChunkSql('w.width'));
-  // The feed's seq the snapshot reflects, read in this statement's snapshot of the database: the
-  // head row keeps it for later pages (SPEC 9: lists join the feed).
-  const changeSeq = highestSeqSql(t);
+  // The feed's seq the snapshot reflects, read (and numbered up to) in this statement's snapshot
+  // of the database: the head row keeps it for later pages (SPEC 9: lists join the feed).
+  const changeSeq = numberedHighest;
   // RETURNING sees only the inserted row: its own width.
   const perChunkOfRow = sql.raw(idsPerChunkSql('width'));
   // Built only when the statement is compiled, as everything in it: building a query costs more
@@ -109,6 +128,7 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, start: unknown, end: unknown) =>
     sql<Record<string, unknown>>`with
     ${widthCte(t, args.table)},
+    ${numbering(t)},
     ins as (insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq)
       select ${id}, n.chunk, packed.total, w.width, ${collection}, ${scope}, ${owner},
         case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
@@ -116,6 +136,7 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
         case when n.chunk = 0 then ${changeSeq} end
       from w, (select q.ids, ${chunkIds.count(sql`q.ids`)} as total from (select ${packIds()} as ids offset 0) as q) as packed,
         lateral generate_series(0, greatest(packed.total - 1, 0) / ${perChunk}) as n (chunk)
+      where ${changeSeq} is not null
       returning chunk, total, change_seq${withPage ? sql`` : sql`, case when chunk between cast(${start} as integer) / ${perChunkOfRow} and cast(${end} as integer) / ${perChunkOfRow} then ids end as ids`})
     ${withPage ? sql`select head.total as ${sql.id(TOTAL)}, head.change_seq as ${sql.id(CHANGE_SEQ)}, ${firstPageJson(t, args, args.end, args.where)} as json from (select total, change_seq from ins where chunk = 0) as head` : sql`,
     page (ord, id) as (select p.i, ${chunkIds.at(sql`ins.ids`, sql`p.i % ${perChunk}`)} - w.base
@@ -127,7 +148,9 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const key = withPage ? `${args.searchKey}\0first\0${args.end}` : args.searchKey;
   const result = await snapshotQueries(db, key, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
     args.query.limit, args.expiresAt, args.start, args.end);
-  // The head row is always there (chunk 0 is inserted even for no ids), so is this row.
-  const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; json: string };
+  // The head row is always there (chunk 0 is inserted even for no ids), so is this row, unless
+  // the statement lost its numbering and inserted nothing.
+  const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; json: string } | undefined;
+  if (!row) return LOST;
   return { total: Number(row[TOTAL]), records: { json: row.json }, changeSeq: Number(row[CHANGE_SEQ]) };
 }

@@ -8,10 +8,11 @@ import { cursorIdsArray } from './006-cursor-ids-array.ts';
 import { events } from './008-events.ts';
 import { cursorChangeSeq } from './009-cursor-change-seq.ts';
 import { idempotencyKeys } from './010-idempotency-keys.ts';
+import { eventPositions } from './012-event-positions.ts';
 
 /**
  * The engine's own tables in a tenant database, in order (names are sorted by Kysely: keep the
- * numeric prefix; 002 is the service's, server/migrations/). Every database the engine serves
+ * numeric prefix; 002, 007 and 011 are the service's, server/migrations/). Every database the engine serves
  * gets these, embedded ones too.
  */
 export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
@@ -23,4 +24,5 @@ export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
   '008-events': events(t),
   '009-cursor-change-seq': cursorChangeSeq,
   '010-idempotency-keys': idempotencyKeys,
+  '012-event-positions': eventPositions(t),
 });
