@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,7 @@ import { WORK_ORDER } from './support/fixtures.ts';
 import { BASE, M } from './support/harness.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from './support/pg.ts';
 import { pgbouncerAvailable, startPgBouncer } from './support/pgbouncer.ts';
-import { MRS, serveChild } from './support/serve-child.ts';
+import { chaosBase as base, chaosEnv, Fleet, pause, pick } from './support/fleet.ts';
 import { parseSse } from './support/sse.ts';
 
 /**
@@ -22,49 +21,6 @@ import { parseSse } from './support/sse.ts';
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 4);
 const WRITERS = 4;
 const EVENTS = `${BASE}/events`;
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
-
-function mrs(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MRS, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (err += d));
-    child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`mrs ${args.join(' ')}: ${code} ${err}`))));
-  });
-}
-
-/** The processes serving, each replaced when killed: clients pick one of the live ones per call. */
-class Fleet {
-  readonly servers: { origin: string; child: ChildProcess }[] = [];
-  constructor(readonly env: Record<string, string>) {}
-  async start(n: number) {
-    for (let i = 0; i < n; i++) this.servers.push(await serveChild(this.env));
-  }
-  origin(): string {
-    return pick(this.servers).origin;
-  }
-  /** SIGKILL one process, and start another in its place once it is dead. */
-  async killOne(): Promise<void> {
-    const i = Math.floor(Math.random() * this.servers.length);
-    const { child } = this.servers[i]!;
-    const dead = new Promise((r) => child.once('exit', r));
-    child.kill('SIGKILL');
-    await dead;
-    this.servers[i] = await serveChild(this.env);
-  }
-  async stop() {
-    for (const { child } of this.servers) {
-      if (child.exitCode !== null || child.signalCode !== null) continue;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    }
-  }
-}
 
 interface Event {
   seq: number;
@@ -102,16 +58,10 @@ class Follower {
 }
 
 async function chaos(env: Record<string, string>, processes: number, kills: number) {
-  const fleet = new Fleet({ ...env, PORT: '0', LOG_LEVEL: 'silent', JWT_SECRET: 'c'.repeat(40), RATE_LIMIT_MAX: '1000000000', TOKEN_TTL_S: '3600' });
+  const fleet = new Fleet(chaosEnv(env));
   await fleet.start(processes);
   try {
-    const key = await mrs(['key', 'create', 'demo.main', 'admin'], fleet.env);
-    const auth = await fetch(`${fleet.origin()}${BASE}/authenticate`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: key, client_db: 'demo.main', username: 'admin' }),
-    });
-    const { access_token: token } = (await auth.json()) as { access_token: string };
+    const token = await fleet.adminToken();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     /** A call to any live process; a refused or cut connection is tried again elsewhere (reads) or given up (writes). */
     const call = async (method: string, path: string, body?: unknown, retry = true): Promise<Response | undefined> => {
@@ -264,12 +214,6 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-
-const base = (): Record<string, string> => {
-  const env = { ...(process.env as Record<string, string>) };
-  delete env.DATABASE_URL;
-  return env;
-};
 
 describe('the feed under chaos', () => {
   it.skipIf(!TEST_DATABASE_URL)(
