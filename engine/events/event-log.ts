@@ -9,6 +9,11 @@ import type { TenantDb } from '../dialects/types.ts';
 export interface EventLog {
   /** Creates the feed's tables (the engine migration 008-events). */
   createTables(db: Kysely<any>): Promise<void>;
+  /**
+   * Whether a write and its event can be one statement (event-sql.ts eventOfWrite): a write with
+   * nothing to read first is then one round trip, atomic without a transaction.
+   */
+  readonly inStatement?: boolean;
   /** Brings 008's tables to this database's later layout (the engine migration 012-event-positions). */
   upgrade?(t: TenantDb, db: Kysely<any>): Promise<void>;
   /**

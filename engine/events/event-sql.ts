@@ -1,8 +1,8 @@
-import { sql, type CreateTableBuilder, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type CreateTableBuilder, type Expression, type Kysely, type OperationNodeSource, type RawBuilder } from 'kysely';
 import { compiledByKey } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
-import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventPage, type EventQuery, type NewEvent } from './event-log.ts';
+import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventOp, type EventPage, type EventQuery, type NewEvent } from './event-log.ts';
 
 /** The feed's statements that every database writes alike: each EventLog builds its own on them. */
 
@@ -70,6 +70,31 @@ export function appender(withOrd: boolean, write: (t: TenantDb, rows: RawBuilder
       await compiled(trx, n === 1 ? 'append' : `append\0${n}`, (...p) => write(t, eventRows(n, p, withOrd), n).compile(trx), ...valuesOf(part));
     }
   };
+}
+
+/** What an event takes from its write, besides the record (see NewEvent). */
+export interface WriteEvent {
+  readonly at: string;
+  readonly changed: readonly string[];
+  readonly user: string | null;
+}
+
+/**
+ * A statement that writes a record (returning its row) and appends its event, the record's JSON
+ * written from the row returned (`recordJson` of alias `w`): for a database whose statements can
+ * write two tables (EventLog.inStatement), where the two in one statement are one round trip and
+ * atomic without a transaction. The event takes no seq here (PostgreSQL numbers events later).
+ */
+export function eventOfWrite(
+  t: TenantDb,
+  write: OperationNodeSource,
+  recordJson: Expression<string>,
+  e: { at: unknown; collection: string; op: EventOp; changed: unknown; user: unknown },
+): RawBuilder<Record<string, unknown>> {
+  return sql`with w as (${write}),
+    e as (insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)
+      select cast(${e.at} as text), ${sql.lit(e.collection)}, w.id, ${sql.lit(e.op)}, cast(${e.changed} as text), ${recordJson}, cast(${e.user} as text) from w)
+    select * from w`;
 }
 
 /**

@@ -2,12 +2,12 @@ import type { Kysely } from 'kysely';
 import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
-import { insertRow } from '../sql/record-writes.ts';
+import { insertRow, insertRowWithEvent } from '../sql/record-writes.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
 import { inTransaction, notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
-import { appendEvent, changedFields } from './events.ts';
+import { appendEvent, createdFields, eventTime } from './events.ts';
 
 /** Under a parent path the link comes from the path; a different link in the body is a problem. */
 function withPathLink(body: unknown, parent: ParentScope | undefined): { body: unknown; problems: ProblemItem[] } {
@@ -34,24 +34,32 @@ export async function create(
 ): Promise<ApiRecord> {
   const linked = withPathLink(body, parent);
   const links = sentLinks(resource, linked.body);
-  // Its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
+  // Nothing to look up first, and a database that writes the record and its event in one
+  // statement: that statement is the transaction (a statement is atomic).
+  if (!parent && Object.keys(links).length === 0 && ctx.tenant.dialect.events.inStatement)
+    return insertChecked(ctx.tenant.db, ctx, resource, linked, [], true);
+  // Otherwise its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
   // create with nothing to look up first is more than its INSERT alone. The caller's transaction
   // when there is one (an idempotency key's).
   return inTransaction(ctx.tenant.db, async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
-    const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links));
-    await appendEvent(trx, ctx, resource, 'create', record, changedFields(resource, undefined, record));
+    const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links), false);
+    await appendEvent(trx, ctx, resource, 'create', record, createdFields(resource));
     return record;
   });
 }
 
-/** Checks the body, then inserts it: the problems found so far and the body's are reported together. */
+/**
+ * Checks the body, then inserts it (`withEvent`: and appends its event in the same statement):
+ * the problems found so far and the body's are reported together.
+ */
 async function insertChecked(
   db: Kysely<any>,
   ctx: OperationContext,
   resource: Resource,
   linked: { body: unknown; problems: ProblemItem[] },
   links: ProblemItem[],
+  withEvent: boolean,
 ): Promise<ApiRecord> {
   const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
   throwIfAny([...linked.problems, ...checked.problems, ...links]);
@@ -59,7 +67,9 @@ async function insertChecked(
   const t = now();
   // checked.value holds the schema's keys only. Not a spread: `{ ...a, b }` is slow on Node 20 (engine/http/headers.ts).
   const row = toRow(resource, ctx.tenant.dialect, Object.assign({}, checked.value as ApiRecord, { created: t.date, updated: t.timestamp, deleted: false }));
-  const inserted = await insertRow(db, resource.name, row);
+  const inserted = withEvent
+    ? await insertRowWithEvent(ctx.tenant, db, resource, row, { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null })
+    : await insertRow(db, resource.name, row);
   if (!inserted) throw new EngineError('internal', 'The INSERT returned no row.');
   return toRecord(resource, ctx.tenant.dialect, inserted);
 }

@@ -20,10 +20,16 @@ export function appendEvent(
 ): Promise<void> {
   const { tenant } = ctx;
   return tenant.dialect.events.append(tenant, trx, [
-    { collection: resource.name, id: record.id as number, op, changed, record: JSON.stringify(record), user: ctx.user ?? null, at: new Date(ctx.cursors.now()).toISOString() },
+    { collection: resource.name, id: record.id as number, op, changed, record: JSON.stringify(record), user: ctx.user ?? null, at: eventTime(ctx) },
   ]);
 }
 
 /** The collection's own fields (not the system ones) whose value differs between two versions of a record. */
 export const changedFields = (resource: Resource, before: ApiRecord | undefined, after: ApiRecord): string[] =>
   Object.keys(resource.definition.fields).filter((name) => before === undefined || before[name] !== after[name]);
+
+/** When an event happens: the engine's clock, which retention measures by. */
+export const eventTime = (ctx: OperationContext): string => new Date(ctx.cursors.now()).toISOString();
+
+/** A create's `changed`: every field of the collection (SPEC 9). */
+export const createdFields = (resource: Resource): readonly string[] => Object.keys(resource.definition.fields);

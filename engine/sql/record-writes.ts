@@ -1,6 +1,10 @@
 import { sql, type Kysely } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledByKey } from '../compiled-queries.ts';
+import type { TenantDb } from '../dialects/types.ts';
+import { eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
+import type { Resource } from '../registry.ts';
+import { recordJsonOf } from './records-json.ts';
 
 /**
  * A record's INSERT and UPDATE, compiled once per shape: the table and the columns written
@@ -19,6 +23,35 @@ export async function insertRow(db: Kysely<any>, table: string, row: Record<stri
     `insert\0${table}\0${columns.join('\0')}`,
     (...p) => db.insertInto(table).values(rowOf(columns, p)).returningAll().compile(),
     ...columns.map((c) => row[c]),
+  );
+  return rows[0];
+}
+
+/**
+ * insertRow and the record's create event in one statement, the event's record written from the
+ * inserted row (EventLog.inStatement: databases whose statements can write two tables).
+ */
+export async function insertRowWithEvent(
+  t: TenantDb,
+  db: Kysely<any>,
+  resource: Resource,
+  row: Record<string, unknown>,
+  event: WriteEvent,
+): Promise<Record<string, unknown> | undefined> {
+  const table = resource.name;
+  const columns = Object.keys(row);
+  const { rows } = await writes<Record<string, unknown>>(
+    db,
+    `insert+event\0${table}\0${columns.join('\0')}`,
+    (...p) => {
+      const insert = db.insertInto(table).values(rowOf(columns, p)).returningAll();
+      const [at, changed, user] = p.slice(columns.length);
+      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), { at, collection: table, op: 'create', changed, user }).compile(db);
+    },
+    ...columns.map((c) => row[c]),
+    event.at,
+    JSON.stringify(event.changed),
+    event.user,
   );
   return rows[0];
 }

@@ -47,6 +47,8 @@ export const postgresEvents: EventLog = {
     await db.schema.createIndex(`${EVENTS_TABLE}_seq`).unique().on(EVENTS_TABLE).column('seq').execute();
     await db.schema.createIndex(`${EVENTS_TABLE}_unnumbered`).on(EVENTS_TABLE).column('pos').where(sql.ref('seq'), 'is', null).execute();
   },
+  // Data-modifying CTEs: a create with nothing to look up first is one statement, record and event.
+  inStatement: true,
   // Plain inserts: no lock taken, nothing read. A VALUES list takes its pos values in order.
   append: appender(false, (t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username) ${rows}`),
   async read(t, q) {
