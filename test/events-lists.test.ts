@@ -84,10 +84,20 @@ for (const name of DATABASES as DatabaseName[]) {
           else expect((await h.patch(`${M}/work_orders/${r.body.id}`, { priority: i })).status).toBe(200);
         }
       };
-      const writers = Array.from({ length: 4 }, (_, w) => write(hs[w % hs.length]!, w));
+      // Followers of the feed read it meanwhile: on PostgreSQL each read numbers new events, as
+      // each list's snapshot does, so lists race other numberings (and each other, two at a time).
+      const follow = async (h: Harness) => {
+        for (let after = 0; writing; ) {
+          const r = await h.get(`${EVENTS}?$after=${after}&$limit=1000`);
+          expect(r.status, r.text).toBe(200);
+          if (r.body.length) after = r.body.at(-1).seq;
+        }
+      };
+      const writers = [...Array.from({ length: 4 }, (_, w) => write(hs[w % hs.length]!, w)), ...hs.map(follow)];
       const lists: { ids: number[]; seq: number }[] = [];
       try {
-        for (let round = 0; round < 12; round++) lists.push(await listAll(hs[round % hs.length]!));
+        for (let round = 0; round < 8; round++)
+          lists.push(...(await Promise.all([listAll(hs[round % hs.length]!), listAll(hs[(round + 1) % hs.length]!)])));
       } finally {
         writing = false;
         await Promise.all(writers);
