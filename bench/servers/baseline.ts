@@ -5,6 +5,9 @@
  *                benchmark's search with better-sqlite3 (the "database floor");
  *   /floor-pg    the same two queries through pg (named prepared statements), when
  *                BASELINE_PG_URL and BASELINE_PG_SCHEMA are set;
+ *   /floor-events, /floor-pg-events
+ *                the change feed's floor: a prepared SELECT of 100 events after ?after= (demo
+ *                tenant's mrs_events), answered as JSON;
  *   /floor/<name>, /floor-pg/<name>
  *                the same for each search of BASELINE_FLOORS (JSON: name -> {where, order}),
  *                its page in its own order (ties by id, empty values last, as the engine).
@@ -40,6 +43,24 @@ if (process.env.BASELINE_PG_URL) {
       pool.query({ name: 'count', text: `select count(*) as n from ${table} where ${pgWhere}` }),
     ]);
     return c.json(rows.rows, 200, { 'x-total': String(total.rows[0].n) });
+  });
+}
+// The feed's table exists from the engine's migrations on (an older file has none: no route).
+const hasEvents = db.prepare(`select 1 from sqlite_master where name = 'mrs_events'`).get() !== undefined;
+if (hasEvents) {
+  const events = db.prepare('select seq, at, collection, record_id, op, changed, record, username from mrs_events where seq > ? order by seq limit 100');
+  app.get('/floor-events', (c) => c.json(events.all(Number(c.req.query('after') ?? 0))));
+}
+if (process.env.BASELINE_PG_URL) {
+  const pool = new pg.Pool({ connectionString: process.env.BASELINE_PG_URL, max: 10 });
+  const events = `"${process.env.BASELINE_PG_SCHEMA ?? 'public'}".mrs_events`;
+  app.get('/floor-pg-events', async (c) => {
+    const { rows } = await pool.query({
+      name: 'events',
+      text: `select seq, at, collection, record_id, op, changed, record, username from ${events} where seq > $1 order by seq limit 100`,
+      values: [Number(c.req.query('after') ?? 0)],
+    });
+    return c.json(rows);
   });
 }
 /** The searches of BASELINE_FLOORS: each one's page (in its order) and COUNT. */
