@@ -7,6 +7,7 @@
  */
 import { load } from './support/load.ts';
 import { SERVE, startProcess } from './support/processes.ts';
+import { onEachDatabase, withCleanup, type BenchDatabase } from './support/databases.ts';
 import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
 
@@ -14,14 +15,13 @@ const BASE = '/v4_server/external/v1';
 const WRITES = 3000;
 const AFTER = 1000;
 
-type Kind = 'sqlite' | 'postgres';
+type Kind = BenchDatabase;
 
 async function measureDatabase(kind: Kind): Promise<void> {
   const port = kind === 'sqlite' ? 18840 : 18940;
   const demo = await seededDemo(kind, port, 'tables');
   const { env, origin, sqliteFile } = demo;
-  const stops: (() => void)[] = [];
-  try {
+  await withCleanup(demo, async (stops) => {
     const server = await startProcess(SERVE, env, `${origin}/healthz`);
     stops.push(() => server.kill('SIGTERM'));
     const headers = { ...(await demo.adminHeaders()), 'content-type': 'application/json' };
@@ -63,14 +63,7 @@ async function measureDatabase(kind: Kind): Promise<void> {
       ['floor (after)', fmt(floor2.rps, 0), floor2.p50, floor2.p99, floor2.non2xx + floor2.errors],
     ]));
     console.log(table([['target', 'ratio', 'at least', 'met'], ['events page / floor', fmt(ratio), 0.5, ratio >= 0.5 ? 'yes' : 'no']]));
-  } finally {
-    for (const stop of stops) stop();
-    await new Promise((r) => setTimeout(r, 300));
-    await demo.remove();
-  }
+  });
 }
 
-export async function run(): Promise<void> {
-  if (process.env.BENCH_DATABASES?.split(',').includes('sqlite') ?? true) await measureDatabase('sqlite');
-  if (process.env.TEST_DATABASE_URL && (process.env.BENCH_DATABASES?.split(',').includes('postgres') ?? true)) await measureDatabase('postgres');
-}
+export const run = (): Promise<void> => onEachDatabase(measureDatabase);

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { load, type LoadResult } from './support/load.ts';
 import { SERVE, startProcess } from './support/processes.ts';
+import { onEachDatabase, withCleanup, type BenchDatabase } from './support/databases.ts';
 import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
 
@@ -24,7 +25,7 @@ const SEARCHES = {
 } as const;
 const ORDERS = { id: undefined, priority: 'priority' } as const;
 
-type Kind = 'sqlite' | 'postgres';
+type Kind = BenchDatabase;
 
 /** The cursor store's size in bytes and its number of cursors, read from outside the server. */
 function storeProbe(kind: Kind, sqliteFile: string, pgUrl?: string) {
@@ -53,8 +54,7 @@ async function measureDatabase(kind: Kind): Promise<void> {
   // The floors read SQLite from a file; on PostgreSQL runs they read PostgreSQL.
   const demo = await seededDemo(kind, port, 'tables');
   const { env, origin, sqliteFile } = demo;
-  const stops: (() => void)[] = [];
-  try {
+  await withCleanup(demo, async (stops) => {
     const server = await startProcess(SERVE, env, `${origin}/healthz`);
     stops.push(() => server.kill('SIGTERM'));
     const headers = await demo.adminHeaders();
@@ -96,14 +96,7 @@ async function measureDatabase(kind: Kind): Promise<void> {
     console.log(`\n${kind}: new searches against their floor (page + COUNT of the same filter)`);
     console.log(table([['search', 'matches', 'floor req/s', 'engine req/s', 'errors', 'ratio', 'cursor bytes/search'], ...rows]));
     console.log(table([['target', 'ratio', 'at least', 'met'], ...targets.map(([n, r, t]) => [n, fmt(r), t, r >= t ? 'yes' : 'no'])]));
-  } finally {
-    for (const stop of stops) stop();
-    await new Promise((r) => setTimeout(r, 300));
-    await demo.remove();
-  }
+  });
 }
 
-export async function run(): Promise<void> {
-  if (process.env.BENCH_DATABASES?.split(',').includes('sqlite') ?? true) await measureDatabase('sqlite');
-  if (process.env.TEST_DATABASE_URL && (process.env.BENCH_DATABASES?.split(',').includes('postgres') ?? true)) await measureDatabase('postgres');
-}
+export const run = (): Promise<void> => onEachDatabase(measureDatabase);
