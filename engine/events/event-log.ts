@@ -14,6 +14,8 @@ export interface EventLog {
    * nothing to read first is then one round trip, atomic without a transaction.
    */
   readonly inStatement?: boolean;
+  /** Told after a write appended events outside `append` (eventOfWrite): the database may number them later. */
+  written?(t: TenantDb): void;
   /** Brings 008's tables to this database's later layout (the engine migration 012-event-positions). */
   upgrade?(t: TenantDb, db: Kysely<any>): Promise<void>;
   /**

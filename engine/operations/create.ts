@@ -36,8 +36,11 @@ export async function create(
   const links = sentLinks(resource, linked.body);
   // Nothing to look up first, and a database that writes the record and its event in one
   // statement: that statement is the transaction (a statement is atomic).
-  if (!parent && Object.keys(links).length === 0 && ctx.tenant.dialect.events.inStatement)
-    return insertChecked(ctx.tenant.db, ctx, resource, linked, [], true);
+  if (!parent && Object.keys(links).length === 0 && ctx.tenant.dialect.events.inStatement) {
+    const record = await insertChecked(ctx.tenant.db, ctx, resource, linked, [], true);
+    ctx.tenant.dialect.events.written?.(ctx.tenant);
+    return record;
+  }
   // Otherwise its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
   // create with nothing to look up first is more than its INSERT alone. The caller's transaction
   // when there is one (an idempotency key's).

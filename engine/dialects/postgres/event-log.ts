@@ -50,7 +50,11 @@ export const postgresEvents: EventLog = {
   // Data-modifying CTEs: a create with nothing to look up first is one statement, record and event.
   inStatement: true,
   // Plain inserts: no lock taken, nothing read. A VALUES list takes its pos values in order.
-  append: appender(false, (t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username) ${rows}`),
+  async append(t, trx, events) {
+    await appendRows(t, trx, events);
+    if (events.length > 0) numberSoon(t);
+  },
+  written: (t) => numberSoon(t),
   async read(t, q) {
     await numberEvents(t);
     return readPage(t, q);
@@ -62,6 +66,29 @@ export const postgresEvents: EventLog = {
     return sweepEvents(t, olderThan, limit);
   },
 };
+
+const appendRows = appender(false, (t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username) ${rows}`);
+
+/** How long after a write its tenant's new events are numbered, at the latest, by the process that wrote them. */
+export const NUMBER_AFTER_MS = 100;
+
+/**
+ * Numbers the tenant's new events a moment after a write (one numbering for every write of that
+ * moment), so they do not pile up unnumbered while nothing reads the feed: a later numbering
+ * would then take every one of them at once. Readers number what is left; a failure here only
+ * leaves that to them.
+ */
+function numberSoon(t: TenantDb): void {
+  if (t.db.isTransaction) return; // the write's own transaction: gone by then
+  const state = t.state.get(numberSoon, () => ({ due: false }));
+  if (state.due) return;
+  state.due = true;
+  const timer = setTimeout(() => {
+    state.due = false;
+    numberEvents(t).catch(() => {});
+  }, NUMBER_AFTER_MS);
+  (timer as { unref?: () => void }).unref?.();
+}
 
 const readPage = pageReader((t) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`);
 
