@@ -40,13 +40,16 @@ export const postgresEvents: EventLog = {
   },
   async upgrade(t: TenantDb, db: Kysely<any>) {
     // seq is given after the commit; pos orders the events until then. Events already there
-    // keep their seqs.
+    // keep their seqs. Each index is one an event's two writes (its insert, its numbering) must
+    // keep: the numbered ones by seq, the unnumbered ones by pos; the numbering finds its rows
+    // by ctid, so pos needs no index of its own.
     await sql`alter table ${tableRef(t, EVENTS_TABLE)} drop constraint if exists ${sql.id(`${EVENTS_TABLE}_pkey`)}`.execute(db);
     await db.schema.alterTable(EVENTS_TABLE).alterColumn('seq', (c) => c.dropNotNull()).execute();
-    await db.schema.alterTable(EVENTS_TABLE).addColumn('pos', 'bigserial', (c) => c.primaryKey()).execute();
-    await db.schema.createIndex(`${EVENTS_TABLE}_seq`).unique().on(EVENTS_TABLE).column('seq').execute();
+    await db.schema.alterTable(EVENTS_TABLE).addColumn('pos', 'bigserial', (c) => c.notNull()).execute();
+    await db.schema.createIndex(`${EVENTS_TABLE}_seq`).unique().on(EVENTS_TABLE).column('seq').where(sql.ref('seq'), 'is not', null).execute();
     await db.schema.createIndex(`${EVENTS_TABLE}_unnumbered`).on(EVENTS_TABLE).column('pos').where(sql.ref('seq'), 'is', null).execute();
   },
+
   // Data-modifying CTEs: a create with nothing to look up first is one statement, record and event.
   inStatement: true,
   // Plain inserts: no lock taken, nothing read. A VALUES list takes its pos values in order.
@@ -100,11 +103,11 @@ export const numbering = (t: TenantDb): RawBuilder<unknown> => {
   const counter = tableRef(t, COUNTER);
   const events = tableRef(t, EVENTS_TABLE);
   return sql`mrs_c0 as materialized (select seq as c from ${counter}),
-    mrs_p as materialized (select pos, row_number() over (order by pos) as rn from ${events} where seq is null),
+    mrs_p as materialized (select ctid as tid, row_number() over (order by pos) as rn from ${events} where seq is null),
     mrs_cu as (update ${counter} set seq = seq + (select count(*) from mrs_p)
       where seq = (select c from mrs_c0) and exists (select 1 from mrs_p) returning seq),
     mrs_eu as (update ${events} as e set seq = (select c from mrs_c0) + mrs_p.rn from mrs_p
-      where e.pos = mrs_p.pos and exists (select 1 from mrs_cu) returning 1)`;
+      where e.ctid = mrs_p.tid and exists (select 1 from mrs_cu) returning 1)`;
 };
 
 /**
