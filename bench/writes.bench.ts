@@ -1,15 +1,17 @@
 /**
  * Conditional writes, idempotency keys and batches (issue 28, SPEC 10), on 100,000 seeded work
  * orders, as ratios within one run: a PATCH with `If-Match` against a plain PATCH, a POST with a
- * fresh `Idempotency-Key` against a plain POST, and a batch of 50 creates against single
- * creates (records per second). The PATCHes spread over 5,000 records, each handed to one
- * request at a time with the ETag its last answer carried, so every `If-Match` holds the current
- * tag and no row is hot. The plain cases send a header of the same size instead, so the load
- * generator does the same work in both. SQLite, and PostgreSQL with TEST_DATABASE_URL;
- * BENCH_DATABASES (e.g. `postgres`) picks. The server is pinned to CPU 0; BENCH_SECONDS sets each
- * run's length, after a warm-up (BENCH_WARMUP_SECONDS) outside the figures. The plain cases run
- * before and after the others; ratios use their mean. Besides req/s, each case's server CPU per
- * record: the steadier measure on a shared machine (on PostgreSQL it leaves out the database's).
+ * fresh `Idempotency-Key` against a plain POST, and a batch of 50 creates against single creates
+ * (records per second; under 50 connections, and for one client sending one request after
+ * another, since a client syncing its records is what batches are for). The PATCHes spread over
+ * 5,000 records, each handed to one request at a time with the ETag its last answer carried, so
+ * every `If-Match` holds the current tag and no row is hot. The plain cases send a header of the
+ * same size instead, so the load generator does the same work in both. SQLite, and PostgreSQL
+ * with TEST_DATABASE_URL; BENCH_DATABASES (e.g. `postgres`) picks. The server is pinned to CPU 0;
+ * BENCH_SECONDS sets each run's length, after a warm-up (BENCH_WARMUP_SECONDS) outside the
+ * figures. The plain cases run before and after the others; ratios use their mean. Besides
+ * req/s, each case's server CPU per record: the steadier measure on a shared machine (on
+ * PostgreSQL it leaves out the database's).
  */
 import { loadavg } from 'node:os';
 import type autocannon from 'autocannon';
@@ -170,10 +172,10 @@ async function measureDatabase(kind: Kind): Promise<void> {
 
     const results: Measured[] = [];
     // A warm-up load first, outside the CPU count, then the measured one.
-    const measure = async (label: string, url: string, requests: autocannon.Request[], records = 1): Promise<Measured> => {
-      await load(url, { headers: json, requests, seconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2), warmupSeconds: 0 });
+    const measure = async (label: string, url: string, requests: autocannon.Request[], records = 1, connections = 50): Promise<Measured> => {
+      await load(url, { headers: json, requests, connections, seconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2), warmupSeconds: 0 });
       const cpuBefore = await cpuMicros(server.pid!);
-      const r = await load(url, { headers: json, requests, warmupSeconds: 0 });
+      const r = await load(url, { headers: json, requests, connections, warmupSeconds: 0 });
       const m = { label, r, records, recordsPerS: r.rps * records, cpuPerRecord: ((await cpuMicros(server.pid!)) - cpuBefore) / (r.requests * records) };
       results.push(m);
       return m;
@@ -185,11 +187,17 @@ async function measureDatabase(kind: Kind): Promise<void> {
     const plainPatch2 = await measure(`PATCH, ${SPREAD} records (after)`, patchUrl, patches(spread, false));
     const plainPost1 = await measure('POST (before)', createUrl, creates(false));
     const keyed = await measure('POST with a new Idempotency-Key', createUrl, creates(true));
-    const batch = await measure(`POST /batch of ${BATCH_SIZE} creates`, `${origin}${BASE}/batch`, [{ method: 'POST', body: batchBody }], BATCH_SIZE);
+    const batchUrl = `${origin}${BASE}/batch`;
+    const batch = await measure(`POST /batch of ${BATCH_SIZE} creates`, batchUrl, [{ method: 'POST', body: batchBody }], BATCH_SIZE);
     const plainPost2 = await measure('POST (after)', createUrl, creates(false));
+    // A lone client (one connection) syncing its records: one create after another, or batches.
+    const lonePost1 = await measure('one client: POST (before)', createUrl, creates(false), 1, 1);
+    const loneBatch = await measure(`one client: POST /batch of ${BATCH_SIZE} creates`, batchUrl, [{ method: 'POST', body: batchBody }], BATCH_SIZE, 1);
+    const lonePost2 = await measure('one client: POST (after)', createUrl, creates(false), 1, 1);
     const mean = (a: Measured, b: Measured) => ({ recordsPerS: (a.recordsPerS + b.recordsPerS) / 2, cpuPerRecord: (a.cpuPerRecord + b.cpuPerRecord) / 2 });
     const plainPatch = mean(plainPatch1, plainPatch2);
     const plainPost = mean(plainPost1, plainPost2);
+    const lonePost = mean(lonePost1, lonePost2);
 
     console.log(`\n${kind} (load average ${fmt(loadBefore)} before the loads, ${fmt(loadavg()[0]!)} after; ${spread.available} of ${SPREAD} records left in the spread)`);
     console.log(
@@ -200,13 +208,14 @@ async function measureDatabase(kind: Kind): Promise<void> {
     );
     console.log(
       `baselines for the ratios (mean of before and after): PATCH ${fmt(plainPatch.recordsPerS, 0)} req/s, ${fmt(plainPatch.cpuPerRecord, 1)} us; ` +
-        `POST ${fmt(plainPost.recordsPerS, 0)} req/s, ${fmt(plainPost.cpuPerRecord, 1)} us`,
+        `POST ${fmt(plainPost.recordsPerS, 0)} req/s, ${fmt(plainPost.cpuPerRecord, 1)} us; one client's POST ${fmt(lonePost.recordsPerS, 0)} req/s, ${fmt(lonePost.cpuPerRecord, 1)} us`,
     );
     // The ratio of CPU per record (baseline's over the case's) moves far less with the machine's drift than req/s do.
     const targets: [string, Measured, { recordsPerS: number; cpuPerRecord: number }, number][] = [
       ['PATCH with If-Match / PATCH', ifMatch, plainPatch, 0.9],
       ['keyed POST / POST', keyed, plainPost, 0.8],
-      [`batch of ${BATCH_SIZE} / single creates (records/s)`, batch, plainPost, 10],
+      [`batch of ${BATCH_SIZE} / single creates (records/s), 50 connections`, batch, plainPost, 10],
+      [`batch of ${BATCH_SIZE} / single creates (records/s), one client`, loneBatch, lonePost, 10],
     ];
     console.log(
       table([
