@@ -9,9 +9,9 @@
  * same size instead, so the load generator does the same work in both. SQLite, and PostgreSQL
  * with TEST_DATABASE_URL; BENCH_DATABASES (e.g. `postgres`) picks. The server is pinned to CPU 0;
  * BENCH_SECONDS sets each run's length, after a warm-up (BENCH_WARMUP_SECONDS) outside the
- * figures. The plain cases run before and after the others; ratios use their mean. Besides
- * req/s, each case's server CPU per record: the steadier measure on a shared machine (on
- * PostgreSQL it leaves out the database's).
+ * figures. The cases compared run in turns, BENCH_ROUNDS times (default 3), the order turning
+ * each round; ratios use the medians. Besides req/s, each case's server CPU per record: the
+ * steadier measure on a shared machine (on PostgreSQL it leaves out the database's).
  */
 import { loadavg } from 'node:os';
 import type autocannon from 'autocannon';
@@ -22,11 +22,17 @@ import { fmt, table } from './support/stats.ts';
 
 type Kind = 'sqlite' | 'postgres';
 
-interface Measured {
+/** One load on the server: its requests, and how many records each writes. */
+interface Case {
   readonly label: string;
-  readonly r: LoadResult;
-  /** Records a request writes. */
+  readonly url: string;
+  readonly requests: autocannon.Request[];
   readonly records: number;
+  readonly connections: number;
+}
+
+interface Measured {
+  readonly r: LoadResult;
   readonly recordsPerS: number;
   /** The server process's CPU time per record written, in microseconds. */
   readonly cpuPerRecord: number;
@@ -162,7 +168,14 @@ async function measureDatabase(kind: Kind): Promise<void> {
   const stops: (() => void)[] = [];
   try {
     const server = await startProcess(SERVE, env, `${origin}/healthz`);
-    stops.push(() => server.kill('SIGTERM'));
+    let stderr = '';
+    server.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
+    const exited = (code: number | null, signal: string | null) => console.error(`the server exited during the run (${code ?? signal}): ${stderr}`);
+    server.once('exit', exited);
+    stops.push(() => {
+      server.off('exit', exited);
+      server.kill('SIGTERM');
+    });
     const headers = await demo.adminHeaders();
     const json = { ...headers, 'content-type': 'application/json' };
     const tags = await readSpread(origin, headers);
@@ -170,48 +183,67 @@ async function measureDatabase(kind: Kind): Promise<void> {
     const spread = new Spread(tags);
     const loadBefore = loadavg()[0]!;
 
-    const results: Measured[] = [];
     // A warm-up load first, outside the CPU count, then the measured one.
-    const measure = async (label: string, url: string, requests: autocannon.Request[], records = 1, connections = 50): Promise<Measured> => {
-      await load(url, { headers: json, requests, connections, seconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2), warmupSeconds: 0 });
+    const measure = async (c: Case): Promise<Measured> => {
+      const opts = { headers: json, requests: c.requests, connections: c.connections };
+      await load(c.url, { ...opts, seconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2), warmupSeconds: 0 });
       const cpuBefore = await cpuMicros(server.pid!);
-      const r = await load(url, { headers: json, requests, connections, warmupSeconds: 0 });
-      const m = { label, r, records, recordsPerS: r.rps * records, cpuPerRecord: ((await cpuMicros(server.pid!)) - cpuBefore) / (r.requests * records) };
-      results.push(m);
-      return m;
+      const r = await load(c.url, { ...opts, warmupSeconds: 0 });
+      return { r, recordsPerS: r.rps * c.records, cpuPerRecord: ((await cpuMicros(server.pid!)) - cpuBefore) / (r.requests * c.records) };
     };
     const patchUrl = `${origin}${M}/work_orders/1`; // each request's path is set by the spread
     const createUrl = `${origin}${M}/work_orders`;
-    const plainPatch1 = await measure(`PATCH, ${SPREAD} records (before)`, patchUrl, patches(spread, false));
-    const ifMatch = await measure('PATCH with If-Match (current tag)', patchUrl, patches(spread, true));
-    const plainPatch2 = await measure(`PATCH, ${SPREAD} records (after)`, patchUrl, patches(spread, false));
-    const plainPost1 = await measure('POST (before)', createUrl, creates(false));
-    const keyed = await measure('POST with a new Idempotency-Key', createUrl, creates(true));
     const batchUrl = `${origin}${BASE}/batch`;
-    const batch = await measure(`POST /batch of ${BATCH_SIZE} creates`, batchUrl, [{ method: 'POST', body: batchBody }], BATCH_SIZE);
-    const plainPost2 = await measure('POST (after)', createUrl, creates(false));
+    const batchRequests = [{ method: 'POST' as const, body: batchBody }];
+    const plainPatch: Case = { label: `PATCH, ${SPREAD} records`, url: patchUrl, requests: patches(spread, false), records: 1, connections: 50 };
+    const ifMatch: Case = { ...plainPatch, label: 'PATCH with If-Match (current tag)', requests: patches(spread, true) };
+    const plainPost: Case = { label: 'POST', url: createUrl, requests: creates(false), records: 1, connections: 50 };
+    const keyed: Case = { ...plainPost, label: 'POST with a new Idempotency-Key', requests: creates(true) };
+    const batch: Case = { label: `POST /batch of ${BATCH_SIZE} creates`, url: batchUrl, requests: batchRequests, records: BATCH_SIZE, connections: 50 };
     // A lone client (one connection) syncing its records: one create after another, or batches.
-    const lonePost1 = await measure('one client: POST (before)', createUrl, creates(false), 1, 1);
-    const loneBatch = await measure(`one client: POST /batch of ${BATCH_SIZE} creates`, batchUrl, [{ method: 'POST', body: batchBody }], BATCH_SIZE, 1);
-    const lonePost2 = await measure('one client: POST (after)', createUrl, creates(false), 1, 1);
-    const mean = (a: Measured, b: Measured) => ({ recordsPerS: (a.recordsPerS + b.recordsPerS) / 2, cpuPerRecord: (a.cpuPerRecord + b.cpuPerRecord) / 2 });
-    const plainPatch = mean(plainPatch1, plainPatch2);
-    const plainPost = mean(plainPost1, plainPost2);
-    const lonePost = mean(lonePost1, lonePost2);
+    const lonePost: Case = { ...plainPost, label: 'one client: POST', connections: 1 };
+    const loneBatch: Case = { ...batch, label: `one client: POST /batch of ${BATCH_SIZE} creates`, connections: 1 };
+    const groups = [
+      [plainPatch, ifMatch],
+      [plainPost, keyed, batch],
+      [lonePost, loneBatch],
+    ];
+    // Each case of a group runs once per round, the order turning each round; ratios use medians.
+    const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+    const runs = new Map<Case, Measured[]>();
+    for (let round = 0; round < rounds; round++)
+      for (const group of groups)
+        for (const c of round % 2 ? [...group].reverse() : group) {
+          const m = await measure(c);
+          runs.set(c, [...(runs.get(c) ?? []), m]);
+        }
+    const median = (c: Case, of: (m: Measured) => number) => {
+      const xs = runs.get(c)!.map(of).sort((a, b) => a - b);
+      return xs[Math.floor(xs.length / 2)]!;
+    };
+    const rps = (c: Case) => median(c, (m) => m.recordsPerS);
+    const cpu = (c: Case) => median(c, (m) => m.cpuPerRecord);
 
-    console.log(`\n${kind} (load average ${fmt(loadBefore)} before the loads, ${fmt(loadavg()[0]!)} after; ${spread.available} of ${SPREAD} records left in the spread)`);
+    console.log(
+      `\n${kind} (load average ${fmt(loadBefore)} before the loads, ${fmt(loadavg()[0]!)} after; ${rounds} rounds, medians; ${spread.available} of ${SPREAD} records left in the spread)`,
+    );
     console.log(
       table([
-        ['case', 'req/s', 'records/s', 'p50 ms', 'p99 ms', 'errors', 'server CPU us/record'],
-        ...results.map((m) => [m.label, fmt(m.r.rps, 0), fmt(m.recordsPerS, 0), m.r.p50, m.r.p99, m.r.non2xx + m.r.errors, fmt(m.cpuPerRecord, 1)]),
+        ['case', 'req/s', 'records/s', 'records/s of each round', 'p50 ms', 'p99 ms', 'errors', 'server CPU us/record'],
+        ...groups.flat().map((c) => [
+          c.label,
+          fmt(median(c, (m) => m.r.rps), 0),
+          fmt(rps(c), 0),
+          runs.get(c)!.map((m) => fmt(m.recordsPerS, 0)).join(' '),
+          median(c, (m) => m.r.p50),
+          median(c, (m) => m.r.p99),
+          runs.get(c)!.reduce((n, m) => n + m.r.non2xx + m.r.errors, 0),
+          fmt(cpu(c), 1),
+        ]),
       ]),
     );
-    console.log(
-      `baselines for the ratios (mean of before and after): PATCH ${fmt(plainPatch.recordsPerS, 0)} req/s, ${fmt(plainPatch.cpuPerRecord, 1)} us; ` +
-        `POST ${fmt(plainPost.recordsPerS, 0)} req/s, ${fmt(plainPost.cpuPerRecord, 1)} us; one client's POST ${fmt(lonePost.recordsPerS, 0)} req/s, ${fmt(lonePost.cpuPerRecord, 1)} us`,
-    );
-    // The ratio of CPU per record (baseline's over the case's) moves far less with the machine's drift than req/s do.
-    const targets: [string, Measured, { recordsPerS: number; cpuPerRecord: number }, number][] = [
+    // The ratio of CPU per record (the baseline's over the case's) moves less with the machine's drift than req/s do.
+    const targets: [string, Case, Case, number][] = [
       ['PATCH with If-Match / PATCH', ifMatch, plainPatch, 0.9],
       ['keyed POST / POST', keyed, plainPost, 0.8],
       [`batch of ${BATCH_SIZE} / single creates (records/s), 50 connections`, batch, plainPost, 10],
@@ -220,9 +252,9 @@ async function measureDatabase(kind: Kind): Promise<void> {
     console.log(
       table([
         ['target', 'ratio (req/s)', 'ratio (CPU)', 'at least', 'met'],
-        ...targets.map(([n, m, base, t]) => {
-          const r = m.recordsPerS / base.recordsPerS;
-          return [n, fmt(r), fmt(base.cpuPerRecord / m.cpuPerRecord), t, r >= t ? 'yes' : 'no'];
+        ...targets.map(([n, c, base, t]) => {
+          const r = rps(c) / rps(base);
+          return [n, fmt(r), fmt(cpu(base) / cpu(c)), t, r >= t ? 'yes' : 'no'];
         }),
       ]),
     );
