@@ -16,11 +16,11 @@
 import { loadavg } from 'node:os';
 import type autocannon from 'autocannon';
 import { load, type LoadResult } from './support/load.ts';
+import { onEachDatabase, withCleanup, type BenchDatabase } from './support/databases.ts';
 import { cpuMicros, SERVE, startProcess } from './support/processes.ts';
 import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
 
-type Kind = 'sqlite' | 'postgres';
 
 /** One load on the server: its requests, and how many records each writes. */
 interface Case {
@@ -161,12 +161,11 @@ async function checkFeatures(origin: string, json: Record<string, string>, tags:
     throw new Error(`a batch of ${BATCH_SIZE} creates answered ${batch.status}: ${JSON.stringify(outcomes).slice(0, 300)}`);
 }
 
-async function measureDatabase(kind: Kind): Promise<void> {
+async function measureDatabase(kind: BenchDatabase): Promise<void> {
   const port = kind === 'sqlite' ? 18480 : 18580;
   const demo = await seededDemo(kind, port, 'tables');
   const { env, origin } = demo;
-  const stops: (() => void)[] = [];
-  try {
+  await withCleanup(demo, async (stops) => {
     const server = await startProcess(SERVE, env, `${origin}/healthz`);
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
@@ -258,15 +257,7 @@ async function measureDatabase(kind: Kind): Promise<void> {
         }),
       ]),
     );
-  } finally {
-    for (const stop of stops) stop();
-    await new Promise((r) => setTimeout(r, 300));
-    await demo.remove();
-  }
+  });
 }
 
-export async function run(): Promise<void> {
-  const wanted = (kind: Kind) => process.env.BENCH_DATABASES?.split(',').includes(kind) ?? true;
-  if (wanted('sqlite')) await measureDatabase('sqlite');
-  if (process.env.TEST_DATABASE_URL && wanted('postgres')) await measureDatabase('postgres');
-}
+export const run = (): Promise<void> => onEachDatabase(measureDatabase);
