@@ -10,7 +10,8 @@
  * `department_id=7&status=open`, the HTTP benchmark's), e.g. `'/maintenance/work_orders?$cursor={cursor}&$page=3'`.
  * PROFILE_DATABASE=postgres serves from a fresh PostgreSQL database (TEST_DATABASE_URL's server,
  * dropped afterwards) instead of SQLite. PROFILE_DIR keeps the .cpuprofile (for Chrome's DevTools); BENCH_SECONDS sets the load's
- * length (default 8); POST and PATCH paths take AB_METHOD and AB_BODY as bench/ab.ts does.
+ * length (default 8); POST and PATCH paths take AB_METHOD and AB_BODY as bench/ab.ts does
+ * (AB_IDEMPOTENCY_KEYS=true: a new Idempotency-Key with each request).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

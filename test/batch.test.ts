@@ -54,6 +54,30 @@ describeEachDatabase(
       expect((await h().get(`${M}/work_orders/${b.id}`)).status).toBe(404);
     });
 
+    it('appends one event per operation, in order, each with the record as its own operation left it (also two writes of one record)', async () => {
+      const a = await makeWorkOrder(h(), { description: 'a' });
+      const b = await makeWorkOrder(h(), { description: 'b' });
+      const after = (await h().get(`${BASE}/events`)).headers.get('x-change-seq');
+      const r = await batch(h(), [
+        { method: 'POST', path: '/maintenance/work_orders', body: { ...WORK_ORDER, description: 'new', priority: 1 } },
+        { method: 'PATCH', path: `/maintenance/work_orders/${a.id}`, body: { priority: 3 } },
+        { method: 'PATCH', path: `/maintenance/work_orders/${b.id}`, body: { priority: 3 } },
+        { method: 'PATCH', path: `/maintenance/work_orders/${a.id}`, body: { priority: 4 } },
+        { method: 'DELETE', path: `/maintenance/work_orders/${a.id}` },
+      ]);
+      expect(r.status, r.text).toBe(200);
+      const feed = await h().get(`${BASE}/events?$after=${after}`);
+      const created = r.body[0].body.id;
+      expect(feed.body.map((e: any) => [e.op, e.id, e.record.priority, e.record.deleted])).toEqual([
+        ['create', created, 1, false],
+        ['update', a.id, 3, false],
+        ['update', b.id, 3, false],
+        ['update', a.id, 4, false],
+        ['delete', a.id, 4, true],
+      ]);
+      expect(new Set(feed.body.map((e: any) => e.seq)).size).toBe(5);
+    });
+
     it('an operation that fails last (422, 404, 412, 403) leaves the database and the feed as they were; its status names the operation', async () => {
       const wo = await makeWorkOrder(h());
       const etag = (await h().get(`${M}/work_orders/${wo.id}`)).headers.get('etag')!;

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { EngineError } from '../engine/errors.ts';
 import { withIdempotencyKey } from '../engine/idempotency/index.ts';
-import { describeEachDatabase, M, type Harness } from './support/harness.ts';
+import { BASE, describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { expectProblem, makeWorkOrder, WORK_ORDER } from './support/fixtures.ts';
 
 const keyed = (h: Harness, method: string, path: string, key: string, body: unknown) =>
@@ -43,6 +43,20 @@ describeEachDatabase(
       expect(replay.body).toEqual(patched.body);
       expect(replay.headers.get('etag')).toBe(patched.headers.get('etag'));
       expect((await h().get(url)).body.priority).toBe(8);
+    });
+
+    it('a keyed POST and PATCH each append their one event to the feed, showing the record as written; a replay appends none', async () => {
+      const after = (await h().get(`${BASE}/events`)).headers.get('x-change-seq');
+      const created = await keyed(h(), 'POST', `${M}/work_orders`, 'feed-post', { ...WORK_ORDER, priority: 2 });
+      const url = `${M}/work_orders/${created.body.id}`;
+      await keyed(h(), 'PATCH', url, 'feed-patch', { priority: 5 });
+      await keyed(h(), 'POST', `${M}/work_orders`, 'feed-post', { ...WORK_ORDER, priority: 2 });
+      await keyed(h(), 'PATCH', url, 'feed-patch', { priority: 5 });
+      const feed = await h().get(`${BASE}/events?$after=${after}`);
+      expect(feed.body.map((e: any) => [e.op, e.id, e.record.priority])).toEqual([
+        ['create', created.body.id, 2],
+        ['update', created.body.id, 5],
+      ]);
     });
 
     it('a key used with another method, path or body is 422 idempotency-key-reused; nothing is done', async () => {

@@ -21,10 +21,20 @@ export async function demoTenant(mrs: (...args: string[]) => Promise<string>, wo
   return (await mrs('key', 'create', 'demo.main', 'admin')).trim();
 }
 
-/** The load's requests for a path that takes a body (AB_METHOD, e.g. POST, with AB_BODY); none for a GET. */
+/**
+ * The load's requests for a path that takes a body (AB_METHOD, e.g. POST, with AB_BODY); none for
+ * a GET. AB_IDEMPOTENCY_KEYS=true sends a new Idempotency-Key with each.
+ */
 export function bodyRequestsFromEnv(): { requests?: autocannon.Request[] } {
   const method = process.env.AB_METHOD;
-  return method ? { requests: [{ method: method as autocannon.Request['method'], body: process.env.AB_BODY ?? '' }] } : {};
+  if (!method) return {};
+  const request: autocannon.Request = { method: method as autocannon.Request['method'], body: process.env.AB_BODY ?? '' };
+  if (process.env.AB_IDEMPOTENCY_KEYS === 'true') {
+    const prefix = `${Date.now().toString(36)}-`;
+    let n = 0;
+    request.setupRequest = (req) => Object.assign({}, req, { headers: Object.assign({}, req.headers, { 'idempotency-key': `${prefix}${n++}` }) });
+  }
+  return { requests: [request] };
 }
 
 /**

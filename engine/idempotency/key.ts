@@ -1,4 +1,5 @@
 import { EngineError } from '../errors.ts';
+import { sha256Hex } from './sha256.ts';
 
 /** What identifies a keyed request: its user, its key, and the hash of what it asked. */
 export interface KeyedRequest {
@@ -32,9 +33,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** SHA-256 (Web Crypto: Node, Bun and browsers alike) of the method, the path and the canonical body. */
-export async function fingerprintOf(method: string, path: string, body: unknown): Promise<string> {
-  const text = `${method}\n${path}\n${canonicalJson(body)}`;
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+/** SHA-256 of the method, the path and the canonical body. */
+export function fingerprintOf(method: string, path: string, body: unknown): string {
+  return sha256Hex(`${method}\n${path}\n${canonicalJson(body)}`);
 }
