@@ -132,5 +132,5 @@ async function numberEvents(t: TenantDb): Promise<number> {
     const highest = (await numberStatement(t)).rows[0]?.highest;
     if (highest !== null && highest !== undefined) return Number(highest);
   }
-  throw new EngineError('internal', `The change feed could not be numbered after ${NUMBERING_TRIES} tries.`);
+  throw new EngineError('unavailable', `The change feed was numbered by others ${NUMBERING_TRIES} times in a row while this request tried: try again.`);
 }

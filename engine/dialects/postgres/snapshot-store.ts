@@ -102,7 +102,7 @@ async function numbered(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
     const s = await snapshot(t, args);
     if (s !== LOST) return s;
   }
-  throw new EngineError('internal', `The change feed could not be numbered after ${NUMBERING_TRIES} tries.`);
+  throw new EngineError('unavailable', `The change feed was numbered by others ${NUMBERING_TRIES} times in a row while this request tried: try again.`);
 }
 
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
