@@ -126,11 +126,15 @@ const numberStatement = (t: TenantDb) =>
 /** Times a numbering is run again after losing to another before giving up (each loss is another's progress). */
 export const NUMBERING_TRIES = 100;
 
+/** What a request that lost the numbering NUMBERING_TRIES times answers. */
+export const numberingLost = () =>
+  new EngineError('unavailable', `The change feed was numbered by others ${NUMBERING_TRIES} times in a row while this request tried: try again.`);
+
 /** Numbers the events committed and not numbered yet; returns the highest seq. */
 async function numberEvents(t: TenantDb): Promise<number> {
   for (let i = 0; i < NUMBERING_TRIES; i++) {
     const highest = (await numberStatement(t)).rows[0]?.highest;
     if (highest !== null && highest !== undefined) return Number(highest);
   }
-  throw new EngineError('unavailable', `The change feed was numbered by others ${NUMBERING_TRIES} times in a row while this request tried: try again.`);
+  throw numberingLost();
 }

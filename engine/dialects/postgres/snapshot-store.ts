@@ -9,8 +9,7 @@ import { orderBySql } from '../order-by.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { chunkIds } from './chunk-ids.ts';
-import { numberedHighest, numbering, NUMBERING_TRIES } from './event-log.ts';
-import { EngineError } from '../../errors.ts';
+import { numberedHighest, numbering, numberingLost, NUMBERING_TRIES } from './event-log.ts';
 
 /**
  * PostgreSQL's snapshots: one INSERT ... SELECT packs a snapshot's ids and cuts them into chunk
@@ -102,7 +101,7 @@ async function numbered(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
     const s = await snapshot(t, args);
     if (s !== LOST) return s;
   }
-  throw new EngineError('unavailable', `The change feed was numbered by others ${NUMBERING_TRIES} times in a row while this request tried: try again.`);
+  throw numberingLost();
 }
 
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
