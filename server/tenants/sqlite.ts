@@ -22,6 +22,11 @@ export function openSqlite(file: string, options: { walAutocheckpoint?: number }
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000'); // for the statements here; the driver waits its own way
+  // Temporary tables in memory, not in a file: every INSERT ... RETURNING (each create and
+  // update) keeps its returned row in one, which a temporary file made far dearer
+  // (BENCHMARKS.md). What else goes there is small here (a sort of a search's ids, one at a time
+  // on the connection).
+  database.pragma('temp_store = MEMORY');
   if (options.walAutocheckpoint !== undefined) database.pragma(`wal_autocheckpoint = ${Math.trunc(options.walAutocheckpoint)}`);
   // SQLite's advice for long-lived connections: gather statistics where they are missing or
   // stale, from a sample (a full ANALYZE of a busy server's cursor table took seconds, holding up
