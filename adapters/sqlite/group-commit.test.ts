@@ -67,6 +67,23 @@ describe('SQLite group commit', () => {
     expect(dialect.stats().groups).toBe(1);
   });
 
+  it("runs a transaction's statements on the driver, refuses them once it ended, and still takes Kysely's settings", async () => {
+    let kept: Kysely<any> | undefined;
+    await db.transaction().execute(async (trx) => {
+      expect(trx.isTransaction).toBe(true);
+      await trx.insertInto('t').values({ v: 'built' }).execute();
+      await trx.executeQuery(trx.insertInto('t').values({ v: 'compiled' }).compile());
+      kept = trx;
+    });
+    expect(committedValues()).toEqual(['built', 'compiled']);
+    // A statement through a transaction that ended would run outside any: refused.
+    await expect(kept!.insertInto('t').values({ v: 'late' }).execute()).rejects.toThrow(/already ended/);
+    await expect(kept!.executeQuery(kept!.insertInto('t').values({ v: 'late' }).compile())).rejects.toThrow(/already ended/);
+    // Settings give Kysely's own builder, which runs on the same driver.
+    await db.transaction().setAccessMode('read write').execute((trx) => trx.insertInto('t').values({ v: 'set' }).execute());
+    expect(committedValues()).toEqual(['built', 'compiled', 'set']);
+  });
+
   it('a read never sees a transaction still in progress', async () => {
     let inside!: () => void;
     const paused = new Promise<void>((r) => (inside = r));

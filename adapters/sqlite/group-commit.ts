@@ -63,7 +63,7 @@ export class GroupCommitKysely extends Kysely<any> {
    */
   override transaction(): TransactionBuilder<any> {
     if (!this.#direct) return super.transaction();
-    return new DirectTransactionBuilder(this.#dialect.driver, this);
+    return new DirectTransactionBuilder(this.#dialect, this);
   }
 }
 
@@ -71,8 +71,11 @@ export class GroupCommitKysely extends Kysely<any> {
 class DirectTransactionBuilder extends TransactionBuilder<any> {
   readonly #driver: GroupCommitDriver;
   readonly #db: Kysely<any>;
-  constructor(driver: GroupCommitDriver, db: Kysely<any>) {
-    super({ executor: db.getExecutor(), driver } as unknown as ConstructorParameters<typeof TransactionBuilder<any>>[0]);
+  constructor(dialect: GroupCommitSqliteDialect, db: Kysely<any>) {
+    // Kysely's own props, for what its builder does with them (setIsolationLevel() and
+    // setAccessMode() give a plain TransactionBuilder, which runs as Kysely's transactions do).
+    const { driver } = dialect;
+    super({ config: { dialect }, executor: db.getExecutor(), driver, dialect } as unknown as ConstructorParameters<typeof TransactionBuilder<any>>[0]);
     this.#driver = driver;
     this.#db = db;
   }
