@@ -25,8 +25,9 @@ const COUNTER = 'mrs_event_counter';
  * that ran on a snapshot older than the last numbering's commit changes nothing and is run again.
  * Seqs become visible only with the numbering's commit, all at once and above every seq before:
  * a reader that saw N never sees a smaller seq appear. Several processes may number at once;
- * the compare-and-set lets one win. Numbering runs where seqs are read: the feed's reads and
- * polls (so new events are numbered within a poll) and a search's snapshot statement, which
+ * the compare-and-set lets one win. Numbering runs where a write was (its process numbers its
+ * tenant's new events a moment later: numberSoon) and where seqs are read: the feed's reads,
+ * polls and sweeps, and a search's snapshot statement, which
  * numbers what its own snapshot shows so its X-Change-Seq covers exactly the changes it reflects
  * (snapshot-store.ts). Writes of one record keep their order: the later one waits for the
  * earlier one's row lock, so inserts its event after the earlier one committed, with a greater
@@ -49,7 +50,6 @@ export const postgresEvents: EventLog = {
     await db.schema.createIndex(`${EVENTS_TABLE}_seq`).unique().on(EVENTS_TABLE).column('seq').where(sql.ref('seq'), 'is not', null).execute();
     await db.schema.createIndex(`${EVENTS_TABLE}_unnumbered`).on(EVENTS_TABLE).column('pos').where(sql.ref('seq'), 'is', null).execute();
   },
-
   // Data-modifying CTEs: a create with nothing to look up first is one statement, record and event.
   inStatement: true,
   // Plain inserts: no lock taken, nothing read. A VALUES list takes its pos values in order.
