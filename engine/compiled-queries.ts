@@ -68,11 +68,16 @@ export function compiledOnce<A extends readonly unknown[], R = unknown>(
   };
 }
 
-function execute<R>(db: Kysely<any>, t: Template<R>, args: readonly unknown[]): Promise<QueryResult<R>> {
+/** The template's query with these arguments in place. */
+function filled<R>(t: Template<R>, args: readonly unknown[]): CompiledQuery<R> {
   const fixed = t.query.parameters;
   const parameters = t.from.map((a, i) => (a < 0 ? fixed[i] : args[a]));
   const { query, queryId, sql } = t.query;
-  return db.executeQuery<R>({ query, queryId, sql, parameters }); // not a spread: see engine/http/headers.ts
+  return { query, queryId, sql, parameters }; // not a spread: see engine/http/headers.ts
+}
+
+function execute<R>(db: Kysely<any>, t: Template<R>, args: readonly unknown[]): Promise<QueryResult<R>> {
+  return db.executeQuery<R>(filled(t, args));
 }
 
 type Run<A extends readonly unknown[], R> = (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>>;
@@ -110,18 +115,23 @@ export const compiledPer = <K extends object, A extends readonly unknown[], R = 
  * query, so the key must name them; the placeholders stand for the rest.
  */
 export function compiledByKey(max = 500) {
+  const queries = compiledQueriesByKey(max);
+  return <R>(db: Kysely<any>, key: string, build: (...placeholders: any[]) => CompiledQuery<R>, ...args: readonly unknown[]): Promise<QueryResult<R>> =>
+    db.executeQuery<R>(queries(db, key, build, ...args));
+}
+
+/**
+ * `compiledByKey`'s statements, given rather than run: for a statement handed to whoever runs it
+ * (a driver that runs it right after another, adapters/sqlite).
+ */
+export function compiledQueriesByKey(max = 500) {
   const bySetup = new WeakMap<Setup, Lru<Template<any>>>();
-  return function run<R>(
-    db: Kysely<any>,
-    key: string,
-    build: (...placeholders: any[]) => CompiledQuery<R>,
-    ...args: readonly unknown[]
-  ): Promise<QueryResult<R>> {
+  return function query<R>(db: Kysely<any>, key: string, build: (...placeholders: any[]) => CompiledQuery<R>, ...args: readonly unknown[]): CompiledQuery<R> {
     const setup = setupOf(db);
     let cache = bySetup.get(setup);
     if (!cache) bySetup.set(setup, (cache = new Lru(max)));
     let t = cache.get(key) as Template<R> | undefined;
     if (!t) cache.set(key, (t = template(build, args.length)));
-    return execute(db, t, args);
+    return filled(t, args);
   };
 }

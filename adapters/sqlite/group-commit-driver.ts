@@ -242,6 +242,38 @@ export class GroupCommitDriver implements Driver, ConnectionDriver {
     return result;
   }
 
+  /**
+   * A lone write and then `then`'s statement, made from its result, back to back in the write's
+   * group with nothing between them. No savepoint: the first is kept or undone by SQLite alone
+   * when it fails; when the second fails (or `then` throws), the first is already in the group's
+   * transaction, so the whole group fails, as when its commit fails: nothing of it was answered
+   * yet, and none of it is kept.
+   */
+  async aloneThen(query: CompiledQuery, then: (result: QueryResult<unknown>) => CompiledQuery): Promise<QueryResult<unknown>> {
+    await this.#startable();
+    await this.#lock.acquire();
+    let result: QueryResult<unknown>;
+    let committed: Promise<void>;
+    try {
+      await this.#join();
+      result = run(this.#write(query.sql), query.parameters);
+      try {
+        const next = then(result);
+        run(this.#write(next.sql), next.parameters);
+      } catch (e) {
+        const group = this.#group!;
+        if (this.#writer.inTransaction) this.#write('rollback').run();
+        this.#fail(group, e);
+        throw e;
+      }
+      committed = this.#member(true);
+    } finally {
+      this.#lock.release();
+    }
+    await committed;
+    return result;
+  }
+
   #kindOf(sql: string): StatementKind {
     let kind = this.#kinds.get(sql);
     if (kind === undefined) {

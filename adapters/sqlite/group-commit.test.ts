@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql, type QueryResult } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommitKysely, GroupCommitSqliteDialect } from './group-commit.ts';
+import { WRITE_THEN, type WriteThen } from '../../engine/sql/write-then.ts';
 
 let dir: string;
 let file: string;
@@ -82,6 +83,30 @@ describe('SQLite group commit', () => {
     // Settings give Kysely's own builder, which runs on the same driver.
     await db.transaction().setAccessMode('read write').execute((trx) => trx.insertInto('t').values({ v: 'set' }).execute());
     expect(committedValues()).toEqual(['built', 'compiled', 'set']);
+  });
+
+  it('a write and the statement made from its result are kept together; when the second fails, its whole group fails', async () => {
+    const writeThen = (db as any)[WRITE_THEN] as WriteThen;
+    const write = (v: string) => db.insertInto('t').values({ v }).returning('v').compile();
+    const then = (suffix: string) => (r: QueryResult<unknown>) => db.insertInto('t').values({ v: `${(r.rows[0] as { v: string }).v}${suffix}` }).compile();
+    await writeThen(write('a'), then('+event'));
+    expect(committedValues()).toEqual(['a', 'a+event']);
+    // Sent together: b and c are one group; c's second statement fails (v is unique), so neither
+    // is kept. d's maker of its second statement throws: nothing of d is kept either.
+    const results = await Promise.allSettled([
+      db.executeQuery(db.insertInto('t').values({ v: 'b' }).compile()),
+      writeThen(write('c'), () => db.insertInto('t').values({ v: 'a' }).compile()),
+      writeThen(write('d'), () => {
+        throw new Error('no event for d');
+      }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(committedValues()).toEqual(['a', 'a+event']);
+    // The connection goes on; a failing first statement is undone alone, as any lone write.
+    await writeThen(write('e'), then('+event'));
+    await expect(writeThen(write('a'), then('never'))).rejects.toThrow(/UNIQUE/);
+    await insert('f');
+    expect(committedValues()).toEqual(['a', 'a+event', 'e', 'e+event', 'f']);
   });
 
   it('a read never sees a transaction still in progress', async () => {

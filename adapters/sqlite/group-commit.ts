@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { Kysely, SingleConnectionProvider, SqliteDialect, Transaction, TransactionBuilder, type CompiledQuery, type Driver, type QueryResult } from 'kysely';
 import { Connection } from './connection.ts';
+import { WRITE_THEN } from '../../engine/sql/write-then.ts';
 import { GroupCommitDriver, type GroupCommitStats } from './group-commit-driver.ts';
 
 /**
@@ -52,6 +53,15 @@ export class GroupCommitKysely extends Kysely<any> {
     if (this.#direct && queryId === undefined && 'sql' in query)
       return this.#dialect.alone(query) as Promise<QueryResult<R>>;
     return super.executeQuery<R>(query as CompiledQuery<R>, queryId);
+  }
+  /**
+   * A write and a statement made from its result, kept together (engine/sql/write-then.ts): a
+   * create and its event without a transaction, for the price of their two statements. Only
+   * without plugins, where the compiled statements are what runs.
+   */
+  get [WRITE_THEN]() {
+    if (!this.#direct) return undefined;
+    return (write: CompiledQuery, then: (result: QueryResult<unknown>) => CompiledQuery) => this.#dialect.driver.aloneThen(write, then);
   }
   /**
    * Every write of the engine is a transaction with its event (SPEC 9), so a transaction's own

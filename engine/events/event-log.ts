@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 
 /**
@@ -14,6 +14,11 @@ export interface EventLog {
    * nothing to read first is then one round trip, atomic without a transaction.
    */
   readonly inStatement?: boolean;
+  /**
+   * `append`'s statement for one event, compiled and not run: for a database handle that runs it
+   * right after its write, the two kept together (engine/sql/write-then.ts).
+   */
+  appendQuery?(t: TenantDb, db: Kysely<any>, event: NewEvent): CompiledQuery;
   /** Told after a write appended events outside `append` (eventOfWrite): the database may number them later. */
   written?(t: TenantDb): void;
   /** Brings 008's tables to this database's later layout (the engine migration 012-event-positions). */

@@ -1,5 +1,5 @@
-import { sql, type CreateTableBuilder, type Expression, type Kysely, type OperationNodeSource, type RawBuilder } from 'kysely';
-import { compiledByKey } from '../compiled-queries.ts';
+import { sql, type CompiledQuery, type CreateTableBuilder, type Expression, type Kysely, type OperationNodeSource, type RawBuilder } from 'kysely';
+import { compiledByKey, compiledQueriesByKey } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventOp, type EventPage, type EventQuery, type NewEvent } from './event-log.ts';
@@ -53,6 +53,7 @@ export const EVENT_ROW_COLUMNS = sql`(ord, at, collection, record_id, op, change
 
 /** Statements compiled once per key and database setup (the setup names the tenant's schema). */
 const compiled = compiledByKey(500);
+const appendQueries = compiledQueriesByKey(100);
 
 /** Events appended by one statement at most: a longer list goes in several, in order. */
 const EVENTS_PER_STATEMENT = 100;
@@ -62,6 +63,15 @@ const EVENTS_PER_STATEMENT = 100;
  * `ord` or without):
  * compiled once per number of events up to EVENTS_PER_STATEMENT.
  */
+/**
+ * `appender`'s statement for one event, given rather than run (EventLog.appendQuery): for a
+ * statement that runs right after its write (engine/sql/write-then.ts).
+ */
+export function appendQueryOf(withOrd: boolean, write: (t: TenantDb, rows: RawBuilder<unknown>, n: number) => RawBuilder<unknown>) {
+  return (t: TenantDb, db: Kysely<any>, event: NewEvent): CompiledQuery =>
+    appendQueries(db, 'append', (...p) => write(t, eventRows(1, p, withOrd), 1).compile(db), ...valuesOf([event]));
+}
+
 export function appender(withOrd: boolean, write: (t: TenantDb, rows: RawBuilder<unknown>, n: number) => RawBuilder<unknown>) {
   return async (t: TenantDb, trx: Kysely<any>, events: readonly NewEvent[]): Promise<void> => {
     for (let from = 0; from < events.length; from += EVENTS_PER_STATEMENT) {

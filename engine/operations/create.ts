@@ -2,12 +2,13 @@ import type { Kysely } from 'kysely';
 import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
-import { insertRow, insertRowWithEvent } from '../sql/record-writes.ts';
+import { insertRow, insertRowThen, insertRowWithEvent } from '../sql/record-writes.ts';
+import { writeThenOf } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
 import { inTransaction, notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
-import { appendEvent, createdFields, eventTime } from './events.ts';
+import { appendEvent, createdFields, eventOf, eventTime } from './events.ts';
 
 /** Under a parent path the link comes from the path; a different link in the body is a problem. */
 function withPathLink(body: unknown, parent: ParentScope | undefined): { body: unknown; problems: ProblemItem[] } {
@@ -36,25 +37,31 @@ export async function create(
   const links = sentLinks(resource, linked.body);
   // Nothing to look up first, and a database that writes the record and its event in one
   // statement: that statement is the transaction (a statement is atomic).
-  if (!parent && Object.keys(links).length === 0 && ctx.tenant.dialect.events.inStatement) {
-    const record = await insertChecked(ctx.tenant.db, ctx, resource, linked, [], true);
-    ctx.tenant.dialect.events.written?.(ctx.tenant);
+  const { events } = ctx.tenant.dialect;
+  if (!parent && Object.keys(links).length === 0 && events.inStatement) {
+    const record = await insertChecked(ctx.tenant.db, ctx, resource, linked, [], 'statement');
+    events.written?.(ctx.tenant);
     return record;
   }
+  // Or a database handle that runs the INSERT and then the event's statement, kept together,
+  // without a transaction's savepoint and its release (engine/sql/write-then.ts).
+  if (!parent && Object.keys(links).length === 0 && events.appendQuery && writeThenOf(ctx.tenant.db))
+    return insertChecked(ctx.tenant.db, ctx, resource, linked, [], 'then');
   // Otherwise its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
   // create with nothing to look up first is more than its INSERT alone. The caller's transaction
   // when there is one (an idempotency key's).
   return inTransaction(ctx.tenant.db, async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
-    const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links), false);
+    const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links), 'after');
     await appendEvent(trx, ctx, resource, 'create', record, createdFields(resource));
     return record;
   });
 }
 
 /**
- * Checks the body, then inserts it (`withEvent`: and appends its event in the same statement):
- * the problems found so far and the body's are reported together.
+ * Checks the body, then inserts it: the problems found so far and the body's are reported
+ * together. Its event: appended `after` it by the caller, in the INSERT's own `statement`, or
+ * by a statement run right after it, `then` (engine/sql/write-then.ts).
  */
 async function insertChecked(
   db: Kysely<any>,
@@ -62,7 +69,7 @@ async function insertChecked(
   resource: Resource,
   linked: { body: unknown; problems: ProblemItem[] },
   links: ProblemItem[],
-  withEvent: boolean,
+  event: 'after' | 'statement' | 'then',
 ): Promise<ApiRecord> {
   const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
   throwIfAny([...linked.problems, ...checked.problems, ...links]);
@@ -70,9 +77,16 @@ async function insertChecked(
   const t = now();
   // checked.value holds the schema's keys only. Not a spread: `{ ...a, b }` is slow on Node 20 (engine/http/headers.ts).
   const row = toRow(resource, ctx.tenant.dialect, Object.assign({}, checked.value as ApiRecord, { created: t.date, updated: t.timestamp, deleted: false }));
-  const inserted = withEvent
-    ? await insertRowWithEvent(ctx.tenant, db, resource, row, { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null })
-    : await insertRow(db, resource.name, row);
+  const { tenant } = ctx;
+  let made: ApiRecord | undefined; // the record `then` made its event of
+  const inserted =
+    event === 'statement'
+      ? await insertRowWithEvent(tenant, db, resource, row, { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null })
+      : event === 'then'
+        ? await insertRowThen(writeThenOf(db)!, db, resource.name, row, (r) =>
+            tenant.dialect.events.appendQuery!(tenant, db, eventOf(ctx, resource, 'create', (made = toRecord(resource, tenant.dialect, r)), createdFields(resource))),
+          )
+        : await insertRow(db, resource.name, row);
   if (!inserted) throw new EngineError('internal', 'The INSERT returned no row.');
-  return toRecord(resource, ctx.tenant.dialect, inserted);
+  return made ?? toRecord(resource, ctx.tenant.dialect, inserted);
 }

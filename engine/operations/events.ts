@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { EventOp } from '../events/event-log.ts';
+import type { EventOp, NewEvent } from '../events/event-log.ts';
 import type { Resource } from '../registry.ts';
 import type { ApiRecord } from '../records.ts';
 import type { OperationContext } from './context.ts';
@@ -19,10 +19,19 @@ export function appendEvent(
   changed: readonly string[],
 ): Promise<void> {
   const { tenant } = ctx;
-  return tenant.dialect.events.append(tenant, trx, [
-    { collection: resource.name, id: record.id as number, op, changed, record: JSON.stringify(record), user: ctx.user ?? null, at: eventTime(ctx) },
-  ]);
+  return tenant.dialect.events.append(tenant, trx, [eventOf(ctx, resource, op, record, changed)]);
 }
+
+/** The event of a write: `record` as after the change. */
+export const eventOf = (ctx: OperationContext, resource: Resource, op: EventOp, record: ApiRecord, changed: readonly string[]): NewEvent => ({
+  collection: resource.name,
+  id: record.id as number,
+  op,
+  changed,
+  record: JSON.stringify(record),
+  user: ctx.user ?? null,
+  at: eventTime(ctx),
+});
 
 /** The collection's own fields (not the system ones) whose value differs between two versions of a record. */
 export const changedFields = (resource: Resource, before: ApiRecord | undefined, after: ApiRecord): string[] =>

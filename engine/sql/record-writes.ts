@@ -1,6 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
-import { compiledByKey } from '../compiled-queries.ts';
+import { compiledByKey, compiledQueriesByKey } from '../compiled-queries.ts';
+import type { WriteThen } from './write-then.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
 import type { Resource } from '../registry.ts';
@@ -16,15 +17,39 @@ const writes = compiledByKey(500);
 /** The columns' placeholders as a row object, for a builder's values() or set(). */
 const rowOf = (columns: readonly string[], placeholders: readonly unknown[]) => Object.fromEntries(columns.map((c, i) => [c, placeholders[i]]));
 
-export async function insertRow(db: Kysely<any>, table: string, row: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+const insertQueries = compiledQueriesByKey(500);
+
+const insertQuery = (db: Kysely<any>, table: string, row: Record<string, unknown>) => {
   const columns = Object.keys(row);
-  const { rows } = await writes<Record<string, unknown>>(
+  return insertQueries<Record<string, unknown>>(
     db,
     `insert\0${table}\0${columns.join('\0')}`,
     (...p) => db.insertInto(table).values(rowOf(columns, p)).returningAll().compile(),
     ...columns.map((c) => row[c]),
   );
-  return rows[0];
+};
+
+export async function insertRow(db: Kysely<any>, table: string, row: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+  return (await db.executeQuery(insertQuery(db, table, row))).rows[0];
+}
+
+/**
+ * insertRow, and right after it the statement `then` makes from the inserted row, the two kept
+ * together (engine/sql/write-then.ts): a create and its event.
+ */
+export async function insertRowThen(
+  writeThen: WriteThen,
+  db: Kysely<any>,
+  table: string,
+  row: Record<string, unknown>,
+  then: (inserted: Record<string, unknown>) => CompiledQuery,
+): Promise<Record<string, unknown> | undefined> {
+  const { rows } = await writeThen(insertQuery(db, table, row), (result) => {
+    const inserted = result.rows[0] as Record<string, unknown> | undefined;
+    if (!inserted) throw new Error('The INSERT returned no row.');
+    return then(inserted);
+  });
+  return rows[0] as Record<string, unknown> | undefined;
 }
 
 /**

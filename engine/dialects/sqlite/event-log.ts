@@ -1,7 +1,7 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { compiledOnce } from '../../compiled-queries.ts';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { appender, appendQueryOf, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
 
 /**
  * The highest seq ever given, which AUTOINCREMENT keeps in sqlite_sequence: unlike max(seq), it
@@ -9,17 +9,23 @@ import { appender, createEventsTable, pageReader, sweepEvents } from '../../even
  */
 export const highestSeqSql = () => sql<number>`coalesce((select seq from sqlite_sequence where name = ${sql.lit(EVENTS_TABLE)}), 0)`;
 
+/** The feed's INSERT of event rows (event-sql.ts's VALUES list). */
+const insertEvents = (_t: unknown, rows: RawBuilder<unknown>) =>
+  sql`insert into ${sql.table(EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username) ${rows}`;
+
 /**
  * SQLite's change feed. A database has one writer at a time (group commit runs every write of a
- * file in one connection, each in its savepoint), and each write inserts its events last in its
- * savepoint: seq order (AUTOINCREMENT, never reused, also after retention) is commit order.
+ * file in one connection, each in its savepoint, or a create and its event back to back), and
+ * each write inserts its events last: seq order (AUTOINCREMENT, never reused, also after
+ * retention) is commit order.
  */
 export const sqliteEvents: EventLog = {
   async createTables(db: Kysely<any>) {
     await createEventsTable(db, (table) => table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()));
   },
   // A VALUES list is inserted in its order: seqs follow the order given.
-  append: appender(false, (_t, rows) => sql`insert into ${sql.table(EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username) ${rows}`),
+  append: appender(false, insertEvents),
+  appendQuery: appendQueryOf(false, insertEvents),
   read: pageReader(highestSeqSql),
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
   sweep: sweepEvents,
