@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { dialectOf } from './dialects/index.ts';
 import type { TenantDb } from './dialects/types.ts';
-import { TenantState } from './tenant-state.ts';
+import { OUTSIDE, TenantState } from './tenant-state.ts';
 
 export interface TenantDbOptions {
   /** Names the database in migration locks and error messages (default `default`). */
@@ -26,5 +26,8 @@ export function tenantDb(db: Kysely<any>, options: TenantDbOptions = {}): Tenant
   if (!schemas) bound.set(db, (schemas = new Map()));
   let b = schemas.get(schema ?? '');
   if (!b) schemas.set(schema ?? '', (b = { db: schema === undefined ? db : dialect.bindSchema(db, schema), state: new TenantState() }));
-  return schema === undefined ? { key, db: b.db, dialect, state: b.state } : { key, db: b.db, dialect, schema, state: b.state };
+  const t: TenantDb = schema === undefined ? { key, db: b.db, dialect, state: b.state } : { key, db: b.db, dialect, schema, state: b.state };
+  b.state.get(OUTSIDE, () => t);
+  return t;
 }
+

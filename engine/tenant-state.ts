@@ -1,3 +1,5 @@
+import type { TenantDb } from './dialects/types.ts';
+
 /**
  * What the engine keeps about one tenant database between requests: its cursors (the sweep's
  * schedule, the process cache's share), what its snapshots learned. One per database (and
@@ -13,4 +15,17 @@ export class TenantState {
     if (value === undefined) this.#slots.set(slot, (value = make()));
     return value;
   }
+}
+
+/** The slot of a tenant's state holding a TenantDb of it that is not a transaction (tenantDb() keeps it). */
+export const OUTSIDE = {};
+
+/**
+ * The database outside any transaction: `t` itself, or, for a TenantDb whose `db` is a
+ * transaction (a keyed write's, a batch's), the one tenantDb() made; undefined when there is none.
+ * For work that runs after the transaction has ended.
+ */
+export function outsideTransactions(t: TenantDb): TenantDb | undefined {
+  if (!t.db.isTransaction) return t;
+  return t.state.get<TenantDb | undefined>(OUTSIDE, () => undefined);
 }

@@ -6,7 +6,7 @@ import type { OperationContext } from '../engine/operations/context.ts';
 import { create } from '../engine/operations/create.ts';
 import { softDelete } from '../engine/operations/soft-delete.ts';
 import { patch, replace } from '../engine/operations/update.ts';
-import { describeEachDatabase, M, type Harness } from './support/harness.ts';
+import { BASE, describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { tableRef } from '../engine/dialects/table-ref.ts';
 import { expectProblem, makeNote, makeWorkOrder, RFC3339_UTC, WORK_ORDER } from './support/fixtures.ts';
 
@@ -197,10 +197,20 @@ describeEachDatabase('each write appends its event in its transaction', (h) => {
     const t = await tenantOf(h());
     const unnumbered = async () =>
       Number((await sql<{ n: unknown }>`select count(*) as n from ${tableRef(t, 'mrs_events')} where seq is null`.execute(t.db)).rows[0]!.n);
+    const settled = async () => {
+      // SQLite numbers them as it writes them; PostgreSQL soon after (dialects/postgres/event-log.ts).
+      for (let i = 0; i < 100 && (await unnumbered()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      return unnumbered();
+    };
     await makeWorkOrder(h());
     await h().patch(`${M}/work_orders/${(await makeWorkOrder(h())).id}`, { priority: 2 });
-    // SQLite numbers them as it writes them; PostgreSQL soon after (dialects/postgres/event-log.ts).
-    for (let i = 0; i < 100 && (await unnumbered()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await unnumbered()).toBe(0);
+    expect(await settled()).toBe(0);
+    // Also writes made in a transaction of their own: a keyed one, a batch.
+    const keyed = await h().request('POST', `${M}/work_orders`, { body: WORK_ORDER, headers: { 'idempotency-key': 'numbered-soon' } });
+    expect(keyed.status, keyed.text).toBe(201);
+    expect(await settled()).toBe(0);
+    const batch = await h().request('POST', `${BASE}/batch`, { body: { operations: [{ method: 'POST', path: '/maintenance/work_orders', body: WORK_ORDER }] } });
+    expect(batch.status, batch.text).toBe(200);
+    expect(await settled()).toBe(0);
   });
 });

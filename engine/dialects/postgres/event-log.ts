@@ -5,6 +5,7 @@ import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
 import { appender, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
+import { outsideTransactions } from '../../tenant-state.ts';
 
 /** The tenant's one-row counter of seqs: the highest seq given. */
 const COUNTER = 'mrs_event_counter';
@@ -81,8 +82,10 @@ export const NUMBER_AFTER_MS = 100;
  * would then take every one of them at once. Readers number what is left; a failure here only
  * leaves that to them.
  */
-function numberSoon(t: TenantDb): void {
-  if (t.db.isTransaction) return; // the write's own transaction: gone by then
+function numberSoon(written: TenantDb): void {
+  // Not in the write's own transaction (a keyed write's, a batch's): it is gone by then.
+  const t = outsideTransactions(written);
+  if (!t) return;
   const state = t.state.get(numberSoon, () => ({ due: false }));
   if (state.due) return;
   state.due = true;
