@@ -86,12 +86,27 @@ function numberSoon(written: TenantDb): void {
   // Not in the write's own transaction (a keyed write's, a batch's): it is gone by then.
   const t = outsideTransactions(written);
   if (!t) return;
-  const state = t.state.get(numberSoon, () => ({ due: false }));
-  if (state.due) return;
-  state.due = true;
+  const state = t.state.get(numberSoon, () => ({ scheduled: false, running: false, again: false }));
+  if (state.scheduled) return;
+  // One numbering at a time from here: others started beside it would only lose to it and run
+  // again, each reading what it reads. Writes meanwhile get one more after it.
+  if (state.running) {
+    state.again = true;
+    return;
+  }
+  state.scheduled = true;
   const timer = setTimeout(() => {
-    state.due = false;
-    numberEvents(t).catch(() => {});
+    state.scheduled = false;
+    state.running = true;
+    numberEvents(t)
+      .catch(() => {})
+      .finally(() => {
+        state.running = false;
+        if (state.again) {
+          state.again = false;
+          numberSoon(t);
+        }
+      });
   }, NUMBER_AFTER_MS);
   (timer as { unref?: () => void }).unref?.();
 }
@@ -102,15 +117,20 @@ const readPage = pageReader((t) => sql<number>`(select seq from ${tableRef(t, CO
  * CTEs numbering the events the statement's snapshot shows unnumbered (see postgresEvents), for
  * a statement of its own or inside another (a search's snapshot). With `numberedHighest`.
  */
-export const numbering = (t: TenantDb): RawBuilder<unknown> => {
+export const numbering = (t: TenantDb, limit?: number): RawBuilder<unknown> => {
   const counter = tableRef(t, COUNTER);
   const events = tableRef(t, EVENTS_TABLE);
+  // The unnumbered ones through their partial index, in pos order (a LIMIT keeps the planner on
+  // it whatever its statistics say); the rows to number by ctid, which the ANY(...) makes a TID
+  // scan: a join the planner costed from stale statistics read the whole table instead, in
+  // every numbering.
   return sql`mrs_c0 as materialized (select seq as c from ${counter}),
-    mrs_p as materialized (select ctid as tid, row_number() over (order by pos) as rn from ${events} where seq is null),
+    mrs_p as materialized (select ctid as tid, row_number() over (order by pos) as rn from ${events} where seq is null
+      order by pos${limit === undefined ? sql`` : sql` limit ${sql.lit(limit)}`}),
     mrs_cu as (update ${counter} set seq = seq + (select count(*) from mrs_p)
       where seq = (select c from mrs_c0) and exists (select 1 from mrs_p) returning seq),
     mrs_eu as (update ${events} as e set seq = (select c from mrs_c0) + mrs_p.rn from mrs_p
-      where e.ctid = mrs_p.tid and exists (select 1 from mrs_cu) returning 1)`;
+      where e.ctid = any (array(select tid from mrs_p)) and e.ctid = mrs_p.tid and exists (select 1 from mrs_cu) returning 1)`;
 };
 
 /**
@@ -123,8 +143,13 @@ export const numberedHighest = sql<number | null>`(case when not exists (select 
 /** Compiled once per database setup (the setup names the tenant's schema). */
 const compiled = compiledByKey(10);
 
+/** Events one numbering statement of its own takes at most: each stays short; the rest go in the next. */
+const NUMBER_BATCH = 5000;
+
 const numberStatement = (t: TenantDb) =>
-  compiled<{ highest: unknown }>(t.db, 'number', () => sql`with ${numbering(t)} select ${numberedHighest} as highest`.compile(t.db));
+  compiled<{ highest: unknown; numbered: unknown }>(t.db, 'number', () =>
+    sql`with ${numbering(t, NUMBER_BATCH)} select ${numberedHighest} as highest, (select count(*) from mrs_p) as numbered`.compile(t.db),
+  );
 
 /** Times a numbering is run again after losing to another before giving up (each loss is another's progress). */
 export const NUMBERING_TRIES = 100;
@@ -135,9 +160,11 @@ export const numberingLost = () =>
 
 /** Numbers the events committed and not numbered yet; returns the highest seq. */
 async function numberEvents(t: TenantDb): Promise<number> {
-  for (let i = 0; i < NUMBERING_TRIES; i++) {
-    const highest = (await numberStatement(t)).rows[0]?.highest;
-    if (highest !== null && highest !== undefined) return Number(highest);
+  for (let lost = 0; lost < NUMBERING_TRIES; ) {
+    const row = (await numberStatement(t)).rows[0];
+    const highest = row?.highest;
+    if (highest === null || highest === undefined) lost++;
+    else if (Number(row!.numbered) < NUMBER_BATCH) return Number(highest);
   }
   throw numberingLost();
 }
