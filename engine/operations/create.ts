@@ -3,7 +3,7 @@ import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
 import { insertRow, insertRowThen, insertRowWithEvent } from '../sql/record-writes.ts';
-import { writeThenOf } from '../sql/write-then.ts';
+import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
@@ -45,8 +45,8 @@ export async function create(
   }
   // Or a database handle that runs the INSERT and then the event's statement, kept together,
   // without a transaction's savepoint and its release (engine/sql/write-then.ts).
-  if (!parent && Object.keys(links).length === 0 && events.appendQuery && writeThenOf(ctx.tenant.db))
-    return insertChecked(ctx.tenant.db, ctx, resource, linked, [], 'then');
+  const writeThen = !parent && Object.keys(links).length === 0 && events.appendQuery ? writeThenOf(ctx.tenant.db) : undefined;
+  if (writeThen) return insertChecked(ctx.tenant.db, ctx, resource, linked, [], writeThen);
   // Otherwise its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
   // create with nothing to look up first is more than its INSERT alone. The caller's transaction
   // when there is one (an idempotency key's).
@@ -61,7 +61,7 @@ export async function create(
 /**
  * Checks the body, then inserts it: the problems found so far and the body's are reported
  * together. Its event: appended `after` it by the caller, in the INSERT's own `statement`, or
- * by a statement run right after it, `then` (engine/sql/write-then.ts).
+ * by a statement the given WriteThen runs right after it (engine/sql/write-then.ts).
  */
 async function insertChecked(
   db: Kysely<any>,
@@ -69,7 +69,7 @@ async function insertChecked(
   resource: Resource,
   linked: { body: unknown; problems: ProblemItem[] },
   links: ProblemItem[],
-  event: 'after' | 'statement' | 'then',
+  event: 'after' | 'statement' | WriteThen,
 ): Promise<ApiRecord> {
   const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
   throwIfAny([...linked.problems, ...checked.problems, ...links]);
@@ -82,8 +82,8 @@ async function insertChecked(
   const inserted =
     event === 'statement'
       ? await insertRowWithEvent(tenant, db, resource, row, { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null })
-      : event === 'then'
-        ? await insertRowThen(writeThenOf(db)!, db, resource.name, row, (r) =>
+      : typeof event === 'function'
+        ? await insertRowThen(event, db, resource.name, row, (r) =>
             tenant.dialect.events.appendQuery!(tenant, db, eventOf(ctx, resource, 'create', (made = toRecord(resource, tenant.dialect, r)), createdFields(resource))),
           )
         : await insertRow(db, resource.name, row);

@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
-import { compiledByKey, compiledQueriesByKey } from '../compiled-queries.ts';
+import { compiledQueriesByKey } from '../compiled-queries.ts';
 import type { WriteThen } from './write-then.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
@@ -12,16 +12,16 @@ import { recordJsonOf } from './records-json.ts';
  * (a PATCH writes the fields it was sent), so building the query is paid once per shape, not
  * per write. Both return the whole row.
  */
-const writes = compiledByKey(500);
+const queries = compiledQueriesByKey(500);
+const writes = <R>(db: Kysely<any>, key: string, build: (...p: any[]) => CompiledQuery<R>, ...args: readonly unknown[]) =>
+  db.executeQuery<R>(queries(db, key, build, ...args));
 
 /** The columns' placeholders as a row object, for a builder's values() or set(). */
 const rowOf = (columns: readonly string[], placeholders: readonly unknown[]) => Object.fromEntries(columns.map((c, i) => [c, placeholders[i]]));
 
-const insertQueries = compiledQueriesByKey(500);
-
 const insertQuery = (db: Kysely<any>, table: string, row: Record<string, unknown>) => {
   const columns = Object.keys(row);
-  return insertQueries<Record<string, unknown>>(
+  return queries<Record<string, unknown>>(
     db,
     `insert\0${table}\0${columns.join('\0')}`,
     (...p) => db.insertInto(table).values(rowOf(columns, p)).returningAll().compile(),
