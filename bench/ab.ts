@@ -38,7 +38,7 @@ if (!dirA || !dirB) {
 const rounds = Number(roundsArg ?? 3);
 const BASE = '/v4_server/external/v1';
 const path = pathArg ?? '/maintenance/work_orders/12345';
-const port = 18390;
+const port = Number(process.env.AB_PORT ?? 18390); // AB_PORT: two A/Bs at once need two ports
 const origin = `http://127.0.0.1:${port}`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
