@@ -14,7 +14,7 @@
  * node_modules into its own node_modules folder (not the folder itself: the compiled build's
  * cache lives there). BENCH_SECONDS sets each run's length (default 5), AB_CONNECTIONS the load's
  * concurrent connections (default 50; 1 measures a lone client's latency). POST and PATCH paths
- * take AB_METHOD and AB_BODY. AB_DATABASE=postgres serves each side from a fresh PostgreSQL
+ * take AB_METHOD and AB_BODY; AB_PORT sets the port (default 18390). AB_DATABASE=postgres serves each side from a fresh PostgreSQL
  * database (TEST_DATABASE_URL's server, dropped afterwards) instead of SQLite; CPU per request
  * then counts the server process only, not PostgreSQL's. Each side has a database of its own,
  * created, migrated and seeded (the same deterministic rows) by its own checkout, so a change
