@@ -63,6 +63,12 @@ export interface Dialect {
    * writer holds the whole database for its transaction (SQLite), there is nothing to take: true.
    */
   tryLock(trx: Kysely<any>, key: string): Promise<boolean>;
+  /**
+   * tryLock as an expression of a statement, held until the statement's own transaction ends:
+   * for a write that claims its Idempotency-Key in its own statement (engine/idempotency/).
+   * Left out where a statement cannot write several tables anyway (SQLite).
+   */
+  lockInStatement?(key: unknown): RawBuilder<boolean>;
   /** The database's part in the engine's own migrations. */
   readonly migrationSteps: MigrationSteps;
   /** `db` with its tables in `schema`; throws where the database has no schemas. */

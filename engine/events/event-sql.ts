@@ -99,12 +99,28 @@ export function eventOfWrite(
   t: TenantDb,
   write: OperationNodeSource,
   recordJson: Expression<string>,
-  e: { at: unknown; collection: string; op: EventOp; changed: unknown; user: unknown },
+  e: WrittenEvent,
 ): RawBuilder<Record<string, unknown>> {
-  return sql`with w as (${write}),
-    e as (insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)
-      select cast(${e.at} as text), ${sql.lit(e.collection)}, w.id, ${sql.lit(e.op)}, cast(${e.changed} as text), ${recordJson}, cast(${e.user} as text) from w)
-    select * from w`;
+  return sql`with w as (${write}), e as (${eventInsertFrom(t, 'w', recordJson, e)}) select * from w`;
+}
+
+/** What eventOfWrite's event takes besides the record: values, or placeholders for them. */
+export interface WrittenEvent {
+  readonly at: unknown;
+  readonly collection: string;
+  readonly op: EventOp;
+  readonly changed: unknown;
+  readonly user: unknown;
+}
+
+/**
+ * The INSERT of the event of a record written in the same statement: one row per row of `from`
+ * (a CTE holding the written rows, with their `id`), the record's JSON `recordJson` (written
+ * from `from`'s columns). No seq (see eventOfWrite).
+ */
+export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expression<string>, e: WrittenEvent): RawBuilder<unknown> {
+  return sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)
+      select cast(${e.at} as text), ${sql.lit(e.collection)}, ${sql.ref(`${from}.id`)}, ${sql.lit(e.op)}, cast(${e.changed} as text), ${recordJson}, cast(${e.user} as text) from ${sql.table(from)}`;
 }
 
 /**

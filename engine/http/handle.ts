@@ -1,6 +1,6 @@
 import type { CursorSettings } from '../cursor/index.ts';
 import { EngineError, valueOf } from '../errors.ts';
-import { create } from '../operations/create.ts';
+import { create, createClaimed } from '../operations/create.ts';
 import type { OperationContext, ParentScope } from '../operations/context.ts';
 import { list } from '../operations/list.ts';
 import { read, readJson, requireParent } from '../operations/read.ts';
@@ -14,7 +14,7 @@ import { versionOf, type ApiRecord } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
-import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
+import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type Claim, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
@@ -138,13 +138,18 @@ async function keyed(
   target: 'record' | 'parent' | 'none',
   ifMatch: { condition?: Condition; error?: EngineError },
   write: (ctx: OperationContext, body: unknown) => Promise<KeptAnswer>,
+  oneStatement?: (body: unknown, claim: Claim) => Promise<KeptAnswer | undefined>,
 ): Promise<Response> {
   const key = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
   const sent = await body(call, target, ifMatch, key instanceof EngineError ? key : undefined);
   if (key === undefined || key instanceof EngineError) return respond(call, await write(call.ctx, sent));
   const request = { owner: call.ctx.user ?? '', key, fingerprint: await fingerprintOf(call.req.method, call.url.pathname, sent) };
-  const outcome = await withIdempotencyKey(call.ctx.tenant, call.deps.idempotency, request, (trx) =>
-    write(Object.assign({}, call.ctx, { tenant: Object.assign({}, call.ctx.tenant, { db: trx }) }), sent),
+  const outcome = await withIdempotencyKey(
+    call.ctx.tenant,
+    call.deps.idempotency,
+    request,
+    (trx) => write(Object.assign({}, call.ctx, { tenant: Object.assign({}, call.ctx.tenant, { db: trx }) }), sent),
+    oneStatement && ((claim) => oneStatement(sent, claim)),
   );
   return respond(call, outcome.answer, outcome.replayed);
 }
@@ -181,7 +186,14 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
       return new Response(null, { status: 304, headers: joinHeaders(call.headers, etag) });
     return replyJson(call, found.json, 200, etag);
   },
-  create: (call) => keyed(call, 'none', {}, async (ctx, sent) => created(call, await create(ctx, call.resource, sent))),
+  create: (call) =>
+    keyed(
+      call,
+      'none',
+      {},
+      async (ctx, sent) => created(call, await create(ctx, call.resource, sent)),
+      (sent, claim) => createClaimed(call.ctx, call.resource, sent, claim, locationPrefix(call)),
+    ),
   childCreate: (call) => keyed(call, 'parent', {}, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
   replace: replaceResponse,
   patch: patchResponse,
@@ -193,8 +205,8 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
   },
 };
 
-const created = (call: Call, record: ApiRecord): KeptAnswer =>
-  answerOf(201, record, `${call.deps.basePath}/maintenance/${call.resource.name}/${record.id}`);
+const locationPrefix = (call: Call) => `${call.deps.basePath}/maintenance/${call.resource.name}/`;
+const created = (call: Call, record: ApiRecord): KeptAnswer => answerOf(201, record, `${locationPrefix(call)}${record.id}`);
 
 async function listResponse(call: Call): Promise<Response> {
   const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);

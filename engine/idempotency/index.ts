@@ -3,10 +3,10 @@ import type { TenantDb } from '../dialects/types.ts';
 import { EngineError, isEngineError } from '../errors.ts';
 import { problemBody } from '../http/problem.ts';
 import type { KeyedRequest } from './key.ts';
-import { findKept, forget, keep, sweep, type KeptAnswer } from './store.ts';
+import { findKept, forget, keep, sweep, type Claim, type KeptAnswer } from './store.ts';
 
 export { fingerprintOf, parseIdempotencyKey, type KeyedRequest } from './key.ts';
-export type { KeptAnswer } from './store.ts';
+export type { Claim, KeptAnswer } from './store.ts';
 
 export interface IdempotencySettings {
   /** How long an answer is kept. */
@@ -46,18 +46,28 @@ const keepable = (e: EngineError) => e.status < 500 && e.status !== 429;
  * together or not at all. A later request with the key and the same fingerprint gets the kept
  * answer; another fingerprint is 422; a request with the key still running is 409, in this
  * process (its set) or another (the database's lock, held until the claiming transaction ends).
+ * `oneStatement`, where given, is tried first: the write with the key's claim in one statement.
  */
 export async function withIdempotencyKey(
   tenant: TenantDb,
   settings: IdempotencySettings,
   req: KeyedRequest,
   run: (trx: Kysely<any>) => Promise<KeptAnswer>,
+  oneStatement?: (claim: Claim) => Promise<KeptAnswer | undefined>,
 ): Promise<Outcome> {
   const name = JSON.stringify(['mrs-idempotency', tenant.key, req.owner, req.key]);
   if (inFlight.has(name)) throw inFlightError();
   inFlight.add(name);
   try {
     await sweepSometimes(tenant, settings);
+    // A write that can claim the key in its own statement: one round trip instead of a
+    // transaction of several. When it did not (the key not free, or any failure: the statement
+    // wrote nothing), the transaction below carries the request out or answers for the key as
+    // it would have anyway: a replay, 409, 422, or the error kept.
+    if (oneStatement) {
+      const answer = await oneStatement({ ...req, lock: name, expiresAt: settings.now() + settings.ttlMs }).catch(() => undefined);
+      if (answer) return { answer, replayed: false };
+    }
     return await tenant.db.transaction().execute(async (trx) => {
       if (!(await tenant.dialect.tryLock(trx, name))) throw inFlightError();
       const kept = await findKept(trx, req);

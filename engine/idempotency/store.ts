@@ -1,5 +1,7 @@
-import type { Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import { compiledOnce } from '../compiled-queries.ts';
+import { tableRef } from '../dialects/table-ref.ts';
+import type { TenantDb } from '../dialects/types.ts';
 import type { KeyedRequest } from './key.ts';
 
 /** An answer as kept for a key: what a replay sends again. */
@@ -63,3 +65,38 @@ export async function keep(db: Kysely<any>, req: KeyedRequest, answer: KeptAnswe
 export async function sweep(db: Kysely<any>, now: number): Promise<void> {
   await db.deleteFrom(TABLE).where('expires_at', '<=', now).execute();
 }
+
+/**
+ * A key to claim inside a write's own statement: the lock that marks it in flight, what the
+ * request asked, and until when its answer is kept.
+ */
+export interface Claim extends KeyedRequest {
+  readonly lock: string;
+  readonly expiresAt: number;
+}
+
+/** The claim's values as a statement's parameters (or placeholders): `claimable` and `keepFrom` take them. */
+export type ClaimParams = { readonly [K in keyof Claim]: unknown };
+
+/**
+ * Whether the statement may write: the key's lock taken without waiting, and no answer kept for
+ * the key (expired or not: the transaction path forgets expired ones). The statement's snapshot
+ * may predate a claim committed just before its lock was taken; then its own kept answer's
+ * INSERT meets that claim's row and the whole statement fails, nothing written.
+ */
+export const claimable = (t: TenantDb, c: ClaimParams): RawBuilder<boolean> =>
+  sql<boolean>`${t.dialect.lockInStatement!(c.lock)} and not exists (select 1 from ${tableRef(t, TABLE)} where owner = ${c.owner} and key = ${c.key})`;
+
+/**
+ * The kept answer's INSERT, one per row of `from` (the statement's written row), the answer's
+ * parts written from its columns; it returns them, what the request answers.
+ */
+export const keepFrom = (
+  t: TenantDb,
+  c: ClaimParams,
+  from: string,
+  answer: { status: unknown; body: Expression<string>; location: Expression<string>; etag: Expression<string> },
+): RawBuilder<KeptAnswer> =>
+  sql<KeptAnswer>`insert into ${tableRef(t, TABLE)} (owner, key, fingerprint, status, body, location, etag, expires_at)
+    select ${c.owner}, ${c.key}, ${c.fingerprint}, ${answer.status}, ${answer.body}, ${answer.location}, ${answer.etag}, ${c.expiresAt} from ${sql.table(from)}
+    returning status, body, location, etag`;

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
-import { insertRow, insertRowThen, insertRowWithEvent } from '../sql/record-writes.ts';
+import type { Claim, KeptAnswer } from '../idempotency/store.ts';
+import { insertRow, insertRowClaimed, insertRowThen, insertRowWithEvent } from '../sql/record-writes.ts';
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
@@ -71,12 +72,7 @@ async function insertChecked(
   links: ProblemItem[],
   event: 'after' | 'statement' | WriteThen,
 ): Promise<ApiRecord> {
-  const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
-  throwIfAny([...linked.problems, ...checked.problems, ...links]);
-  if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
-  const t = now();
-  // checked.value holds the schema's keys only. Not a spread: `{ ...a, b }` is slow on Node 20 (engine/http/headers.ts).
-  const row = toRow(resource, ctx.tenant.dialect, Object.assign({}, checked.value as ApiRecord, { created: t.date, updated: t.timestamp, deleted: false }));
+  const row = checkedRow(ctx, resource, linked, links);
   const { tenant } = ctx;
   let made: ApiRecord | undefined; // the record `then` made its event of
   const inserted =
@@ -89,4 +85,39 @@ async function insertChecked(
         : await insertRow(db, resource.name, row);
   if (!inserted) throw new EngineError('internal', 'The INSERT returned no row.');
   return made ?? toRecord(resource, ctx.tenant.dialect, inserted);
+}
+
+/** The body checked (the problems found so far and the body's reported together), as the row to insert. */
+function checkedRow(ctx: OperationContext, resource: Resource, linked: { body: unknown; problems: ProblemItem[] }, links: ProblemItem[]): Record<string, unknown> {
+  const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
+  throwIfAny([...linked.problems, ...checked.problems, ...links]);
+  if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
+  const t = now();
+  // checked.value holds the schema's keys only. Not a spread: `{ ...a, b }` is slow on Node 20 (engine/http/headers.ts).
+  return toRow(resource, ctx.tenant.dialect, Object.assign({}, checked.value as ApiRecord, { created: t.date, updated: t.timestamp, deleted: false }));
+}
+
+/**
+ * A create with an Idempotency-Key, the key claimed in the create's own statement with the
+ * answer kept for it (record, event and key: one round trip, atomic without a transaction), on
+ * a database that can (EventLog.inStatement, Dialect.lockInStatement) when the create has nothing
+ * to look up first. Undefined when not done, nothing written: it cannot be one statement here, or
+ * the key is not free (in flight elsewhere, or answered before); the caller's transaction then
+ * carries the request out or answers for the key (engine/idempotency/).
+ */
+export async function createClaimed(
+  ctx: OperationContext,
+  resource: Resource,
+  body: unknown,
+  claim: Claim,
+  locationPrefix: string,
+): Promise<KeptAnswer | undefined> {
+  const { tenant } = ctx;
+  if (!tenant.dialect.events.inStatement || !tenant.dialect.lockInStatement) return undefined;
+  if (Object.keys(sentLinks(resource, body)).length > 0) return undefined;
+  const row = checkedRow(ctx, resource, { body, problems: [] }, []);
+  const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
+  const kept = await insertRowClaimed(tenant, tenant.db, resource, row, event, claim, { status: 201, locationPrefix });
+  if (kept) tenant.dialect.events.written?.(tenant);
+  return kept;
 }

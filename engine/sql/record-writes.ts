@@ -3,7 +3,9 @@ import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledQueriesByKey } from '../compiled-queries.ts';
 import type { WriteThen } from './write-then.ts';
 import type { TenantDb } from '../dialects/types.ts';
-import { eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
+import { eventInsertFrom, eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
+import { tableRef } from '../dialects/table-ref.ts';
+import { claimable, keepFrom, type Claim, type KeptAnswer } from '../idempotency/store.ts';
 import type { Resource } from '../registry.ts';
 import { recordJsonOf } from './records-json.ts';
 
@@ -79,6 +81,60 @@ export async function insertRowWithEvent(
     event.user,
   );
   return rows[0];
+}
+
+/**
+ * insertRowWithEvent with an Idempotency-Key's claim in the same statement (Dialect.lockInStatement):
+ * the row is inserted only when the key is claimable, and the answer kept for the key (status,
+ * the record's JSON, its Location and ETag) is written from the inserted row, so the record, its
+ * event and its key commit together or none of them, in one round trip. Undefined when the key
+ * was not free (in flight elsewhere, or an answer kept): nothing was written.
+ */
+export async function insertRowClaimed(
+  t: TenantDb,
+  db: Kysely<any>,
+  resource: Resource,
+  row: Record<string, unknown>,
+  event: WriteEvent,
+  claim: Claim,
+  answer: { readonly status: number; readonly locationPrefix: string },
+): Promise<KeptAnswer | undefined> {
+  const table = resource.name;
+  const columns = Object.keys(row);
+  const version = sql.ref(`j.${VERSION_COLUMN}`);
+  const { rows } = await writes<KeptAnswer>(
+    db,
+    `insert+event+claim\0${table}\0${columns.join('\0')}`,
+    (...p) => {
+      const [at, changed, user, lock, owner, key, fingerprint, expiresAt, status, locationPrefix] = p.slice(columns.length);
+      const c = { lock, owner, key, fingerprint, expiresAt };
+      // INSERT ... SELECT, for its WHERE: PostgreSQL types the parameters from the columns, as for VALUES.
+      return sql<KeptAnswer>`with w as (insert into ${tableRef(t, table)} (${sql.join(columns.map((name) => sql.ref(name)))})
+          select ${sql.join(p.slice(0, columns.length))} where ${claimable(t, c)} returning *),
+        j as (select w.id, ${sql.ref(`w.${VERSION_COLUMN}`)}, ${recordJsonOf(t.dialect, resource, 'w')} as json from w),
+        e as (${eventInsertFrom(t, 'j', sql.ref('j.json'), { at, collection: table, op: 'create', changed, user })}),
+        k as (${keepFrom(t, c, 'j', {
+          status,
+          body: sql.ref('j.json'),
+          location: sql`cast(${locationPrefix} as text) || j.id`,
+          etag: sql`'"' || ${version} || '"'`, // etagOf (engine/http/conditional.ts)
+        })})
+        select status, body, location, etag from k`.compile(db);
+    },
+    ...columns.map((c) => row[c]),
+    event.at,
+    JSON.stringify(event.changed),
+    event.user,
+    claim.lock,
+    claim.owner,
+    claim.key,
+    claim.fingerprint,
+    claim.expiresAt,
+    answer.status,
+    answer.locationPrefix,
+  );
+  const kept = rows[0];
+  return kept && { status: Number(kept.status), body: kept.body, location: kept.location, etag: kept.etag };
 }
 
 /** Every write advances the row's version in the database itself, so no two writes can leave the same one. */

@@ -30,6 +30,9 @@ function jsonValue(kind: FieldKind, column: Expression<unknown>): RawBuilder<str
   }
 }
 
+/** An advisory lock named by a text, held to the end of the transaction: true when taken, false when held elsewhere. */
+const tryLockOf = (key: unknown) => sql<boolean>`pg_try_advisory_xact_lock(hashtextextended(cast(${key} as text), 0))`;
+
 export const postgresDialect: Dialect = {
   columnType: (kind) => TYPES[kind],
   idColumn: { type: 'bigint', identity: true, autoIncrement: false },
@@ -55,9 +58,10 @@ export const postgresDialect: Dialect = {
     await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
   },
   async tryLock(trx, key) {
-    const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${key}, 0)) as locked`.execute(trx);
+    const { rows } = await sql<{ locked: boolean }>`select ${tryLockOf(key)} as locked`.execute(trx);
     return rows[0]!.locked === true;
   },
+  lockInStatement: (key) => tryLockOf(key),
   migrationSteps: postgresMigrationSteps,
   bindSchema: (db, schema) => db.withSchema(schema),
   // As on SQLite: an ordered sub-select feeds the aggregate in its order.
