@@ -49,6 +49,21 @@ describeEachDatabase('the event log of each database', (h) => {
     });
   });
 
+  it('a read shows events committed and not numbered yet (their writer gone before numbering them)', async () => {
+    const t = await tenantOf(h());
+    const wo = await makeWorkOrder(h());
+    const before = await t.dialect.events.highest(t);
+    // Written as a write writes it, but with no one told to number it (PostgreSQL; SQLite numbers as it writes).
+    const e = event(wo.id);
+    await t.db
+      .insertInto('mrs_events')
+      .values({ at: e.at, collection: e.collection, record_id: e.id, op: e.op, changed: JSON.stringify(e.changed), record: e.record, username: e.user })
+      .execute();
+    const page = await t.dialect.events.read(t, { after: before, limit: 10 });
+    expect(page.events.map((x) => [x.seq, x.id])).toEqual([[before + 1, wo.id]]);
+    expect(page.highest).toBe(before + 1);
+  });
+
   it('gives several events of one append consecutive seqs in the order given', async () => {
     const t = await tenantOf(h());
     const a = await makeWorkOrder(h());

@@ -126,9 +126,10 @@ export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expressio
 /**
  * A page of events after a position, with the highest seq committed (`highest`, the database's
  * own expression) and the gone mark, in one statement: one view of the database, so the page and
- * the mark agree. Compiled once per count of collections and ops filtered on.
+ * the mark agree. Compiled once per count of collections and ops filtered on. `pending`: whether
+ * that view holds events not yet numbered (a database that numbers them after they commit).
  */
-export function pageReader(highest: (t: TenantDb) => RawBuilder<number>) {
+export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean> = () => sql`false`) {
   const build = (t: TenantDb, nc: number, no: number, after: unknown, limit: unknown, ...p: unknown[]) => {
     const collections = p.slice(0, Math.max(nc, 0));
     const ops = p.slice(collections.length);
@@ -136,25 +137,26 @@ export function pageReader(highest: (t: TenantDb) => RawBuilder<number>) {
       ...(nc < 0 ? [] : [nc === 0 ? sql`1 = 0` : sql`collection in (${sql.join(collections)})`]),
       ...(no < 0 ? [] : [no === 0 ? sql`1 = 0` : sql`op in (${sql.join(ops)})`]),
     ];
-    return sql`select h.highest, h.gone, e.*
-      from (select ${highest(t)} as highest,
+    return sql`select h.highest, h.gone, h.pending, e.*
+      from (select ${highest(t)} as highest, ${pending(t)} as pending,
         coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone) as h
       left join (select seq, at, collection, record_id, op, changed, record, username from ${tableRef(t, EVENTS_TABLE)}
         where seq > cast(${after} as bigint)${sql.join(filters.map((f) => sql` and ${f}`), sql``)}
         order by seq limit cast(${limit} as integer)) as e on 1 = 1
       order by e.seq`.compile(t.db);
   };
-  return async (t: TenantDb, q: EventQuery): Promise<EventPage> => {
+  return async (t: TenantDb, q: EventQuery): Promise<{ readonly page: EventPage; readonly pending: boolean }> => {
     const nc = q.collections ? q.collections.length : -1;
     const no = q.ops ? q.ops.length : -1;
     const { rows } = await compiled<Record<string, unknown>>(t.db, `read\0${nc}\0${no}`, (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
       q.after, q.limit, ...(q.collections ?? []), ...(q.ops ?? []));
     const head = rows[0]!;
-    return {
+    const page = {
       events: rows.filter((r) => r.seq !== null && r.seq !== undefined).map(storedEvent),
       highest: Number(head.highest),
       goneBelow: Number(head.gone),
     };
+    return { page, pending: head.pending === true || head.pending === 1 };
   };
 }
 

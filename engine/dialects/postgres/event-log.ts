@@ -59,9 +59,14 @@ export const postgresEvents: EventLog = {
     if (events.length > 0) numberSoon(t);
   },
   written: (t) => numberSoon(t),
+  // Numbered first only when the page's own view shows events committed and not numbered yet:
+  // the same view a numbering before it would have left (everything committed then numbered),
+  // and a statement fewer while writes are numbered by their own process (numberSoon).
   async read(t, q) {
+    const first = await readPage(t, q);
+    if (!first.pending) return first.page;
     await numberEvents(t);
-    return readPage(t, q);
+    return (await readPage(t, q)).page;
   },
   highest: (t) => numberEvents(t),
   // Numbered first: an event is removed by its seq, and the gone mark is a seq.
@@ -111,7 +116,11 @@ function numberSoon(written: TenantDb): void {
   (timer as { unref?: () => void }).unref?.();
 }
 
-const readPage = pageReader((t) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`);
+const readPage = pageReader(
+  (t) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`,
+  // Through the partial index of the unnumbered (a LIMIT keeps the planner on it).
+  (t) => sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null limit 1)`,
+);
 
 /**
  * CTEs numbering the events the statement's snapshot shows unnumbered (see postgresEvents), for

@@ -26,9 +26,12 @@ export const sqliteEvents: EventLog = {
   // A VALUES list is inserted in its order: seqs follow the order given.
   append: appender(false, insertEvents),
   appendQuery: appendQueryOf(false, insertEvents),
-  read: pageReader(highestSeqSql),
+  read: async (t, q) => (await readPage(t, q)).page,
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
   sweep: sweepEvents,
 };
+
+/** Its events are numbered as they are written: never pending. */
+const readPage = pageReader(highestSeqSql);
 
 const highestSeq = compiledOnce<[], { seq: unknown }>((db) => sql<{ seq: unknown }>`select ${highestSeqSql()} as seq`.compile(db));
