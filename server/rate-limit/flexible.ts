@@ -11,15 +11,19 @@ interface Waiting {
  * rate-limiter-flexible's consume() is exactly the interface's window: a key's window starts
  * with its first call when none is active, and the count is one atomic upsert in the store.
  *
- * The hits of one key that arrive in the same turn of the event loop go to the store together,
- * as one consume of that many points: one upsert (a round trip and a write) instead of one a
- * call. Each hit then takes its own place in the window, counted from the total the upsert
- * returns, so with N calls left exactly N of them are allowed, across processes too (each
- * process's upsert is atomic, and a refused hit counts as it did alone). A hit waits at most
- * one turn for its batch.
+ * The hits of one key go to the store together, as one consume of that many points: one upsert
+ * (a round trip and a write) instead of one a call. A key has one consume in flight at most: the
+ * hits that arrive meanwhile wait for it to end and go together in the next one, so under load a
+ * key costs one upsert a round trip whatever the rate of calls, not one a turn of the event loop
+ * (each query is socket writes and reads that cost the server more than the rest of a small
+ * request: BENCHMARKS.md). Each hit then takes its own place in the window, counted from the
+ * total the upsert returns, so with N calls left exactly N of them are allowed, across processes
+ * too (each process's upsert is atomic, and a refused hit counts as it did alone). A hit waits
+ * at most for the consume in flight and its own.
  */
 export function fromFlexible(rl: RateLimiterAbstract, limit: number, windowS: number, close: () => Promise<void>): RateLimiter {
   const pending = new Map<string, Waiting[]>();
+  const inFlight = new Set<string>();
   let scheduled = false;
 
   async function consume(key: string, hits: Waiting[]): Promise<void> {
@@ -43,11 +47,23 @@ export function fromFlexible(rl: RateLimiterAbstract, limit: number, windowS: nu
     });
   }
 
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  }
+
   function flush(): void {
     scheduled = false;
-    const batch = [...pending];
-    pending.clear();
-    for (const [key, hits] of batch) void consume(key, hits);
+    for (const [key, hits] of [...pending]) {
+      if (inFlight.has(key)) continue; // they go when it ends
+      pending.delete(key);
+      inFlight.add(key);
+      void consume(key, hits).finally(() => {
+        inFlight.delete(key);
+        if (pending.has(key)) schedule();
+      });
+    }
   }
 
   return {
@@ -58,10 +74,7 @@ export function fromFlexible(rl: RateLimiterAbstract, limit: number, windowS: nu
         let hits = pending.get(key);
         if (!hits) pending.set(key, (hits = []));
         hits.push({ cost, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
+        if (!inFlight.has(key)) schedule();
       });
     },
     close,

@@ -111,6 +111,32 @@ describe('a database store, hits arriving together', () => {
     expect(consume).toHaveBeenLastCalledWith('a', 1);
   });
 
+  it('a key has one consume in flight: the hits of later turns wait for it and go together in the next', async () => {
+    const { limiter, consume } = spied(100);
+    // The first consume answers only once the later hits are in (a store a round trip away).
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const real = consume.getMockImplementation() ?? RateLimiterMemory.prototype.consume;
+    consume.mockImplementationOnce(async function (this: RateLimiterMemory, ...args) {
+      await gate;
+      return real.apply(this, args);
+    });
+    const first = limiter.hit('a');
+    const later: Promise<unknown>[] = [];
+    // Hits of several later turns, while the first consume has not answered.
+    for (let turn = 0; turn < 5; turn++) {
+      await new Promise((r) => setImmediate(r));
+      later.push(limiter.hit('a'), limiter.hit('a'));
+    }
+    open();
+    const states = (await Promise.all([first, ...later])) as { remaining: number }[];
+    expect(consume.mock.calls.map((c) => c.slice(0, 2))).toEqual([
+      ['a', 1],
+      ['a', 10],
+    ]);
+    expect(states.map((s) => s.remaining)).toEqual([99, 98, 97, 96, 95, 94, 93, 92, 91, 90, 89]);
+  });
+
   it('all fail when the store fails, and the next turn starts afresh', async () => {
     const { limiter, consume } = spied(5);
     consume.mockRejectedValueOnce(new Error('store down'));
