@@ -6,7 +6,7 @@
  * run's length. The floor runs before and after the engine; the ratio uses their mean.
  */
 import { load } from './support/load.ts';
-import { SERVE, startProcess } from './support/processes.ts';
+import { cpuMicros, SERVE, startProcess } from './support/processes.ts';
 import { onEachDatabase, withCleanup, type BenchDatabase } from './support/databases.ts';
 import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
@@ -50,17 +50,25 @@ async function measureDatabase(kind: Kind): Promise<void> {
     const floorUrl = `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor-events' : 'floor-pg-events'}?after=${AFTER}`;
     const check = (await (await fetch(floorUrl)).json()) as { seq: number }[];
     if (check.length !== 100 || Number(check[0]!.seq) !== page[0]!.seq) throw new Error(`the floor read ${check.length} events from ${check[0]?.seq}, the feed from ${page[0]!.seq}`);
-    const floor1 = await load(floorUrl);
-    const engine = await load(url, { headers });
-    const floor2 = await load(floorUrl);
+    // Each load with its server's CPU time per request (the steadier measure on a shared machine).
+    // A warm-up load first, outside the CPU count.
+    const measured = async (pid: number, target: string, h?: Record<string, string>) => {
+      await load(target, { headers: h, seconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2), warmupSeconds: 0 });
+      const before = await cpuMicros(pid);
+      const r = await load(target, { headers: h, warmupSeconds: 0 });
+      return Object.assign(r, { cpu: ((await cpuMicros(pid)) - before) / Math.max(1, r.requests) });
+    };
+    const floor1 = await measured(baseline.pid!, floorUrl);
+    const engine = await measured(server.pid!, url, headers);
+    const floor2 = await measured(baseline.pid!, floorUrl);
     const floor = (floor1.rps + floor2.rps) / 2;
     const ratio = engine.rps / floor;
     console.log(`\n${kind}: GET /events?$after=${AFTER}&$limit=100 against its floor (a prepared SELECT of the same 100 events as JSON)`);
     console.log(table([
-      ['case', 'req/s', 'p50 ms', 'p99 ms', 'errors'],
-      ['floor (before)', fmt(floor1.rps, 0), floor1.p50, floor1.p99, floor1.non2xx + floor1.errors],
-      ['engine', fmt(engine.rps, 0), engine.p50, engine.p99, engine.non2xx + engine.errors],
-      ['floor (after)', fmt(floor2.rps, 0), floor2.p50, floor2.p99, floor2.non2xx + floor2.errors],
+      ['case', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'server CPU us/request'],
+      ['floor (before)', fmt(floor1.rps, 0), floor1.p50, floor1.p99, floor1.non2xx + floor1.errors, fmt(floor1.cpu, 1)],
+      ['engine', fmt(engine.rps, 0), engine.p50, engine.p99, engine.non2xx + engine.errors, fmt(engine.cpu, 1)],
+      ['floor (after)', fmt(floor2.rps, 0), floor2.p50, floor2.p99, floor2.non2xx + floor2.errors, fmt(floor2.cpu, 1)],
     ]));
     console.log(table([['target', 'ratio', 'at least', 'met'], ['events page / floor', fmt(ratio), 0.5, ratio >= 0.5 ? 'yes' : 'no']]));
   });

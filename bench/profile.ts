@@ -11,7 +11,8 @@
  * PROFILE_DATABASE=postgres serves from a fresh PostgreSQL database (TEST_DATABASE_URL's server,
  * dropped afterwards) instead of SQLite. PROFILE_DIR keeps the .cpuprofile (for Chrome's DevTools); BENCH_SECONDS sets the load's
  * length (default 8); POST and PATCH paths take AB_METHOD and AB_BODY as bench/ab.ts does
- * (AB_IDEMPOTENCY_KEYS=true: a new Idempotency-Key with each request).
+ * (AB_IDEMPOTENCY_KEYS=true: a new Idempotency-Key with each request). PROFILE_WRITES=N makes N
+ * creates through the server before the load (events for `/events?$after=...`).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,6 +60,23 @@ function selfTimes(profile: Profile): { total: number; rows: [string, number][] 
 
 try {
   const key = await demoTenant((...args) => runCommand(['bin/mrs.js', ...args], env));
+  // PROFILE_WRITES: that many creates through a server of their own first, 50 at a time (events to read).
+  const writes = Number(process.env.PROFILE_WRITES ?? 0);
+  if (writes > 0) {
+    const writer = await startProcess(SERVE, env, `${origin}/healthz`);
+    const h = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
+    for (let i = 0; i < writes; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, writes - i) }, async () => {
+          const body = JSON.stringify({ department_id: 1 + (i % 9), work_order_type_id: 2, work_order_type_group_id: 3, description: `profile ${i}` });
+          const w = await fetch(`${origin}${BASE}/maintenance/work_orders`, { method: 'POST', headers: h, body });
+          if (w.status !== 201) throw new Error(`a create answered ${w.status}: ${await w.text()}`);
+        }),
+      );
+    }
+    writer.kill('SIGTERM');
+    await new Promise((resolve) => writer.once('exit', resolve));
+  }
   const server = await startProcess(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...SERVE], env, `${origin}/healthz`);
   const headers = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
   const target = await withCursor(origin, path, headers);

@@ -64,6 +64,37 @@ describeEachDatabase('the event log of each database', (h) => {
     expect(page.highest).toBe(before + 1);
   });
 
+  it('readJson writes the page read gives, each event as eventJson writes it, byte for byte', async () => {
+    const t = await tenantOf(h());
+    const wo = await makeWorkOrder(h());
+    const before = await t.dialect.events.highest(t);
+    const tricky = 'a"b\\c\n\t\u0001\u001f\u007f é \u2028 / <>';
+    await t.db.transaction().execute((trx) =>
+      t.dialect.events.append(t, trx, [
+        event(wo.id, { op: 'create', user: tricky, record: JSON.stringify({ id: wo.id, text: tricky }) }),
+        event(wo.id, { user: null, changed: [] }),
+        event(wo.id, { collection: 'service_requests', op: 'delete', changed: ['deleted'] }),
+      ]),
+    );
+    const queries = [
+      { after: before, limit: 10 },
+      { after: before, limit: 2 },
+      { after: before + 1, limit: 10 },
+      { after: before, limit: 10, collections: ['work_orders'] },
+      { after: before, limit: 10, collections: [] },
+      { after: before, limit: 10, ops: ['delete', 'create'] as const },
+      { after: before + 3, limit: 10 },
+    ];
+    for (const q of queries) {
+      const page = await t.dialect.events.read(t, q as any);
+      const json = await t.dialect.events.readJson(t, q as any);
+      expect(json.json).toBe(`[${page.events.map(eventJson).join(',')}]`);
+      expect([json.highest, json.goneBelow]).toEqual([page.highest, page.goneBelow]);
+    }
+    const all = JSON.parse((await t.dialect.events.readJson(t, { after: before, limit: 10 })).json);
+    expect(all.map((e: any) => [e.op, e.user])).toEqual([['create', tricky], ['update', null], ['delete', 'admin']]);
+  });
+
   it('gives several events of one append consecutive seqs in the order given', async () => {
     const t = await tenantOf(h());
     const a = await makeWorkOrder(h());

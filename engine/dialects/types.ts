@@ -84,6 +84,8 @@ export interface Dialect {
    * row objects in between (sql/records-json.ts).
    */
   recordJson(fields: readonly JsonField[]): RawBuilder<string>;
+  /** A text value as JSON text, as JSON.stringify writes it; `null` for NULL. */
+  jsonString(value: Expression<unknown>): RawBuilder<string>;
   /**
    * The ids of a JSON array (a parameter's text) as a table of `id` and `ord`, its position
    * (ascending with the array's order), for joining records to a page's ids in snapshot order.

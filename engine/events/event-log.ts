@@ -30,6 +30,11 @@ export interface EventLog {
   append(t: TenantDb, trx: Kysely<any>, events: readonly NewEvent[]): Promise<void>;
   /** The events after `query.after`, and the highest seq committed, read in one statement. */
   read(t: TenantDb, query: EventQuery): Promise<EventPage>;
+  /**
+   * `read` as the answer's JSON (each event as eventJson writes it, in a JSON array), written by
+   * the database: no row objects in between, as pages of records (engine/sql/records-json.ts).
+   */
+  readJson(t: TenantDb, query: EventQuery): Promise<EventPageJson>;
   /** The highest seq committed (0 before the first event). */
   highest(t: TenantDb): Promise<number>;
   /**
@@ -89,6 +94,13 @@ export interface EventPage {
   /** The highest seq committed when the page was read. */
   readonly highest: number;
   /** The highest seq retention removed (0: none): a position below it has lost events. */
+  readonly goneBelow: number;
+}
+
+/** A page of events as the text of a JSON array (EventLog.readJson). */
+export interface EventPageJson {
+  readonly json: string;
+  readonly highest: number;
   readonly goneBelow: number;
 }
 

@@ -2,7 +2,8 @@ import { sql, type CompiledQuery, type CreateTableBuilder, type Expression, type
 import { compiledByKey, compiledQueriesByKey } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
-import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventOp, type EventPage, type EventQuery, type NewEvent } from './event-log.ts';
+import { jsonArrayOf } from '../dialects/json-array.ts';
+import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventOp, type EventPage, type EventPageJson, type EventQuery, type NewEvent } from './event-log.ts';
 
 /** The feed's statements that every database writes alike: each EventLog builds its own on them. */
 
@@ -131,12 +132,7 @@ export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expressio
  */
 export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean> = () => sql`false`) {
   const build = (t: TenantDb, nc: number, no: number, after: unknown, limit: unknown, ...p: unknown[]) => {
-    const collections = p.slice(0, Math.max(nc, 0));
-    const ops = p.slice(collections.length);
-    const filters = [
-      ...(nc < 0 ? [] : [nc === 0 ? sql`1 = 0` : sql`collection in (${sql.join(collections)})`]),
-      ...(no < 0 ? [] : [no === 0 ? sql`1 = 0` : sql`op in (${sql.join(ops)})`]),
-    ];
+    const filters = pageFilters(nc, no, p);
     return sql`select h.highest, h.gone, h.pending, e.*
       from (select ${highest(t)} as highest, ${pending(t)} as pending,
         coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone) as h
@@ -157,6 +153,47 @@ export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending
       goneBelow: Number(head.gone),
     };
     return { page, pending: head.pending === true || head.pending === 1 };
+  };
+}
+
+/** The page's conditions on collection and op: `nc` and `no` values of `p` each, or none when negative. */
+function pageFilters(nc: number, no: number, p: readonly unknown[]): RawBuilder<unknown>[] {
+  const collections = p.slice(0, Math.max(nc, 0));
+  const ops = p.slice(collections.length);
+  return [
+    ...(nc < 0 ? [] : [nc === 0 ? sql`1 = 0` : sql`collection in (${sql.join(collections)})`]),
+    ...(no < 0 ? [] : [no === 0 ? sql`1 = 0` : sql`op in (${sql.join(ops)})`]),
+  ];
+}
+
+/** An event row as the text eventJson writes for it, written by the database. */
+const eventText = (t: TenantDb) => {
+  const q = (column: string) => t.dialect.jsonString(sql.ref(column));
+  return sql<string>`'{"seq":' || seq || ',"at":' || ${q('at')} || ',"collection":' || ${q('collection')} || ',"id":' || record_id
+    || ',"op":"' || op || '","changed":' || changed || ',"record":' || record || ',"user":' || ${q('username')} || '}'`;
+};
+
+/**
+ * pageReader's page as the text of the answer's JSON array, written by the database: one row
+ * back, no row object per event, no JSON made here (EventLog.readJson).
+ */
+export function pageJsonReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean> = () => sql`false`) {
+  const build = (t: TenantDb, nc: number, no: number, after: unknown, limit: unknown, ...p: unknown[]) => {
+    const page = pageFilters(nc, no, p)
+      .reduce((q, f) => q.where(f as RawBuilder<boolean>), t.db.selectFrom(EVENTS_TABLE).where(sql<boolean>`seq > cast(${after} as bigint)`))
+      .limit(sql<number>`cast(${limit} as integer)`);
+    return sql`select ${highest(t)} as highest, ${pending(t)} as pending,
+      coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone,
+      ${jsonArrayOf(t.dialect, page, eventText(t), sql.ref('seq'))} as json`.compile(t.db);
+  };
+  return async (t: TenantDb, q: EventQuery): Promise<{ readonly page: EventPageJson; readonly pending: boolean }> => {
+    const nc = q.collections ? q.collections.length : -1;
+    const no = q.ops ? q.ops.length : -1;
+    const { rows } = await compiled<Record<string, unknown>>(t.db, `read-json\0${nc}\0${no}`, (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
+      q.after, q.limit, ...(q.collections ?? []), ...(q.ops ?? []));
+    const row = rows[0]!;
+    const page = { json: row.json as string, highest: Number(row.highest), goneBelow: Number(row.gone) };
+    return { page, pending: row.pending === true || row.pending === 1 };
   };
 }
 

@@ -1,5 +1,5 @@
 import { EngineError } from '../errors.ts';
-import { eventJson, type EventPage } from '../events/event-log.ts';
+import type { EventPage, EventQuery } from '../events/event-log.ts';
 import type { FeedQuery } from '../events/feed-query.ts';
 import { sweepIfDue, type FeedSettings } from '../events/retention.ts';
 import type { OperationContext } from './context.ts';
@@ -17,17 +17,25 @@ export interface FeedPage {
  * already removed is 410 `events-gone`: the client starts again from a list.
  */
 export async function readFeedPage(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: readonly string[] | undefined): Promise<EventPage> {
-  const { tenant } = ctx;
-  await sweepIfDue(tenant, settings);
+  return notGone(query, await ctx.tenant.dialect.events.read(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
+}
+
+/** readFeedPage as the JSON answer, written by the database (EventLog.readJson). */
+export async function readFeed(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: readonly string[] | undefined): Promise<FeedPage> {
+  const page = notGone(query, await ctx.tenant.dialect.events.readJson(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
+  return { json: page.json, highest: page.highest };
+}
+
+/** The page's query, of the collections the caller may read; retention's sweep first when due. */
+async function pageQuery(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: readonly string[] | undefined): Promise<EventQuery> {
+  await sweepIfDue(ctx.tenant, settings);
   const collections = readable === undefined ? query.collections : (query.collections ?? readable).filter((c) => readable.includes(c));
-  const page = await tenant.dialect.events.read(tenant, { after: query.after, limit: query.limit, collections, ops: query.ops });
+  return { after: query.after, limit: query.limit, collections, ops: query.ops };
+}
+
+/** A position whose events retention already removed is 410 events-gone. */
+function notGone<P extends { readonly goneBelow: number }>(query: FeedQuery, page: P): P {
   if (query.after < page.goneBelow)
     throw new EngineError('events-gone', `Events up to seq ${page.goneBelow} are past retention; list the collections again and follow the feed from their X-Change-Seq.`);
   return page;
-}
-
-/** readFeedPage as the JSON answer. */
-export async function readFeed(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: readonly string[] | undefined): Promise<FeedPage> {
-  const page = await readFeedPage(ctx, settings, query, readable);
-  return { json: `[${page.events.map(eventJson).join(',')}]`, highest: page.highest };
 }

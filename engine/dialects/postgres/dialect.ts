@@ -68,6 +68,7 @@ export const postgresDialect: Dialect = {
   concatInOrder: (source, value, orderBy) => sql<string>`(select coalesce(string_agg(v, ''), '') from ${inOrder(source, sql`cast(${value} as text)`, orderBy)})`,
   // Concatenated rather than json_build_object, which writes `"name" : value` with spaces: the
   // same text JSON.stringify writes. Dates and timestamps as `decode` gives them.
+  jsonString: (value) => sql<string>`coalesce(to_json(cast(${value} as text))::text, 'null')`,
   recordJson: (fields) =>
     sql<string>`(${sql.join(
       fields.map(({ name, kind, column }, i) => sql`${sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:`)} || coalesce(${jsonValue(kind, column)}, 'null')`),

@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
 import { EngineError } from '../../errors.ts';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { appender, createEventsTable, pageJsonReader, pageReader, sweepEvents } from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { outsideTransactions } from '../../tenant-state.ts';
@@ -68,6 +68,12 @@ export const postgresEvents: EventLog = {
     await numberEvents(t);
     return (await readPage(t, q)).page;
   },
+  async readJson(t, q) {
+    const first = await readPageJson(t, q);
+    if (!first.pending) return first.page;
+    await numberEvents(t);
+    return (await readPageJson(t, q)).page;
+  },
   highest: (t) => numberEvents(t),
   // Numbered first: an event is removed by its seq, and the gone mark is a seq.
   async sweep(t, olderThan, limit) {
@@ -116,11 +122,11 @@ function numberSoon(written: TenantDb): void {
   (timer as { unref?: () => void }).unref?.();
 }
 
-const readPage = pageReader(
-  (t) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`,
-  // Through the partial index of the unnumbered (a LIMIT keeps the planner on it).
-  (t) => sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null limit 1)`,
-);
+const highestNumbered = (t: TenantDb) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`;
+// Through the partial index of the unnumbered (a LIMIT keeps the planner on it).
+const unnumbered = (t: TenantDb) => sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null limit 1)`;
+const readPage = pageReader(highestNumbered, unnumbered);
+const readPageJson = pageJsonReader(highestNumbered, unnumbered);
 
 /**
  * CTEs numbering the events the statement's snapshot shows unnumbered (see postgresEvents), for

@@ -62,6 +62,7 @@ export const sqliteDialect: Dialect = {
     sql<string>`(select coalesce(group_concat(v, ''), '') from (${source.select(sql`${value}`.as('v')).orderBy(orderBy as any)}) as s)`,
   // json_object writes text, integers and NULL as the API shows them; a boolean is 0 or 1 in its
   // column, so it goes in as JSON (json() of a literal), NULL as NULL.
+  jsonString: (value) => sql<string>`json_quote(${value})`,
   recordJson: (fields) =>
     sql<string>`json_object(${sql.join(
       fields.map(({ name, kind, column }) =>

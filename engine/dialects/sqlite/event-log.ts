@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { compiledOnce } from '../../compiled-queries.ts';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, appendQueryOf, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { appender, appendQueryOf, createEventsTable, pageJsonReader, pageReader, sweepEvents } from '../../events/event-sql.ts';
 
 /**
  * The highest seq ever given, which AUTOINCREMENT keeps in sqlite_sequence: unlike max(seq), it
@@ -27,11 +27,13 @@ export const sqliteEvents: EventLog = {
   append: appender(false, insertEvents),
   appendQuery: appendQueryOf(false, insertEvents),
   read: async (t, q) => (await readPage(t, q)).page,
+  readJson: async (t, q) => (await readPageJson(t, q)).page,
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
   sweep: sweepEvents,
 };
 
 /** Its events are numbered as they are written: never pending. */
 const readPage = pageReader(highestSeqSql);
+const readPageJson = pageJsonReader(highestSeqSql);
 
 const highestSeq = compiledOnce<[], { seq: unknown }>((db) => sql<{ seq: unknown }>`select ${highestSeqSql()} as seq`.compile(db));
