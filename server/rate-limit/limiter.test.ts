@@ -122,7 +122,7 @@ describe('a database store, hits arriving together', () => {
       return real.apply(this, args);
     });
     const first = limiter.hit('a');
-    const later: Promise<unknown>[] = [];
+    const later: unknown[] = [];
     // Hits of several later turns, while the first consume has not answered.
     for (let turn = 0; turn < 5; turn++) {
       await new Promise((r) => setImmediate(r));
