@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { sql, type KyselyPlugin, type QueryId } from 'kysely';
 import { expect, it } from 'vitest';
 import type { TenantDb } from '../engine/dialects/types.ts';
@@ -107,6 +108,35 @@ describeEachDatabase('each write appends its event in its transaction', (h) => {
     expect(JSON.parse(events[0]!.record)).toMatchObject({ priority: 2, description: 'a' });
   });
 
+  it('any PATCH: its event names exactly the fields whose value differs between the reads before and after it', async () => {
+    const wo = await makeWorkOrder(h(), { priority: 1, description: 'a' });
+    const url = `${M}/work_orders/${wo.id}`;
+    const small = fc.integer({ min: 1, max: 3 });
+    const body = fc.record(
+      {
+        department_id: small,
+        work_order_type_id: small,
+        priority: fc.option(small, { nil: null }),
+        status: fc.constantFrom('open', 'closed'),
+        description: fc.option(fc.constantFrom('a', 'b', 'é "x"'), { nil: null }),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (sent) => {
+        const read = (await h().get(url)).body;
+        const seq = await highest(h());
+        const r = await h().patch(url, sent);
+        expect(r.status, r.text).toBe(200);
+        const [e] = await eventsSince(h(), seq);
+        const after = (await h().get(url)).body;
+        expect(JSON.parse(e!.changed)).toEqual(WORK_ORDER_FIELDS.filter((f) => read[f] !== after[f]));
+        expect(JSON.parse(e!.record)).toEqual(after);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('a PUT appends an update event naming the fields it changed, defaults it reset included', async () => {
     const wo = await makeWorkOrder(h(), { priority: 5, status: 'closed' });
     const before = await highest(h());
@@ -151,8 +181,11 @@ describeEachDatabase('each write appends its event in its transaction', (h) => {
     // (PostgreSQL): nothing comes between its event insert and its end; the next test fails it.
     if (!ctx.tenant.dialect.events.inStatement) await expect(create(ctx, workOrders, { ...WORK_ORDER, department_id: 6161 })).rejects.toThrow(failed);
     await expect(create(ctx, ctx.registry.get('notes')!, { note: 'lost' }, { resource: workOrders, id: wo.id, field: 'work_order_id' })).rejects.toThrow(failed);
-    await expect(patch(ctx, workOrders, wo.id, { priority: 9 })).rejects.toThrow(failed);
-    await expect(replace(ctx, workOrders, wo.id, { ...WORK_ORDER, priority: 9 })).rejects.toThrow(failed);
+    // So are a PATCH and a PUT (their read, then the UPDATE with its event); the next test fails them.
+    if (!ctx.tenant.dialect.events.inStatement) {
+      await expect(patch(ctx, workOrders, wo.id, { priority: 9 })).rejects.toThrow(failed);
+      await expect(replace(ctx, workOrders, wo.id, { ...WORK_ORDER, priority: 9 })).rejects.toThrow(failed);
+    }
     await expect(softDelete(ctx, workOrders, wo.id)).rejects.toThrow(failed);
     expect((await h().get(`${M}/work_orders?department_id=6161&$deleted=true`)).body).toEqual([]);
     expect((await h().get(`${M}/work_orders/${wo.id}/notes`)).body).toEqual([]);

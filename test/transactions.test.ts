@@ -68,6 +68,12 @@ describeEachDatabase('each write is one transaction', (h) => {
     calls.length = 0;
     await create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, service_request_id: sr.id });
     expect(calls).toEqual(['transaction']);
+    // A PATCH: its read, then its UPDATE and event in one statement where the database allows
+    // it; else all in one transaction.
+    calls.length = 0;
+    const patched = await patch(ctx, ctx.registry.get('work_orders')!, made.id, { priority: 5 });
+    expect([...new Set(calls)]).toEqual([tenant.dialect.events.inStatement ? 'executeQuery' : 'transaction']);
+    expect((await h().get(`${M}/work_orders/${made.id}`)).body).toEqual(patched);
   });
 
   it('a child create that fails after its insert leaves no row', async () => {
@@ -82,6 +88,9 @@ describeEachDatabase('each write is one transaction', (h) => {
     const wo = await makeWorkOrder(h(), { priority: 1, description: 'before' });
     const note = await makeNote(h(), wo.id, 'before');
     const ctx = await failingContext(h(), 'UpdateQueryNode');
+    // Where the UPDATE and its event are one statement (PostgreSQL), nothing comes after the
+    // UPDATE to fail: test/events-written.test.ts has the database refuse the event instead.
+    if (ctx.tenant.dialect.events.inStatement) return;
     await expect(patch(ctx, ctx.registry.get('work_orders')!, wo.id, { priority: 9 })).rejects.toThrow(/the write failed/);
     await expect(replace(ctx, ctx.registry.get('notes')!, note.id, { work_order_id: wo.id, note: 'after' })).rejects.toThrow(/the write failed/);
     expect((await h().get(`${M}/work_orders/${wo.id}`)).body).toEqual(wo);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { EventOp, NewEvent } from '../events/event-log.ts';
 import type { Resource } from '../registry.ts';
-import type { ApiRecord } from '../records.ts';
+import { recordText, type ApiRecord } from '../records.ts';
 import type { OperationContext } from './context.ts';
 
 /**
@@ -28,7 +28,7 @@ export const eventOf = (ctx: OperationContext, resource: Resource, op: EventOp, 
   id: record.id as number,
   op,
   changed,
-  record: JSON.stringify(record),
+  record: recordText(record),
   user: ctx.user ?? null,
   at: eventTime(ctx),
 });
@@ -40,5 +40,10 @@ export const changedFields = (resource: Resource, before: ApiRecord | undefined,
 /** When an event happens: the engine's clock, which retention measures by. */
 export const eventTime = (ctx: OperationContext): string => new Date(ctx.cursors.now()).toISOString();
 
-/** A create's `changed`: every field of the collection (SPEC 9). */
-export const createdFields = (resource: Resource): readonly string[] => Object.keys(resource.definition.fields);
+/** A create's `changed`: every field of the collection (SPEC 9). Made once per collection. */
+const created = new WeakMap<Resource, readonly string[]>();
+export function createdFields(resource: Resource): readonly string[] {
+  let fields = created.get(resource);
+  if (!fields) created.set(resource, (fields = Object.keys(resource.definition.fields)));
+  return fields;
+}

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { EngineError, valueOf } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, toRecord, toRow, versionOf, type ApiRecord } from '../records.ts';
-import { updateRow } from '../sql/record-writes.ts';
+import { updateRow, updateRowWithEvent } from '../sql/record-writes.ts';
 import { checkBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
@@ -11,7 +11,7 @@ import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace } from './precondition.ts';
 import { stateFields } from '../states/machine.ts';
 import { checkTransition } from '../states/transition.ts';
-import { appendEvent, changedFields } from './events.ts';
+import { appendEvent, changedFields, eventTime } from './events.ts';
 
 type Mode = 'replace' | 'patch';
 
@@ -21,17 +21,40 @@ type Mode = 'replace' | 'patch';
  * live records only.
  */
 async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord> {
-  return inTransaction(ctx.tenant.db, async (trx) => {
-    // A record with states written by another write since it was read is read and checked again (SPEC 11).
+  const { db } = ctx.tenant;
+  // A record with states written by another write since it was read is read and checked again (SPEC 11).
+  const untilWritten = async (trx: Kysely<any>, event: 'after' | 'statement') => {
     for (;;) {
-      const written = await updateOnce(trx, ctx, resource, id, body, mode, ifMatch);
+      const written = await updateOnce(trx, ctx, resource, id, body, mode, ifMatch, event);
       if (written) return written;
     }
-  });
+  };
+  // Where the UPDATE and its event can be one statement, that statement is the write: its read
+  // before it is what a transaction's read would be (read committed, no lock taken), and the
+  // checks against the version read are the statement's compare-and-set. In a caller's
+  // transaction (a keyed request's, a batch's), the write is one of its statements.
+  if (ctx.tenant.dialect.events.inStatement && !db.isTransaction) {
+    const written = await untilWritten(db, 'statement');
+    ctx.tenant.dialect.events.written?.(ctx.tenant);
+    return written;
+  }
+  return inTransaction(db, (trx) => untilWritten(trx, 'after'));
 }
 
-/** One read, check and write; undefined when a record with states changed since it was read. */
-async function updateOnce(trx: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord | undefined> {
+/**
+ * One read, check and write; undefined when a record with states changed since it was read. Its
+ * event: appended `after` the UPDATE in the caller's transaction, or in the UPDATE's `statement`.
+ */
+async function updateOnce(
+  trx: Kysely<any>,
+  ctx: OperationContext,
+  resource: Resource,
+  id: number,
+  body: unknown,
+  mode: Mode,
+  ifMatch: Condition | undefined,
+  event: 'after' | 'statement',
+): Promise<ApiRecord | undefined> {
   const current = await loadRecord(trx, ctx, resource, id);
   if (!current) throw notFound(resource.name, id);
   const expected = expectedVersion(current, ifMatch);
@@ -47,12 +70,15 @@ async function updateOnce(trx: Kysely<any>, ctx: OperationContext, resource: Res
   const row = toRow(resource, ctx.tenant.dialect, values);
   // A move is checked against the states as read: the write is a compare-and-set on the version read.
   const guarded = expected ?? (stateFields(resource).length ? versionOf(current) : undefined);
-  const updated = await updateRow(trx, resource.name, id, row, guarded);
+  const updated =
+    event === 'statement'
+      ? await updateRowWithEvent(ctx.tenant, trx, resource, id, row, guarded, { at: eventTime(ctx), user: ctx.user ?? null })
+      : await updateRow(trx, resource.name, id, row, guarded);
   if (!updated && expected !== undefined) return lostRace(trx, ctx, resource, id);
   if (!updated && guarded === undefined) throw new EngineError('internal', 'The record vanished during the update.');
   if (!updated) return undefined;
   const record = toRecord(resource, ctx.tenant.dialect, updated);
-  await appendEvent(trx, ctx, resource, 'update', record, changedFields(resource, current, record));
+  if (event === 'after') await appendEvent(trx, ctx, resource, 'update', record, changedFields(resource, current, record));
   return record;
 }
 

@@ -7,6 +7,7 @@ import { eventInsertFrom, eventOfWrite, type WriteEvent } from '../events/event-
 import { tableRef } from '../dialects/table-ref.ts';
 import { claimable, keepFrom, type Claim, type KeptAnswer } from '../idempotency/store.ts';
 import type { Resource } from '../registry.ts';
+import { EVENTS_TABLE } from '../events/event-log.ts';
 import { recordJsonOf } from './records-json.ts';
 
 /**
@@ -135,6 +136,56 @@ export async function insertRowClaimed(
   );
   const kept = rows[0];
   return kept && { status: Number(kept.status), body: kept.body, location: kept.location, etag: kept.etag };
+}
+
+/**
+ * updateRow and the record's update event in one statement (EventLog.inStatement), the event's
+ * record written from the updated row and its `changed` (the collection's own fields whose value
+ * the UPDATE changed) from that row against the one the statement's snapshot holds: a PATCH or
+ * PUT is its read and this one statement, atomic without a transaction.
+ */
+export async function updateRowWithEvent(
+  t: TenantDb,
+  db: Kysely<any>,
+  resource: Resource,
+  id: number,
+  row: Record<string, unknown>,
+  expectedVersion: number | undefined,
+  event: { readonly at: string; readonly user: string | null },
+): Promise<Record<string, unknown> | undefined> {
+  const table = resource.name;
+  const columns = Object.keys(row);
+  const cas = expectedVersion !== undefined;
+  const { rows } = await writes<Record<string, unknown>>(
+    db,
+    `update+event\0${table}\0${cas}\0${columns.join('\0')}`,
+    (...p) => {
+      const [rowId, version, at, user] = p.slice(columns.length);
+      const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
+      const q = db.updateTable(table).set(set).where('id', '=', rowId);
+      const update = (cas ? q.where(VERSION_COLUMN, '=', version) : q).returningAll();
+      // Each changed field as `,"name"`, the first comma cut: a chain of ||, not concat_ws (at most 100 arguments).
+      const changed = sql.join(
+        Object.keys(resource.definition.fields).map(
+          (name) => sql`coalesce(case when ${sql.ref(`o.${name}`)} is distinct from ${sql.ref(`w.${name}`)} then ${sql.lit(`,${JSON.stringify(name)}`)} end, '')`,
+        ),
+        sql` || `,
+      );
+      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId}),
+        w as (${update}),
+        e as (insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)
+          select cast(${at} as text), ${sql.lit(table)}, w.id, 'update', '[' || substr(${changed}, 2) || ']',
+            ${recordJsonOf(t.dialect, resource, 'w')}, cast(${user} as text)
+          from w left join o on true)
+        select * from w`.compile(db);
+    },
+    ...columns.map((c) => row[c]),
+    id,
+    cas ? expectedVersion : null,
+    event.at,
+    event.user,
+  );
+  return rows[0];
 }
 
 /** Every write advances the row's version in the database itself, so no two writes can leave the same one. */
