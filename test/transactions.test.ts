@@ -71,7 +71,7 @@ describeEachDatabase('each write is one transaction', (h) => {
     // A PATCH: its read, then its UPDATE and event in one statement where the database allows
     // it; else all in one transaction.
     calls.length = 0;
-    const patched = await patch(ctx, ctx.registry.get('work_orders')!, made.id, { priority: 5 });
+    const patched = await patch(ctx, ctx.registry.get('work_orders')!, made.id as number, { priority: 5 });
     expect([...new Set(calls)]).toEqual([tenant.dialect.events.inStatement ? 'executeQuery' : 'transaction']);
     expect((await h().get(`${M}/work_orders/${made.id}`)).body).toEqual(patched);
   });
