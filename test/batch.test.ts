@@ -108,6 +108,56 @@ describeEachDatabase(
       }
     });
 
+    it('creates that follow each other (written together) keep the operations order: ids, answers, events', async () => {
+      const wo = await makeWorkOrder(h());
+      const sr = (await h().post(`${M}/service_requests`, { description: 'linked' })).body;
+      const before = (await h().get(`${BASE}/events`)).headers.get('x-change-seq');
+      const wos = '/maintenance/work_orders';
+      const ops: Op[] = [
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, description: 'r1' } },
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, description: 'r2', priority: 4 } },
+        { method: 'POST', path: '/maintenance/notes', body: { note: 'n1', work_order_id: wo.id } }, // a link: alone
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, description: 'r3' } },
+        { method: 'POST', path: '/maintenance/service_requests', body: { description: 's1' } }, // another collection
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, description: 'r4', service_request_id: sr.id } }, // a link
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, description: 'r5', status: 'closed' } },
+        { method: 'PATCH', path: `${wos}/${wo.id}`, body: { priority: 7 } },
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, description: 'r6' } },
+        { method: 'POST', path: `${wos}/${wo.id}/notes`, body: { note: 'n2' } }, // under a parent path
+      ];
+      const r = await batch(h(), ops);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.map((o: any) => o.status)).toEqual([201, 201, 201, 201, 201, 201, 201, 200, 201, 201]);
+      const label = (o: any) => o.body.description ?? o.body.note;
+      expect(r.body.filter((_: unknown, i: number) => i !== 7).map(label)).toEqual(['r1', 'r2', 'n1', 'r3', 's1', 'r4', 'r5', 'r6', 'n2']);
+      expect(r.body[7].body.priority).toBe(7);
+      const made = r.body.filter((o: any) => o.status === 201);
+      for (const o of made) {
+        const read = await h().get(o.location);
+        expect(read.body).toEqual(o.body);
+        expect(read.headers.get('etag')).toBe(o.etag);
+      }
+      const workOrderIds = r.body.filter((o: any, i: number) => o.status === 201 && ops[i]!.path === wos).map((o: any) => o.body.id);
+      expect(workOrderIds).toEqual([...workOrderIds].sort((a, b) => a - b));
+      const events = (await h().get(`${BASE}/events?$after=${before}`)).body;
+      expect(events.map((e: any) => [e.collection, e.id])).toEqual(r.body.map((o: any, i: number) => [ops[i]!.path.includes('notes') ? 'notes' : ops[i]!.path.includes('service') ? 'service_requests' : 'work_orders', o.body.id]));
+      for (const [i, e] of events.entries()) expect(e.record).toEqual(r.body[i].body);
+    });
+
+    it('a create that fails inside a run of creates names its own operation; nothing is written', async () => {
+      const before = await snapshot(h());
+      const wos = '/maintenance/work_orders';
+      const r = await batch(h(), [
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, description: 'never 1' } },
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, description: 'never 2' } },
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, priority: 'high' } },
+        { method: 'POST', path: wos, body: { ...WORK_ORDER, description: 'never 3' } },
+      ]);
+      expectProblem(r, 422);
+      for (const e of r.body.errors) expect(e.operation).toBe(2);
+      expect(await snapshot(h())).toEqual(before);
+    });
+
     it('0 or 101 operations, a body that is not JSON, and malformed operations are refused, naming what is wrong', async () => {
       const before = await snapshot(h());
       const one = { method: 'POST', path: '/maintenance/work_orders', body: WORK_ORDER };

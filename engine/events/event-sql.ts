@@ -117,11 +117,13 @@ export interface WrittenEvent {
 /**
  * The INSERT of the event of a record written in the same statement: one row per row of `from`
  * (a CTE holding the written rows, with their `id`), the record's JSON `recordJson` (written
- * from `from`'s columns). No seq (see eventOfWrite).
+ * from `from`'s columns), in id order: the events of a multi-row insert follow its rows. No seq
+ * (see eventOfWrite).
  */
 export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expression<string>, e: WrittenEvent): RawBuilder<unknown> {
   return sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)
-      select cast(${e.at} as text), ${sql.lit(e.collection)}, ${sql.ref(`${from}.id`)}, ${sql.lit(e.op)}, cast(${e.changed} as text), ${recordJson}, cast(${e.user} as text) from ${sql.table(from)}`;
+      select cast(${e.at} as text), ${sql.lit(e.collection)}, ${sql.ref(`${from}.id`)}, ${sql.lit(e.op)}, cast(${e.changed} as text), ${recordJson}, cast(${e.user} as text) from ${sql.table(from)}
+      order by ${sql.ref(`${from}.id`)}`;
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import { EngineError, type ProblemItem } from '../errors.ts';
 import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
-import { create } from '../operations/create.ts';
+import { create, insertPlainCreates, plainCreateRow } from '../operations/create.ts';
 import { inTransaction, type OperationContext } from '../operations/context.ts';
 import { softDelete } from '../operations/soft-delete.ts';
 import { patch, replace } from '../operations/update.ts';
 import { versionOf, type ApiRecord } from '../records.ts';
-import type { Registry } from '../registry.ts';
+import type { Registry, Resource } from '../registry.ts';
 import { isPlainObject } from '../validate/body.ts';
 import { readJsonBody } from './body.ts';
 import type { Caller } from './caller.ts';
@@ -127,10 +127,8 @@ const withEtag = (outcome: Outcome, record: ApiRecord): Outcome => {
 async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Promise<Outcome> {
   const { resource, id, parent } = op.match;
   switch (op.method) {
-    case 'POST': {
-      const record = await create(ctx, resource, op.body, parent);
-      return withEtag({ status: 201, body: record, location: `${deps.basePath}/maintenance/${resource.name}/${record.id}` }, record);
-    }
+    case 'POST':
+      return created(deps, resource, await create(ctx, resource, op.body, parent));
     case 'PATCH':
       return answerOf(await patch(ctx, resource, id!, op.body, op.ifMatch));
     case 'PUT':
@@ -142,6 +140,8 @@ async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Prom
 }
 
 const answerOf = (record: ApiRecord) => withEtag({ status: 200, body: record }, record);
+const created = (deps: BatchDeps, resource: Resource, record: ApiRecord) =>
+  withEtag({ status: 201, body: record, location: `${deps.basePath}/maintenance/${resource.name}/${record.id}` }, record);
 
 /** An operation's error as the batch's: its status, every entry naming the operation (no record's ETag or Location). */
 function asBatchError(e: unknown, i: number): unknown {
@@ -151,18 +151,47 @@ function asBatchError(e: unknown, i: number): unknown {
   return new EngineError(e.code, e.errors.some((item) => item.operation === i) ? e.detail : `Operation ${i}: ${e.detail}`, errors, headers);
 }
 
-/** Every operation in order on one transaction; the first that fails undoes them all. */
+/**
+ * Every operation in order on one transaction; the first that fails undoes them all. Creates
+ * with nothing to look up first that follow each other, in one collection and of one shape, are
+ * checked one by one and inserted together (insertPlainCreates): one or two statements for the
+ * run instead of one or two each. A run is written before the operation after it runs.
+ */
 async function runAll(deps: BatchDeps, ctx: OperationContext, db: Kysely<any>, ops: readonly Planned[]): Promise<KeptAnswer> {
   return inTransaction(db, async (trx) => {
     const inTrx: OperationContext = Object.assign({}, ctx, { tenant: Object.assign({}, ctx.tenant, { db: trx }) });
     const outcomes: Outcome[] = [];
-    for (let i = 0; i < ops.length; i++) {
+    let run: { resource: Resource; shape: string; rows: Record<string, unknown>[]; from: number } | undefined;
+    const flush = async () => {
+      if (!run) return;
+      const { resource, rows, from } = run;
+      run = undefined;
+      let records: ApiRecord[];
       try {
-        outcomes.push(await runOne(deps, inTrx, ops[i]!));
+        records = await insertPlainCreates(inTrx, resource, rows);
+      } catch (e) {
+        throw asBatchError(e, from); // a failure of the statement as a whole: its first operation's
+      }
+      for (const record of records) outcomes.push(created(deps, resource, record));
+    };
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      try {
+        const row = op.method === 'POST' ? plainCreateRow(inTrx, op.match.resource, op.body, op.match.parent) : undefined;
+        if (row) {
+          const shape = Object.keys(row).join('\0');
+          if (run && (run.resource !== op.match.resource || run.shape !== shape)) await flush();
+          if (!run) run = { resource: op.match.resource, shape, rows: [], from: i };
+          run.rows.push(row);
+          continue;
+        }
+        await flush();
+        outcomes.push(await runOne(deps, inTrx, op));
       } catch (e) {
         throw asBatchError(e, i);
       }
     }
+    await flush();
     return { status: 200, body: JSON.stringify(outcomes) };
   });
 }

@@ -3,7 +3,7 @@ import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
 import type { Claim, KeptAnswer } from '../idempotency/store.ts';
-import { insertRow, insertRowClaimed, insertRowThen, insertRowWithEvent } from '../sql/record-writes.ts';
+import { insertRow, insertRowClaimed, insertRows, insertRowsWithEvents, insertRowThen, insertRowWithEvent } from '../sql/record-writes.ts';
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
@@ -120,4 +120,33 @@ export async function createClaimed(
   const kept = await insertRowClaimed(tenant, tenant.db, resource, row, event, claim, { status: 201, locationPrefix });
   if (kept) tenant.dialect.events.written?.(tenant);
   return kept;
+}
+
+/**
+ * A batch's create with nothing to look up first (no parent path, no link sent), checked, as
+ * its row: undefined when the create needs its lookups (the batch runs it alone, with `create`).
+ * Throws the create's problems as `create` would.
+ */
+export function plainCreateRow(ctx: OperationContext, resource: Resource, body: unknown, parent: ParentScope | undefined): Record<string, unknown> | undefined {
+  if (parent || Object.keys(sentLinks(resource, body)).length > 0) return undefined;
+  return checkedRow(ctx, resource, { body, problems: [] }, []);
+}
+
+/**
+ * Rows of plainCreateRow, of one shape, inserted together with their events in the caller's
+ * transaction (a batch's): one statement for all on a database that writes a record and its
+ * event in one (EventLog.inStatement), else one for the rows and one for their events. Their
+ * records, in the order given.
+ */
+export async function insertPlainCreates(ctx: OperationContext, resource: Resource, rows: readonly Record<string, unknown>[]): Promise<ApiRecord[]> {
+  const { tenant } = ctx;
+  const changed = createdFields(resource);
+  if (tenant.dialect.events.inStatement) {
+    const inserted = await insertRowsWithEvents(tenant, tenant.db, resource, rows, { at: eventTime(ctx), changed, user: ctx.user ?? null });
+    tenant.dialect.events.written?.(tenant);
+    return inserted.map((r) => toRecord(resource, tenant.dialect, r));
+  }
+  const records = (await insertRows(tenant.db, resource.name, rows)).map((r) => toRecord(resource, tenant.dialect, r));
+  await tenant.dialect.events.append(tenant, tenant.db, records.map((r) => eventOf(ctx, resource, 'create', r, changed)));
+  return records;
 }

@@ -56,6 +56,53 @@ export async function insertRowThen(
 }
 
 /**
+ * Rows of one shape (the same columns) inserted by one statement, returned in the order given
+ * (ids are taken in the VALUES list's order). Compiled once per shape and number of rows.
+ */
+export async function insertRows(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  const columns = Object.keys(rows[0]!);
+  const n = rows.length;
+  const { rows: inserted } = await writes<Record<string, unknown>>(
+    db,
+    `insert*${n}\0${table}\0${columns.join('\0')}`,
+    (...p) => db.insertInto(table).values(Array.from({ length: n }, (_, i) => rowOf(columns, p.slice(i * columns.length, (i + 1) * columns.length)))).returningAll().compile(),
+    ...rows.flatMap((row) => columns.map((c) => row[c])),
+  );
+  return byId(inserted);
+}
+
+/** insertRows with each row's create event, in one statement (as insertRowWithEvent), the events in the rows' order. */
+export async function insertRowsWithEvents(
+  t: TenantDb,
+  db: Kysely<any>,
+  resource: Resource,
+  rows: readonly Record<string, unknown>[],
+  event: WriteEvent,
+): Promise<Record<string, unknown>[]> {
+  const table = resource.name;
+  const columns = Object.keys(rows[0]!);
+  const n = rows.length;
+  const { rows: inserted } = await writes<Record<string, unknown>>(
+    db,
+    `insert*${n}+event\0${table}\0${columns.join('\0')}`,
+    (...p) => {
+      const values = Array.from({ length: n }, (_, i) => rowOf(columns, p.slice(i * columns.length, (i + 1) * columns.length)));
+      const [at, changed, user] = p.slice(n * columns.length);
+      const insert = db.insertInto(table).values(values).returningAll();
+      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), { at, collection: table, op: 'create', changed, user }).compile(db);
+    },
+    ...rows.flatMap((row) => columns.map((c) => row[c])),
+    event.at,
+    JSON.stringify(event.changed),
+    event.user,
+  );
+  return byId(inserted);
+}
+
+/** Inserted rows in id order: the order their VALUES were given (RETURNING promises none). */
+const byId = (rows: Record<string, unknown>[]) => (rows.length < 2 ? rows : rows.sort((a, b) => Number(a.id) - Number(b.id)));
+
+/**
  * insertRow and the record's create event in one statement, the event's record written from the
  * inserted row (EventLog.inStatement: databases whose statements can write two tables).
  */
