@@ -177,25 +177,26 @@ const eventText = (t: TenantDb) => {
 
 /**
  * pageReader's page as the text of the answer's JSON array, written by the database: one row
- * back, no row object per event, no JSON made here (EventLog.readJson).
+ * back, no row object per event, no JSON made here (EventLog.readJson). For a database in the
+ * server's process (SQLite); a shared one pays for it instead of the server (PostgreSQL's
+ * event-log.ts). Its events are all numbered: no `pending`.
  */
-export function pageJsonReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean> = () => sql`false`) {
+export function pageJsonReader(highest: (t: TenantDb) => RawBuilder<number>) {
   const build = (t: TenantDb, nc: number, no: number, after: unknown, limit: unknown, ...p: unknown[]) => {
     const page = pageFilters(nc, no, p)
       .reduce((q, f) => q.where(f as RawBuilder<boolean>), t.db.selectFrom(EVENTS_TABLE).where(sql<boolean>`seq > cast(${after} as bigint)`))
       .limit(sql<number>`cast(${limit} as integer)`);
-    return sql`select ${highest(t)} as highest, ${pending(t)} as pending,
+    return sql`select ${highest(t)} as highest,
       coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone,
       ${jsonArrayOf(t.dialect, page, eventText(t), sql.ref('seq'))} as json`.compile(t.db);
   };
-  return async (t: TenantDb, q: EventQuery): Promise<{ readonly page: EventPageJson; readonly pending: boolean }> => {
+  return async (t: TenantDb, q: EventQuery): Promise<EventPageJson> => {
     const nc = q.collections ? q.collections.length : -1;
     const no = q.ops ? q.ops.length : -1;
     const { rows } = await compiled<Record<string, unknown>>(t.db, `read-json\0${nc}\0${no}`, (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
       q.after, q.limit, ...(q.collections ?? []), ...(q.ops ?? []));
     const row = rows[0]!;
-    const page = { json: row.json as string, highest: Number(row.highest), goneBelow: Number(row.gone) };
-    return { page, pending: row.pending === true || row.pending === 1 };
+    return { json: row.json as string, highest: Number(row.highest), goneBelow: Number(row.gone) };
   };
 }
 

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
 import { EngineError } from '../../errors.ts';
-import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, createEventsTable, pageJsonReader, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { eventJson, EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
+import { appender, createEventsTable, pageReader, sweepEvents } from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { outsideTransactions } from '../../tenant-state.ts';
@@ -68,11 +68,11 @@ export const postgresEvents: EventLog = {
     await numberEvents(t);
     return (await readPage(t, q)).page;
   },
+  // The rows, made JSON here: PostgreSQL writing a page's JSON itself (as SQLite does) cost it
+  // twenty times the page's read (BENCHMARKS.md), and it is the database every process shares.
   async readJson(t, q) {
-    const first = await readPageJson(t, q);
-    if (!first.pending) return first.page;
-    await numberEvents(t);
-    return (await readPageJson(t, q)).page;
+    const page = await postgresEvents.read(t, q);
+    return { json: `[${page.events.map(eventJson).join(',')}]`, highest: page.highest, goneBelow: page.goneBelow };
   },
   highest: (t) => numberEvents(t),
   // Numbered first: an event is removed by its seq, and the gone mark is a seq.
@@ -126,7 +126,6 @@ const highestNumbered = (t: TenantDb) => sql<number>`(select seq from ${tableRef
 // Through the partial index of the unnumbered (a LIMIT keeps the planner on it).
 const unnumbered = (t: TenantDb) => sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null limit 1)`;
 const readPage = pageReader(highestNumbered, unnumbered);
-const readPageJson = pageJsonReader(highestNumbered, unnumbered);
 
 /**
  * CTEs numbering the events the statement's snapshot shows unnumbered (see postgresEvents), for

@@ -27,13 +27,12 @@ export const sqliteEvents: EventLog = {
   append: appender(false, insertEvents),
   appendQuery: appendQueryOf(false, insertEvents),
   read: async (t, q) => (await readPage(t, q)).page,
-  readJson: async (t, q) => (await readPageJson(t, q)).page,
+  readJson: pageJsonReader(highestSeqSql),
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
   sweep: sweepEvents,
 };
 
 /** Its events are numbered as they are written: never pending. */
 const readPage = pageReader(highestSeqSql);
-const readPageJson = pageJsonReader(highestSeqSql);
 
 const highestSeq = compiledOnce<[], { seq: unknown }>((db) => sql<{ seq: unknown }>`select ${highestSeqSql()} as seq`.compile(db));
