@@ -29,6 +29,14 @@ const kinds = defineResource({
   },
 });
 
+/** More fields than one SQL function call takes arguments for (PostgreSQL's concat: 100). */
+const WIDE_KINDS = [integer, string, date, timestamp, boolean] as const;
+const wide = defineResource({
+  name: 'wide',
+  fields: Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, WIDE_KINDS[i % 5]!({ nullable: true })])),
+});
+const wideValue = (i: number) => [i * 1000, `text "${i}"\n`, '2024-02-29', '2024-02-29T23:59:59.999Z', i % 2 === 0][i % 5];
+
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 const day = fc.date({ min: new Date('0001-01-02T00:00:00Z'), max: new Date('9999-12-31T00:00:00Z'), noInvalidDate: true });
 
@@ -62,12 +70,12 @@ interface Target {
 
 async function openTarget(name: string): Promise<Target> {
   if (name === 'sqlite') {
-    const engine = createEngine({ db: new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) }), resources: [kinds] });
+    const engine = createEngine({ db: new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) }), resources: [kinds, wide] });
     await engine.migrate();
     return { engine, close: () => engine.close() };
   }
   const fresh = await freshPostgresDatabase();
-  const engine = createEngine({ db: new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url, 2) }) }), resources: [kinds] });
+  const engine = createEngine({ db: new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url, 2) }) }), resources: [kinds, wide] });
   await engine.migrate();
   return {
     engine,
@@ -135,6 +143,25 @@ for (const name of DATABASES) {
         }),
         { numRuns: RUNS },
       );
+    });
+
+    it('holds every field of a collection with many fields, values and nulls', async () => {
+      const resource = t.engine.registry.get('wide')!;
+      const full = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, wideValue(i)]));
+      const halves = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`f${i}`, i % 3 === 0 ? null : wideValue(i)]));
+      for (const b of [full, halves, {}]) {
+        const made = await t.engine.fetch(
+          new Request(`http://localhost${M}/wide`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(b) }),
+        );
+        const text = await made.text();
+        expect(made.status, text).toBe(201);
+        const id = JSON.parse(text).id;
+        const row = await t.engine.tenant.db.selectFrom('wide').selectAll().where('id', '=', id).executeTakeFirst();
+        const read = await (await t.engine.fetch(new Request(`http://localhost${M}/wide/${id}`))).text();
+        expect(read).toBe(JSON.stringify(toRecord(resource, t.engine.tenant.dialect, row!)));
+        expect(read).toBe(text);
+        expect(await recordsJson(t.engine.tenant.db, resource, [id])).toBe(`[${read}]`);
+      }
     });
 
     it('is an empty array for no ids, and for ids of no record', async () => {
