@@ -83,6 +83,8 @@ describe('the SQLite checkpointer (a worker thread moves the log into the file)'
     db.exec('insert into t default values');
     checkpointer.watch(file);
     await until(() => rowsInFileAlone(file, 't') === 1);
+    // The failure comes as the worker's message, which may arrive after the other file is done.
+    await until(() => failures.includes(join(dir, 'missing.sqlite')));
     expect(failures).toContain(join(dir, 'missing.sqlite'));
     await checkpointer.stop();
     db.close();

@@ -57,7 +57,9 @@ async function twentySearches(kind: DatabaseName, perRequest: boolean): Promise<
     const res = await engine.fetch(new Request(`http://h/api/maintenance/parts?bin=${i % 2}`));
     expect(res.status).toBe(200);
   }
-  const statements = log.slice(start);
+  // Not the feed's numbering a moment after the creates (PostgreSQL): it runs in the background,
+  // among the searches or not, as the machine's load has it.
+  const statements = log.slice(start).filter((s) => !/as numbered\s*$/.test(s));
   await engine.close();
   return statements;
 }
