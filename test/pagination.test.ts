@@ -6,7 +6,7 @@ import { insertRecords, workOrder } from './support/rows.ts';
 import { make, SERVICE_REQUEST } from './support/fixtures.ts';
 import { SWEEP_BATCH } from '../engine/cursor/cursor-rows.ts';
 import { DELTA_ID_LIMIT } from '../engine/cursor/deltas.ts';
-import { DELTAS, idsPerChunk, limitOf, offsetOf, widthFor } from '../engine/cursor/layout.ts';
+import { ASCENDING_DELTAS, idsPerChunk, limitOf, offsetOf, widthFor } from '../engine/cursor/layout.ts';
 import { chunkIds } from '../engine/dialects/postgres/chunk-ids.ts';
 import { postgresDialect } from '../engine/dialects/postgres/dialect.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
@@ -424,8 +424,9 @@ describeEachDatabase('pagination: ids of every size', (h) => {
     for (const id of [1, 8, 9, 89, 90, 899_999, 900_000, 8_999_999_999, 9_000_000_000, 123_456_789_012_345, 8_007_199_254_740_993]) {
       await insertRecords(h(), 'work_orders', [workOrder({ id, department_id: 42 })]);
       inserted.push(id);
-      // SQLite writes ids that zigzag exactly as deltas (engine/cursor/deltas.ts), the rest packed.
-      const width = h().db === 'sqlite' && id < DELTA_ID_LIMIT ? DELTAS : widthFor(id);
+      // SQLite writes ids that zigzag exactly as deltas (engine/cursor/deltas.ts), ascending ones
+      // (this search's, in id order) as ascending deltas; the rest packed.
+      const width = h().db === 'sqlite' && id < DELTA_ID_LIMIT ? ASCENDING_DELTAS : widthFor(id);
       expect(await walk()).toEqual({ seen: inserted, width });
     }
   });

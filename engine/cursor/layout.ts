@@ -1,4 +1,4 @@
-import { decodeDeltas } from './deltas.ts';
+import { decodeAscending, decodeDeltas } from './deltas.ts';
 
 /**
  * How a cursor's ordered ids are packed: each id plus 10^(width-1), in decimal, so every id
@@ -29,10 +29,10 @@ const RANGED_CHUNK_IDS = 2 ** 30;
 /** Ids of a chunk row of deltas: a letter or two each, most of the time. */
 const DELTA_CHUNK_IDS = 1920;
 export const idsPerChunk = (width: number) =>
-  width === DELTAS ? DELTA_CHUNK_IDS : isRanged(width) ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
+  isDeltas(width) ? DELTA_CHUNK_IDS : isRanged(width) ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
 /** idsPerChunk in SQL, of an integer expression (integer division in both databases). */
 export const idsPerChunkSql = (width: string) =>
-  `(case when ${width} = ${DELTAS} then ${DELTA_CHUNK_IDS} when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
+  `(case when ${width} >= ${DELTAS} then ${DELTA_CHUNK_IDS} when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
 
 /**
  * A ranged snapshot: ascending ids that are every id from `lo` to `hi` but a few (the holes),
@@ -45,6 +45,9 @@ export const RANGED = 32;
 export const isRanged = (width: number) => width > RANGED && width < DELTAS;
 /** The width column of a snapshot whose chunk rows hold deltas (deltas.ts). */
 export const DELTAS = 64;
+/** The width column of a snapshot of strictly ascending ids whose chunk rows hold ascending deltas (deltas.ts). */
+export const ASCENDING_DELTAS = 65;
+const isDeltas = (width: number) => width === DELTAS || width === ASCENDING_DELTAS;
 export const rangedWidth = (digits: number) => RANGED + digits;
 /** The holes a ranged snapshot holds at most: lo, hi and they fill one chunk row of packed ids. */
 export const maxHoles = (digits: number) => Math.floor(CHUNK_CHARS / digits) - 2;
@@ -117,7 +120,7 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
     const text = chunks.get(0);
     return text === undefined ? [] : rangedIdsAt(text, width - RANGED, start, end);
   }
-  if (width === DELTAS) return deltaIdsAt(chunks, start, end);
+  if (isDeltas(width)) return deltaIdsAt(chunks, width === DELTAS ? decodeDeltas : decodeAscending, start, end);
   const perChunk = idsPerChunk(width);
   const decode = DECODERS[width - 1]!;
   const ids: number[] = [];
@@ -132,14 +135,14 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
 }
 
 /** The ids at positions [start, end) of a snapshot of deltas, chunk row by chunk row. */
-function deltaIdsAt(chunks: ReadonlyMap<number, string>, start: number, end: number): number[] {
+function deltaIdsAt(chunks: ReadonlyMap<number, string>, decode: typeof decodeDeltas, start: number, end: number): number[] {
   const ids: number[] = [];
   for (let pos = start; pos < end; ) {
     const chunk = Math.floor(pos / DELTA_CHUNK_IDS);
     const text = chunks.get(chunk);
     if (text === undefined) break;
     const first = chunk * DELTA_CHUNK_IDS;
-    const got = decodeDeltas(text, pos - first, Math.min(end, first + DELTA_CHUNK_IDS) - first);
+    const got = decode(text, pos - first, Math.min(end, first + DELTA_CHUNK_IDS) - first);
     ids.push(...got);
     if (pos + got.length < Math.min(end, first + DELTA_CHUNK_IDS)) break;
     pos = first + DELTA_CHUNK_IDS;

@@ -143,4 +143,14 @@ describe('ascendingRuns', () => {
       { numRuns: 500 },
     );
   });
+
+  it('merges runs larger than its scratch arrays, and runs given in scratch memory itself', () => {
+    const runs = [[1, 4, 7], [2, 5, 8], [3, 6, 9]].map((r) => Array.from({ length: 4000 }, (_, i) => 9 * i + r[0]!));
+    const sorted = runs.flat().sort((a, b) => a - b);
+    const merged = ascendingRuns(Float64Array.from(runs.flat()));
+    expect(Array.from(merged)).toEqual(sorted);
+    // A result is a view of scratch memory: given back as runs, it merges again.
+    merged.set(runs.flat());
+    expect(Array.from(ascendingRuns(merged))).toEqual(sorted);
+  });
 });

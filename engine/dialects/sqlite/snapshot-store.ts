@@ -1,8 +1,8 @@
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
-import { DELTA_ID_LIMIT, encodeDeltas } from '../../cursor/deltas.ts';
-import { chunksOf, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
+import { DELTA_ID_LIMIT, encodeAscending, encodeDeltas } from '../../cursor/deltas.ts';
+import { ASCENDING_DELTAS, chunksOf, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
 import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
@@ -234,13 +234,20 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const total = packed.length / width;
   const span = { start: args.start, end: Math.min(args.end, total) };
   if (width <= MAX_DELTA_WIDTH) {
-    // As deltas: a fraction of the bytes to write, for a pass over the ids here.
+    // As deltas: a fraction of the bytes to write, for a pass over the ids here. Ids in id order
+    // (any packing but `ordered`) are distinct and ascending once merged: ascending deltas, the
+    // densest. Everything is read off the scratch arrays before the INSERT's await.
     const ids = unpack(packed, width);
-    const inOrder = how === 'ordered' ? ids : ascendingRuns(ids);
+    const ascending = how !== 'ordered';
+    const inOrder = ascending ? ascendingRuns(ids) : ids;
+    const layout = ascending ? ASCENDING_DELTAS : DELTAS;
+    const encode = ascending ? encodeAscending : encodeDeltas;
     const chunks: string[] = [];
-    for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(inOrder, from, Math.min(total, from + idsPerChunk(DELTAS))));
-    await insertSnapshot(t, args, DELTAS, total, seq, chunks);
-    return { total, records: page !== undefined ? { json: page } : { ids: Array.from(inOrder.subarray(span.start, span.end)) }, changeSeq: seq };
+    const perChunk = idsPerChunk(layout);
+    for (let from = 0; from < Math.max(1, total); from += perChunk) chunks.push(encode(inOrder, from, Math.min(total, from + perChunk)));
+    const records = page !== undefined ? { json: page } : { ids: Array.from(inOrder.subarray(span.start, span.end)) };
+    await insertSnapshot(t, args, layout, total, seq, chunks);
+    return { total, records, changeSeq: seq };
   }
   const chunkChars = width * idsPerChunk(width);
   const count = Math.max(1, Math.ceil(packed.length / chunkChars));
@@ -256,10 +263,25 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
 /** The widest packed ids that deltas take (deltas.ts's DELTA_ID_LIMIT). */
 const MAX_DELTA_WIDTH = WIDTHS.findLast((w) => limitOf(w) <= DELTA_ID_LIMIT)!;
 
-/** Packed ids (layout.ts) as numbers, digit by digit: no string per id. */
+/**
+ * Two arrays of ids reused by every snapshot (grown as needed; a snapshot reads them before its
+ * first await): a new Float64Array of each size per search cost more in allocation and garbage
+ * collection than the pass that fills it (BENCHMARKS.md, issue 24).
+ */
+let scratch = [new Float64Array(8192), new Float64Array(8192)] as const;
+function scratchOf(n: number): readonly [Float64Array, Float64Array] {
+  if (scratch[0].length < n) {
+    const size = 2 ** Math.ceil(Math.log2(n));
+    scratch = [new Float64Array(size), new Float64Array(size)];
+  }
+  return scratch;
+}
+
+/** Packed ids (layout.ts) as numbers, digit by digit: no string per id. A view of scratch memory. */
 function unpack(packed: string, width: number): Float64Array {
   const offset = offsetOf(width);
-  const ids = new Float64Array(packed.length / width);
+  const n = packed.length / width;
+  const ids = scratchOf(n)[0].subarray(0, n);
   for (let i = 0, at = 0; at < packed.length; i++) {
     let v = 0;
     for (const end = at + width; at < end; at++) v = v * 10 + packed.charCodeAt(at) - 48;
@@ -271,13 +293,17 @@ function unpack(packed: string, width: number): Float64Array {
 /**
  * Ids in ascending order. A plan gives them as a few ascending runs (one per value of an IN
  * list or a range of an index, each in id order): merged pairwise, run by run, which costs a
- * pass over the ids per doubling of the runs, fewer passes than a sort of unknown order.
+ * pass over the ids per doubling of the runs, fewer passes than a sort of unknown order. The
+ * answer is `ids` itself or a view of scratch memory of the same length.
  */
 export function ascendingRuns(ids: Float64Array): Float64Array {
   let starts: number[] = [0];
   for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) starts.push(i);
+  if (starts.length === 1) return ids;
+  // Merged back and forth between `ids` and the scratch array it is not a view of.
+  const [a, b] = scratchOf(ids.length);
   let from: Float64Array = ids;
-  let to: Float64Array = new Float64Array(ids.length);
+  let to: Float64Array = (ids.buffer === b.buffer ? a : b).subarray(0, ids.length);
   while (starts.length > 1) {
     const next: number[] = [];
     for (let r = 0; r < starts.length; r += 2) {
