@@ -153,4 +153,23 @@ describe('ascendingRuns', () => {
     merged.set(runs.flat());
     expect(Array.from(ascendingRuns(merged))).toEqual(sorted);
   });
+
+  it('puts runs in order both ways: ids close together (by bitmap) and far apart (merged), ids past 2^32 too', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.nat({ max: 5000 }), { minLength: 1, maxLength: 400 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2 ** 50 })),
+        fc.integer({ min: 1, max: 5 }),
+        (offsets, spread, base, k) => {
+          const ids = offsets.map((o) => base + o * spread);
+          const sorted = [...ids].sort((a, b) => a - b);
+          // k runs: ids dealt round-robin, each run ascending.
+          const runs = Array.from({ length: k }, (_, r) => sorted.filter((_, i) => i % k === r));
+          expect(Array.from(ascendingRuns(Float64Array.from(runs.flat())))).toEqual(sorted);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
 });

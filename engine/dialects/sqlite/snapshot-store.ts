@@ -290,26 +290,65 @@ function unpack(packed: string, width: number): Float64Array {
   return ids;
 }
 
+/** A bitmap of ids reused by every snapshot (see scratch), zero between uses. */
+let bits = new Int32Array(1024);
+/** The widest bitmap ascendingRuns uses, in 32-bit words (4 MiB). */
+const MAX_BITMAP_WORDS = 2 ** 20;
+
 /**
  * Ids in ascending order. A plan gives them as a few ascending runs (one per value of an IN
- * list or a range of an index, each in id order): merged pairwise, run by run, which costs a
- * pass over the ids per doubling of the runs, fewer passes than a sort of unknown order. The
- * answer is `ids` itself or a view of scratch memory of the same length.
+ * list or a range of an index, each in id order). When they lie close together (their range at
+ * most 64 times their number), each sets its bit in a bitmap of the range and one scan reads them
+ * back in order: no comparisons, where merging runs costs a pass over the ids and a branch the
+ * processor cannot predict per id, per doubling of the runs (BENCHMARKS.md, issue 24). Otherwise
+ * they are merged pairwise, run by run, still fewer passes than a sort of unknown order. Ids are
+ * distinct (a table's). The answer is `ids` itself or a view of scratch memory of the same length.
  */
 export function ascendingRuns(ids: Float64Array): Float64Array {
+  const n = ids.length;
   let starts: number[] = [0];
-  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) starts.push(i);
+  let lo = n ? ids[0]! : 0;
+  let hi = lo;
+  for (let i = 1; i < n; i++) {
+    const id = ids[i]!;
+    if (!(ids[i - 1]! < id)) starts.push(i);
+    if (id < lo) lo = id;
+    else if (id > hi) hi = id;
+  }
   if (starts.length === 1) return ids;
+  const [a, b] = scratchOf(n);
+  const words = Math.floor((hi - lo) / 32) + 1;
+  if (words <= 2 * n && words <= MAX_BITMAP_WORDS) {
+    if (bits.length < words) bits = new Int32Array(2 ** Math.ceil(Math.log2(words)));
+    for (let i = 0; i < n; i++) {
+      const offset = ids[i]! - lo;
+      const w = offset >>> 5;
+      bits[w] = bits[w]! | (1 << (offset & 31));
+    }
+    const out = (ids.buffer === b.buffer ? a : b).subarray(0, n);
+    let k = 0;
+    for (let w = 0; w < words; w++) {
+      let word = bits[w]!;
+      if (word === 0) continue;
+      bits[w] = 0;
+      const base = lo + w * 32;
+      while (word !== 0) {
+        const lowest = word & -word;
+        out[k++] = base + 31 - Math.clz32(lowest);
+        word ^= lowest;
+      }
+    }
+    return out;
+  }
   // Merged back and forth between `ids` and the scratch array it is not a view of.
-  const [a, b] = scratchOf(ids.length);
   let from: Float64Array = ids;
-  let to: Float64Array = (ids.buffer === b.buffer ? a : b).subarray(0, ids.length);
+  let to: Float64Array = (ids.buffer === b.buffer ? a : b).subarray(0, n);
   while (starts.length > 1) {
     const next: number[] = [];
     for (let r = 0; r < starts.length; r += 2) {
       const a = starts[r]!;
-      const mid = starts[r + 1] ?? ids.length;
-      const end = starts[r + 2] ?? ids.length;
+      const mid = starts[r + 1] ?? n;
+      const end = starts[r + 2] ?? n;
       next.push(a);
       let i = a;
       let j = mid;
