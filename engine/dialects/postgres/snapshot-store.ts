@@ -1,7 +1,8 @@
 import { expressionBuilder, sql } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
+import { ascendingChunks, ascendingRuns, parseIdList } from '../../cursor/ascending-ids.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
-import { idsAt, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
+import { ASCENDING_DELTAS, idsAt, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
 import { firstPageJson, idValue, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { MAX_LIMIT } from '../../query/reserved.ts';
@@ -12,13 +13,15 @@ import { chunkIds } from './chunk-ids.ts';
 import { numberedHighest, numbering, numberingLost, NUMBERING_TRIES } from './event-log.ts';
 
 /**
- * PostgreSQL's snapshots: one INSERT ... SELECT packs a snapshot's ids and cuts them into chunk
- * rows (chunk-ids.ts), so the ids never leave the database; page reads turn a chunk into
- * layout.ts's packed text.
+ * PostgreSQL's snapshots: a search in ascending id order reads its ids in one statement and
+ * writes them as ascending deltas (deltaSnapshot); any other order is one INSERT ... SELECT that
+ * packs its ids and cuts them into chunk rows (chunk-ids.ts), so the ids never leave the
+ * database; page reads turn a chunk into layout.ts's packed text, or read its deltas.
  */
 export const postgresSnapshots: SnapshotStore = {
   create: (t, args) => numbered(t, args),
-  readPage: pageReader(() => ({ ids: chunkIds.text(sql.ref('ids')).as('ids'), condition: (c) => c })),
+  // A chunk of ascending deltas is text of its own (`deltas`); any other is packed from `ids`.
+  readPage: pageReader(() => ({ ids: sql<string>`coalesce(deltas, ${chunkIds.text(sql.ref('ids'))})`.as('ids'), condition: (c) => c })),
   touch: touchCursor,
   delete: deleteCursor,
   sweep: sweepCursors,
@@ -104,9 +107,60 @@ async function numbered(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   throw numberingLost();
 }
 
+/**
+ * Chunk rows of ascending deltas, one INSERT for any number of them (the chunks as one text
+ * array); `ids` holds none. One statement per database setup (the key is the same for all: a
+ * setup is one tenant schema).
+ */
+const insertDeltas = (t: TenantDb, ...values: [string, number, string, string, string, string, number, number, number, string[]]) =>
+  snapshotQueries(t.db, 'insert deltas', (id, total, collection, scope, owner, query, limit, expiresAt, changeSeq, chunks) =>
+    sql`insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq, deltas)
+      select ${id}, c.n - 1, cast(${total} as integer), ${sql.lit(ASCENDING_DELTAS)}, ${collection}, ${scope}, ${owner},
+        case when c.n = 1 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint), '{}',
+        case when c.n = 1 then cast(${changeSeq} as bigint) end, c.d
+      from unnest(cast(${chunks} as text[])) with ordinality as c (d, n)`.compile(t.db), ...values);
+
+/**
+ * A search in ascending id order as ascending deltas (deltas.ts), as SQLite writes them: one
+ * statement numbers the feed and reads the matching ids in whatever order its plan gives (no
+ * sort: an IN list's index gives a few ascending runs, put in order here), the feed's seq and
+ * page 1; a second writes the chunk rows, a character an id. Packing in SQL sorted every id and
+ * wrote eight bytes of each (BENCHMARKS.md, issue 24). The snapshot is the ids the first
+ * statement read; the second only keeps them. Undefined (nothing written) for ids deltas do not
+ * take.
+ */
+async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
+  const { db } = t;
+  const withPage = pageOneWithIds(args);
+  const build = () => {
+    const ids = db.selectFrom(args.table).where(args.where).select(sql<string>`coalesce(string_agg(cast(id as text), ','), '')`.as('v'));
+    return sql<{ ids: string; change_seq: unknown; json: string | null }>`with ${numbering(t)}
+      select (${ids}) as ids, ${numberedHighest} as change_seq,
+        ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json`.compile(db);
+  };
+  const key = `${args.searchKey}\0deltas${withPage ? `\0${args.end}` : ''}`;
+  const row = (await snapshotQueries(db, key, build)).rows[0] as { ids: string; change_seq: unknown; json: string | null };
+  if (row.change_seq === null || row.change_seq === undefined) return LOST;
+  const parsed = parseIdList(row.ids);
+  if (!parsed) return undefined;
+  const ids = ascendingRuns(parsed);
+  const total = ids.length;
+  const changeSeq = Number(row.change_seq);
+  // Read off the scratch arrays before the INSERT's await.
+  const chunks = ascendingChunks(ids);
+  const records = row.json !== null ? { json: row.json } : { ids: Array.from(ids.subarray(args.start, Math.min(args.end, total))) };
+  const b = args.binding;
+  await insertDeltas(t, args.id, total, b.collection, b.scope, b.owner, JSON.stringify(args.query), args.query.limit, args.expiresAt, changeSeq, chunks);
+  return { total, records, changeSeq };
+}
+
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
   const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
   if (ranged) return ranged;
+  if (args.order.field === 'id' && args.order.direction === 'asc') {
+    const deltas = await deltaSnapshot(t, args);
+    if (deltas) return deltas;
+  }
   const { db } = t;
   const b = args.binding;
   const withPage = pageOneWithIds(args);
