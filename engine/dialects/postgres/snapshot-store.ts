@@ -108,17 +108,22 @@ async function numbered(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
 }
 
 /**
- * Chunk rows of ascending deltas, one INSERT for any number of them (the chunks as one text
- * array); `ids` holds none. One statement per database setup (the key is the same for all: a
- * setup is one tenant schema).
+ * Chunk rows of ascending deltas, one INSERT for any number of them, each chunk a parameter of
+ * its own (a text array would be escaped character by character in the application); `ids` holds
+ * none. One statement per number of chunks, rounded up to a power of two past four (the rest
+ * null, skipped), and database setup (a setup is one tenant schema).
  */
-const insertDeltas = (t: TenantDb, ...values: [string, number, string, string, string, string, number, number, number, string[]]) =>
-  snapshotQueries(t.db, 'insert deltas', (id, total, collection, scope, owner, query, limit, expiresAt, changeSeq, chunks) =>
+function insertDeltas(t: TenantDb, chunks: readonly string[], ...values: [string, number, string, string, string, string, number, number, number]) {
+  const build = (id: unknown, total: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, changeSeq: unknown, ...texts: unknown[]) =>
     sql`insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq, deltas)
       select ${id}, c.n - 1, cast(${total} as integer), ${sql.lit(ASCENDING_DELTAS)}, ${collection}, ${scope}, ${owner},
         case when c.n = 1 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint), '{}',
         case when c.n = 1 then cast(${changeSeq} as bigint) end, c.d
-      from unnest(cast(${chunks} as text[])) with ordinality as c (d, n)`.compile(t.db), ...values);
+      from unnest(array[${sql.join(texts.map((text) => sql`cast(${text} as text)`))}]) with ordinality as c (d, n) where c.d is not null`.compile(t.db);
+  const slots = chunks.length <= 4 ? chunks.length : 2 ** Math.ceil(Math.log2(chunks.length));
+  const texts = Array.from({ length: slots }, (_, i) => chunks[i] ?? null);
+  return snapshotQueries(t.db, `insert deltas\0${slots}`, build, ...values, ...texts);
+}
 
 /**
  * A search in ascending id order as ascending deltas (deltas.ts), as SQLite writes them: one
@@ -150,7 +155,7 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
   const chunks = ascendingChunks(ids);
   const records = row.json !== null ? { json: row.json } : { ids: Array.from(ids.subarray(args.start, Math.min(args.end, total))) };
   const b = args.binding;
-  await insertDeltas(t, args.id, total, b.collection, b.scope, b.owner, JSON.stringify(args.query), args.query.limit, args.expiresAt, changeSeq, chunks);
+  await insertDeltas(t, chunks, args.id, total, b.collection, b.scope, b.owner, JSON.stringify(args.query), args.query.limit, args.expiresAt, changeSeq);
   return { total, records, changeSeq };
 }
 
