@@ -75,6 +75,7 @@ describeEachDatabase('ascending deltas: filtered searches in id order', (h) => {
   });
 
   it('page contents equal a naive snapshot, whatever is created, deleted and updated before and after', async () => {
+    let runs = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(change, { maxLength: 6 }),
@@ -87,7 +88,9 @@ describeEachDatabase('ascending deltas: filtered searches in id order', (h) => {
             .filter(([, r]) => !r.deleted && departments.includes(r.department_id))
             .map(([id]) => id)
             .sort((a, b) => a - b);
-          const query = departments.map((d) => `department_id=${d}`).join('&');
+          // A search of its own each run (a condition every record meets): PostgreSQL packs a
+          // search whose last snapshot was small in SQL instead.
+          const query = [...departments.map((d) => `department_id=${d}`), `priority:gte=${-++runs}`].join('&');
           const first = await h().get(`${M}/work_orders?${query}&$limit=${limit}`);
           expect(first.status).toBe(200);
           expect(Number(first.headers.get('x-total'))).toBe(snapshot.length);
@@ -106,7 +109,7 @@ describeEachDatabase('ascending deltas: filtered searches in id order', (h) => {
 
   it('a search starting past page 1 gets the same ids', async () => {
     const live = [...model].filter(([, r]) => !r.deleted && r.department_id <= 2).map(([id]) => id).sort((a, b) => a - b);
-    const r = await h().get(`${M}/work_orders?department_id=1&department_id=2&$limit=3&$page=2`);
+    const r = await h().get(`${M}/work_orders?department_id=1&department_id=2&priority:gte=-1000&$limit=3&$page=2`);
     expect(ids(r.body)).toEqual(live.slice(3, 6));
     expect(await widthOf(h(), r.headers.get('x-cursor')!)).toBe(ASCENDING_DELTAS);
   });

@@ -424,9 +424,11 @@ describeEachDatabase('pagination: ids of every size', (h) => {
     for (const id of [1, 8, 9, 89, 90, 899_999, 900_000, 8_999_999_999, 9_000_000_000, 123_456_789_012_345, 8_007_199_254_740_993]) {
       await insertRecords(h(), 'work_orders', [workOrder({ id, department_id: 42 })]);
       inserted.push(id);
-      // Ids in id order that deltas take are written as ascending deltas (engine/cursor/deltas.ts),
-      // on both databases; the rest packed.
-      const width = id < DELTA_ID_LIMIT ? ASCENDING_DELTAS : widthFor(id);
+      // Ids in id order that deltas take are written as ascending deltas (engine/cursor/deltas.ts);
+      // the rest packed. PostgreSQL packs a search whose last snapshot was small (every one here
+      // but the first) in SQL.
+      const deltas = id < DELTA_ID_LIMIT && (h().db === 'sqlite' || inserted.length === 1);
+      const width = deltas ? ASCENDING_DELTAS : widthFor(id);
       expect(await walk()).toEqual({ seen: inserted, width });
     }
   });

@@ -6,6 +6,7 @@ import { ASCENDING_DELTAS, idsAt, idsPerChunkSql, maxHolesSql, RANGED } from '..
 import { firstPageJson, idValue, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { MAX_LIMIT } from '../../query/reserved.ts';
+import { Lru } from '../../lru.ts';
 import { orderBySql } from '../order-by.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
@@ -159,13 +160,36 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
   return { total, records, changeSeq };
 }
 
+/**
+ * Below this many ids a search in id order is packed in SQL after all: its second round trip and
+ * the ids' text cost the application more than sorting and writing a few hundred ids cost the
+ * database (499 ids: 0.87 times the requests a second, BENCHMARKS.md, issue 24).
+ */
+const DELTAS_FROM = 2000;
+
+/**
+ * A tenant's searches in id order whose last snapshot had fewer than DELTAS_FROM ids: packed in
+ * SQL next time (a search's size changes slowly); the slot of the tenant's state (TenantState).
+ */
+const SMALL = {};
+const smallOf = (t: TenantDb) => t.state.get(SMALL, () => new Lru<true>(500));
+
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
   const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
   if (ranged) return ranged;
-  if (args.order.field === 'id' && args.order.direction === 'asc') {
+  const idOrder = args.order.field === 'id' && args.order.direction === 'asc';
+  if (idOrder && !smallOf(t).get(args.searchKey)) {
     const deltas = await deltaSnapshot(t, args);
+    if (deltas !== LOST && deltas !== undefined && deltas.total < DELTAS_FROM) smallOf(t).set(args.searchKey, true);
     if (deltas) return deltas;
   }
+  const packed = await packedSnapshot(t, args);
+  if (idOrder && packed !== LOST && packed.total >= DELTAS_FROM) smallOf(t).delete(args.searchKey);
+  return packed;
+}
+
+/** A search's snapshot packed in SQL: one INSERT ... SELECT, the ids never leave the database. */
+async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
   const { db } = t;
   const b = args.binding;
   const withPage = pageOneWithIds(args);
