@@ -34,33 +34,29 @@ export function unpack(packed: string, width: number): Float64Array {
   return ids;
 }
 
-/** Digits of the least id that deltas do not take (DELTA_ID_LIMIT is 2^51, 16 digits). */
-const TOO_LONG = String(DELTA_ID_LIMIT).length;
-
 /**
- * Ids written in decimal, `,` between them (`''`: none), as numbers: a view of scratch memory;
- * undefined when one is DELTA_ID_LIMIT or more (deltas do not take it, nor a double every id past
- * 2^53: the caller packs them another way).
+ * Ids written in hexadecimal (lower case, as PostgreSQL's to_hex writes them: shorter than
+ * decimal and cheaper for the database to write), `,` between them (`''`: none), as numbers: a
+ * view of scratch memory; undefined when one is DELTA_ID_LIMIT or more (deltas do not take it,
+ * nor a double every id past 2^53: the caller packs them another way).
  */
-export function parseIdList(text: string): Float64Array | undefined {
+export function parseHexIds(text: string): Float64Array | undefined {
   if (text === '') return scratchOf(0)[0].subarray(0, 0);
   let n = 1;
   for (let at = text.indexOf(','); at !== -1; at = text.indexOf(',', at + 1)) n++;
   const ids = scratchOf(n)[0].subarray(0, n);
   let i = 0;
   let v = 0;
-  let digits = 0;
   for (let at = 0; at < text.length; at++) {
     const c = text.charCodeAt(at);
     if (c === 44) {
+      // A longer id only grows past the limit: a double rounds, it does not wrap.
+      if (v >= DELTA_ID_LIMIT) return undefined;
       ids[i++] = v;
       v = 0;
-      digits = 0;
-      continue;
-    }
-    v = v * 10 + c - 48;
-    if (++digits >= TOO_LONG && v >= DELTA_ID_LIMIT) return undefined;
+    } else v = v * 16 + (c <= 57 ? c - 48 : c - 87);
   }
+  if (v >= DELTA_ID_LIMIT) return undefined;
   ids[i] = v;
   return ids;
 }

@@ -1,6 +1,6 @@
 import { expressionBuilder, sql } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
-import { ascendingChunks, ascendingRuns, parseIdList } from '../../cursor/ascending-ids.ts';
+import { ascendingChunks, ascendingRuns, parseHexIds } from '../../cursor/ascending-ids.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
 import { ASCENDING_DELTAS, idsAt, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
 import { firstPageJson, idValue, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
@@ -129,7 +129,8 @@ function insertDeltas(t: TenantDb, chunks: readonly string[], ...values: [string
 /**
  * A search in ascending id order as ascending deltas (deltas.ts), as SQLite writes them: one
  * statement numbers the feed and reads the matching ids in whatever order its plan gives (no
- * sort: an IN list's index gives a few ascending runs, put in order here), the feed's seq and
+ * sort: an IN list's index gives a few ascending runs, put in order here; in hexadecimal, which
+ * PostgreSQL writes faster than decimal), the feed's seq and
  * page 1; a second writes the chunk rows, a character an id. Packing in SQL sorted every id and
  * wrote eight bytes of each (BENCHMARKS.md, issue 24). The snapshot is the ids the first
  * statement read; the second only keeps them. Undefined (nothing written) for ids deltas do not
@@ -139,7 +140,7 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
   const { db } = t;
   const withPage = pageOneWithIds(args);
   const build = () => {
-    const ids = db.selectFrom(args.table).where(args.where).select(sql<string>`coalesce(string_agg(cast(id as text), ','), '')`.as('v'));
+    const ids = db.selectFrom(args.table).where(args.where).select(sql<string>`coalesce(string_agg(to_hex(id), ','), '')`.as('v'));
     return sql<{ ids: string; change_seq: unknown; json: string | null }>`with ${numbering(t)}
       select (${ids}) as ids, ${numberedHighest} as change_seq,
         ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json`.compile(db);
@@ -147,7 +148,7 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
   const key = `${args.searchKey}\0deltas${withPage ? `\0${args.end}` : ''}`;
   const row = (await snapshotQueries(db, key, build)).rows[0] as { ids: string; change_seq: unknown; json: string | null };
   if (row.change_seq === null || row.change_seq === undefined) return LOST;
-  const parsed = parseIdList(row.ids);
+  const parsed = parseHexIds(row.ids);
   if (!parsed) return undefined;
   const ids = ascendingRuns(parsed);
   const total = ids.length;
