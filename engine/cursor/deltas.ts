@@ -76,21 +76,26 @@ const BASE = 47;
 const DIGIT = 33;
 const LAST_DIGIT = DIGIT + BASE;
 
+/** Letters an ascending delta takes at most: every id below DELTA_ID_LIMIT takes fewer than 47^10. */
+const MAX_LETTERS = 10;
+
 /** Ids [from, to) of `ids`, strictly ascending, as one chunk row's text. */
 export function encodeAscending(ids: ArrayLike<number>, from: number, to: number): string {
+  // Room for the longest deltas up front: no check per id.
+  if (buffer.length < (to - from) * MAX_LETTERS) buffer = new Uint8Array((to - from) * MAX_LETTERS);
   let n = 0;
   let previous = -1;
   for (let i = from; i < to; i++) {
     const id = ids[i]!;
     const value = i === from ? id : id - previous - 1;
     previous = id;
+    // Most gaps of a search's ids take one letter.
+    if (value < BASE) {
+      buffer[n++] = LAST_DIGIT + value;
+      continue;
+    }
     let letters = 1;
     for (let v = Math.floor(value / BASE); v > 0; v = Math.floor(v / BASE)) letters++;
-    if (n + letters > buffer.length) {
-      const grown = new Uint8Array(2 * (n + letters));
-      grown.set(buffer.subarray(0, n));
-      buffer = grown;
-    }
     let v = value;
     buffer[n + letters - 1] = LAST_DIGIT + (v % BASE);
     for (let k = letters - 2; k >= 0; k--) {
