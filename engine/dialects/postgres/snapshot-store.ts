@@ -127,14 +127,13 @@ function insertDeltas(t: TenantDb, chunks: readonly string[], ...values: [string
 }
 
 /**
- * A search in ascending id order as ascending deltas (deltas.ts), as SQLite writes them: one
- * statement numbers the feed and reads the matching ids in whatever order its plan gives (no
- * sort: an IN list's index gives a few ascending runs, put in order here; in hexadecimal, which
- * PostgreSQL writes faster than decimal), the feed's seq and
- * page 1; a second writes the chunk rows, a character an id. Packing in SQL sorted every id and
- * wrote eight bytes of each (BENCHMARKS.md, issue 24). The snapshot is the ids the first
- * statement read; the second only keeps them. Undefined (nothing written) for ids deltas do not
- * take.
+ * A search in ascending id order as ascending deltas (deltas.ts), as SQLite writes them. One
+ * statement numbers the feed and reads the feed's seq, page 1 and the matching ids, in whatever
+ * order its plan gives them (no sort: an IN list's index gives a few ascending runs, put in order
+ * here) and in hexadecimal (PostgreSQL writes it faster than decimal); a second writes the chunk
+ * rows, a character an id. Packing in SQL sorted every id and wrote eight bytes of each
+ * (BENCHMARKS.md, issue 24). The snapshot is the ids the first statement read; the second only
+ * keeps them. Undefined (nothing written) for ids deltas do not take.
  */
 async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
   const { db } = t;
@@ -169,23 +168,28 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
 const DELTAS_FROM = 2000;
 
 /**
- * A tenant's searches in id order whose last snapshot had fewer than DELTAS_FROM ids: packed in
- * SQL next time (a search's size changes slowly); the slot of the tenant's state (TenantState).
+ * A tenant's searches in id order packed in SQL next time: `small`, their last snapshot had fewer
+ * than DELTAS_FROM ids (a search's size changes slowly: tried as deltas again once it grows);
+ * `wide`, their ids include one deltas do not take. The slot of the tenant's state (TenantState).
  */
-const SMALL = {};
-const smallOf = (t: TenantDb) => t.state.get(SMALL, () => new Lru<true>(500));
+const PACKED = {};
+const packedOf = (t: TenantDb) => t.state.get(PACKED, () => new Lru<'small' | 'wide'>(500));
 
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
   const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
   if (ranged) return ranged;
   const idOrder = args.order.field === 'id' && args.order.direction === 'asc';
-  if (idOrder && !smallOf(t).get(args.searchKey)) {
+  if (idOrder && !packedOf(t).get(args.searchKey)) {
     const deltas = await deltaSnapshot(t, args);
-    if (deltas !== LOST && deltas !== undefined && deltas.total < DELTAS_FROM) smallOf(t).set(args.searchKey, true);
-    if (deltas) return deltas;
+    if (deltas === LOST) return LOST;
+    if (deltas === undefined) packedOf(t).set(args.searchKey, 'wide');
+    else {
+      if (deltas.total < DELTAS_FROM) packedOf(t).set(args.searchKey, 'small');
+      return deltas;
+    }
   }
   const packed = await packedSnapshot(t, args);
-  if (idOrder && packed !== LOST && packed.total >= DELTAS_FROM) smallOf(t).delete(args.searchKey);
+  if (packed !== LOST && packed.total >= DELTAS_FROM && packedOf(t).get(args.searchKey) === 'small') packedOf(t).delete(args.searchKey);
   return packed;
 }
 
