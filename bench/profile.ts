@@ -26,7 +26,7 @@ import { freshPostgresDatabase } from '../test/support/pg.ts';
 const [pathArg, rowsArg] = process.argv.slice(2);
 const path = pathArg ?? '/maintenance/work_orders/12345';
 const BASE = '/v4_server/external/v1';
-const port = 18391;
+const port = Number(process.env.PROFILE_PORT ?? 18391); // PROFILE_PORT: beside another profile or bench
 const origin = `http://127.0.0.1:${port}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'mrs-profile-'));
 const profileDir = process.env.PROFILE_DIR ?? join(dataDir, 'profile');

@@ -5,7 +5,8 @@
  * COUNT in the same run, on SQLite and (with TEST_DATABASE_URL) PostgreSQL. Also the bytes each
  * new search adds to the cursor store (the store's size before and after a case, over the
  * cursors the case made). Servers are pinned to CPU 0; BENCH_SECONDS sets each run's length.
- * The floors run before and after the engine's cases; ratios use their mean.
+ * The floors run before and after the engine's cases; ratios use their mean. BENCH_PORT sets the
+ * ports (SQLite's server, PostgreSQL's 10 above; each baseline one above its server).
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -50,7 +51,9 @@ function storeProbe(kind: Kind, sqliteFile: string, pgUrl?: string) {
 }
 
 async function measureDatabase(kind: Kind): Promise<void> {
-  const port = kind === 'sqlite' ? 18280 : 18380;
+  // BENCH_PORT: SQLite's port (PostgreSQL's 10 above it), so two runs can go at once.
+  const base = process.env.BENCH_PORT;
+  const port = base ? Number(base) + (kind === 'sqlite' ? 0 : 10) : kind === 'sqlite' ? 18280 : 18380;
   // The floors read SQLite from a file; on PostgreSQL runs they read PostgreSQL.
   const demo = await seededDemo(kind, port, 'tables');
   const { env, origin, sqliteFile } = demo;

@@ -64,3 +64,66 @@ export function decodeDeltas(text: string, from: number, to: number): number[] {
   }
   return ids;
 }
+
+/**
+ * Ascending deltas (layout.ts's ASCENDING_DELTAS layout): a chunk row's first id, then each id's
+ * gap from the one before less one (an ascending snapshot's ids are distinct: every gap is at
+ * least 1), each in base 47 over printable ASCII, '!' to 'O' for every digit but the last, 'P'
+ * to '~' for the last. A search's ids in id order lie a few dozen apart: a character each, about
+ * half what zigzagged letters take, so half the bytes written (BENCHMARKS.md, issue 24). Pure.
+ */
+const BASE = 47;
+const DIGIT = 33;
+const LAST_DIGIT = DIGIT + BASE;
+
+/** Letters an ascending delta takes at most: every id below DELTA_ID_LIMIT takes fewer than 47^10. */
+const MAX_LETTERS = 10;
+
+/** Ids [from, to) of `ids`, strictly ascending, as one chunk row's text. */
+export function encodeAscending(ids: ArrayLike<number>, from: number, to: number): string {
+  // Room for the longest deltas up front: no check per id.
+  if (buffer.length < (to - from) * MAX_LETTERS) buffer = new Uint8Array((to - from) * MAX_LETTERS);
+  let n = 0;
+  let previous = -1;
+  for (let i = from; i < to; i++) {
+    const id = ids[i]!;
+    const value = i === from ? id : id - previous - 1;
+    previous = id;
+    // Most gaps of a search's ids take one letter.
+    if (value < BASE) {
+      buffer[n++] = LAST_DIGIT + value;
+      continue;
+    }
+    let letters = 1;
+    for (let v = Math.floor(value / BASE); v > 0; v = Math.floor(v / BASE)) letters++;
+    let v = value;
+    buffer[n + letters - 1] = LAST_DIGIT + (v % BASE);
+    for (let k = letters - 2; k >= 0; k--) {
+      v = Math.floor(v / BASE);
+      buffer[n + k] = DIGIT + (v % BASE);
+    }
+    n += letters;
+  }
+  return ascii.decode(buffer.subarray(0, n));
+}
+
+/** The ids of positions [from, to) within a chunk row's text of ascending deltas. */
+export function decodeAscending(text: string, from: number, to: number): number[] {
+  const ids: number[] = [];
+  let id = 0;
+  let value = 0;
+  let pos = 0;
+  for (let at = 0; at < text.length && pos < to; at++) {
+    const c = text.charCodeAt(at);
+    if (c < LAST_DIGIT) {
+      value = value * BASE + (c - DIGIT);
+      continue;
+    }
+    value = value * BASE + (c - LAST_DIGIT);
+    id = pos === 0 ? value : id + value + 1;
+    if (pos >= from) ids.push(id);
+    value = 0;
+    pos++;
+  }
+  return ids;
+}

@@ -1,4 +1,4 @@
-import { decodeDeltas } from './deltas.ts';
+import { decodeAscending, decodeDeltas } from './deltas.ts';
 
 /**
  * How a cursor's ordered ids are packed: each id plus 10^(width-1), in decimal, so every id
@@ -28,11 +28,17 @@ const MIN_CHUNK_IDS = 192;
 const RANGED_CHUNK_IDS = 2 ** 30;
 /** Ids of a chunk row of deltas: a letter or two each, most of the time. */
 const DELTA_CHUNK_IDS = 1920;
+/**
+ * Ids of a chunk row of ascending deltas: a character each, most of the time, so a row of about
+ * 3,800 bytes fills one of SQLite's 4 KiB pages on its own (the most a row keeps in its page is
+ * 4,061 bytes). Rows of 1,920 ids took a page each all the same, and a page is what SQLite writes.
+ */
+const ASCENDING_CHUNK_IDS = 3584;
 export const idsPerChunk = (width: number) =>
-  width === DELTAS ? DELTA_CHUNK_IDS : isRanged(width) ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
+  width === ASCENDING_DELTAS ? ASCENDING_CHUNK_IDS : width === DELTAS ? DELTA_CHUNK_IDS : isRanged(width) ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
 /** idsPerChunk in SQL, of an integer expression (integer division in both databases). */
 export const idsPerChunkSql = (width: string) =>
-  `(case when ${width} = ${DELTAS} then ${DELTA_CHUNK_IDS} when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
+  `(case when ${width} = ${ASCENDING_DELTAS} then ${ASCENDING_CHUNK_IDS} when ${width} = ${DELTAS} then ${DELTA_CHUNK_IDS} when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
 
 /**
  * A ranged snapshot: ascending ids that are every id from `lo` to `hi` but a few (the holes),
@@ -45,6 +51,8 @@ export const RANGED = 32;
 export const isRanged = (width: number) => width > RANGED && width < DELTAS;
 /** The width column of a snapshot whose chunk rows hold deltas (deltas.ts). */
 export const DELTAS = 64;
+/** The width column of a snapshot of strictly ascending ids whose chunk rows hold ascending deltas (deltas.ts). */
+export const ASCENDING_DELTAS = 65;
 export const rangedWidth = (digits: number) => RANGED + digits;
 /** The holes a ranged snapshot holds at most: lo, hi and they fill one chunk row of packed ids. */
 export const maxHoles = (digits: number) => Math.floor(CHUNK_CHARS / digits) - 2;
@@ -117,7 +125,7 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
     const text = chunks.get(0);
     return text === undefined ? [] : rangedIdsAt(text, width - RANGED, start, end);
   }
-  if (width === DELTAS) return deltaIdsAt(chunks, start, end);
+  if (width === DELTAS || width === ASCENDING_DELTAS) return deltaIdsAt(chunks, width, start, end);
   const perChunk = idsPerChunk(width);
   const decode = DECODERS[width - 1]!;
   const ids: number[] = [];
@@ -132,17 +140,19 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
 }
 
 /** The ids at positions [start, end) of a snapshot of deltas, chunk row by chunk row. */
-function deltaIdsAt(chunks: ReadonlyMap<number, string>, start: number, end: number): number[] {
+function deltaIdsAt(chunks: ReadonlyMap<number, string>, width: number, start: number, end: number): number[] {
+  const decode = width === DELTAS ? decodeDeltas : decodeAscending;
+  const perChunk = idsPerChunk(width);
   const ids: number[] = [];
   for (let pos = start; pos < end; ) {
-    const chunk = Math.floor(pos / DELTA_CHUNK_IDS);
+    const chunk = Math.floor(pos / perChunk);
     const text = chunks.get(chunk);
     if (text === undefined) break;
-    const first = chunk * DELTA_CHUNK_IDS;
-    const got = decodeDeltas(text, pos - first, Math.min(end, first + DELTA_CHUNK_IDS) - first);
+    const first = chunk * perChunk;
+    const got = decode(text, pos - first, Math.min(end, first + perChunk) - first);
     ids.push(...got);
-    if (pos + got.length < Math.min(end, first + DELTA_CHUNK_IDS)) break;
-    pos = first + DELTA_CHUNK_IDS;
+    if (pos + got.length < Math.min(end, first + perChunk)) break;
+    pos = first + perChunk;
   }
   return ids;
 }

@@ -35,6 +35,8 @@ export interface MigrationSteps {
   cursorRowsUncompressed?(db: Kysely<any>, table: RawBuilder<unknown>): Promise<void>;
   /** 006: chunk ids in the column type the snapshot store packs them in. */
   cursorIdsColumn?(db: Kysely<any>, table: RawBuilder<unknown>): Promise<void>;
+  /** 013: a text column of chunk rows for ascending deltas, where `ids` has a type of its own. */
+  cursorDeltasColumn?(db: Kysely<any>, table: RawBuilder<unknown>): Promise<void>;
 }
 
 /** Everything that differs between the databases; the rest of the engine never asks which one it is on. */

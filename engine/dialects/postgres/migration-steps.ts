@@ -25,4 +25,7 @@ export const postgresMigrationSteps: MigrationSteps = {
     await sql`alter table ${table} alter column ids type ${chunkIds.columnType}
       using ${chunkIds.fromText(sql.ref('ids'), sql.ref('width'))}`.execute(db);
   },
+  async cursorDeltasColumn(db, table) {
+    await sql`alter table ${table} add column deltas text`.execute(db);
+  },
 };

@@ -1,10 +1,12 @@
 import { expressionBuilder, sql } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
+import { ascendingChunks, ascendingRuns, parseHexIds } from '../../cursor/ascending-ids.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
-import { idsAt, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
+import { ASCENDING_DELTAS, idsAt, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
 import { firstPageJson, idValue, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { MAX_LIMIT } from '../../query/reserved.ts';
+import { Lru } from '../../lru.ts';
 import { orderBySql } from '../order-by.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
@@ -12,13 +14,15 @@ import { chunkIds } from './chunk-ids.ts';
 import { numberedHighest, numbering, numberingLost, NUMBERING_TRIES } from './event-log.ts';
 
 /**
- * PostgreSQL's snapshots: one INSERT ... SELECT packs a snapshot's ids and cuts them into chunk
- * rows (chunk-ids.ts), so the ids never leave the database; page reads turn a chunk into
- * layout.ts's packed text.
+ * PostgreSQL's snapshots: a search in ascending id order reads its ids in one statement and
+ * writes them as ascending deltas (deltaSnapshot); any other order is one INSERT ... SELECT that
+ * packs its ids and cuts them into chunk rows (chunk-ids.ts), so the ids never leave the
+ * database; page reads turn a chunk into layout.ts's packed text, or read its deltas.
  */
 export const postgresSnapshots: SnapshotStore = {
   create: (t, args) => numbered(t, args),
-  readPage: pageReader(() => ({ ids: chunkIds.text(sql.ref('ids')).as('ids'), condition: (c) => c })),
+  // A chunk of ascending deltas is text of its own (`deltas`); any other is packed from `ids`.
+  readPage: pageReader(() => ({ ids: sql<string>`coalesce(deltas, ${chunkIds.text(sql.ref('ids'))})`.as('ids'), condition: (c) => c })),
   touch: touchCursor,
   delete: deleteCursor,
   sweep: sweepCursors,
@@ -104,9 +108,93 @@ async function numbered(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   throw numberingLost();
 }
 
+/**
+ * Chunk rows of ascending deltas, one INSERT for any number of them, each chunk a parameter of
+ * its own (a text array would be escaped character by character in the application); `ids` holds
+ * none. One statement per number of chunks, rounded up to a power of two past four (the rest
+ * null, skipped), and database setup (a setup is one tenant schema).
+ */
+function insertDeltas(t: TenantDb, chunks: readonly string[], ...values: [string, number, string, string, string, string, number, number, number]) {
+  const build = (id: unknown, total: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, changeSeq: unknown, ...texts: unknown[]) =>
+    sql`insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq, deltas)
+      select ${id}, c.n - 1, cast(${total} as integer), ${sql.lit(ASCENDING_DELTAS)}, ${collection}, ${scope}, ${owner},
+        case when c.n = 1 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint), '{}',
+        case when c.n = 1 then cast(${changeSeq} as bigint) end, c.d
+      from unnest(array[${sql.join(texts.map((text) => sql`cast(${text} as text)`))}]) with ordinality as c (d, n) where c.d is not null`.compile(t.db);
+  const slots = chunks.length <= 4 ? chunks.length : 2 ** Math.ceil(Math.log2(chunks.length));
+  const texts = Array.from({ length: slots }, (_, i) => chunks[i] ?? null);
+  return snapshotQueries(t.db, `insert deltas\0${slots}`, build, ...values, ...texts);
+}
+
+/**
+ * A search in ascending id order as ascending deltas (deltas.ts), as SQLite writes them. One
+ * statement numbers the feed and reads the feed's seq, page 1 and the matching ids, in whatever
+ * order its plan gives them (no sort: an IN list's index gives a few ascending runs, put in order
+ * here) and in hexadecimal (PostgreSQL writes it faster than decimal); a second writes the chunk
+ * rows, a character an id. Packing in SQL sorted every id and wrote eight bytes of each
+ * (BENCHMARKS.md, issue 24). The snapshot is the ids the first statement read; the second only
+ * keeps them. Undefined (nothing written) for ids deltas do not take.
+ */
+async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
+  const { db } = t;
+  const withPage = pageOneWithIds(args);
+  const build = () => {
+    const ids = db.selectFrom(args.table).where(args.where).select(sql<string>`coalesce(string_agg(to_hex(id), ','), '')`.as('v'));
+    return sql<{ ids: string; change_seq: unknown; json: string | null }>`with ${numbering(t)}
+      select (${ids}) as ids, ${numberedHighest} as change_seq,
+        ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json`.compile(db);
+  };
+  const key = `${args.searchKey}\0deltas${withPage ? `\0${args.end}` : ''}`;
+  const row = (await snapshotQueries(db, key, build)).rows[0] as { ids: string; change_seq: unknown; json: string | null };
+  if (row.change_seq === null || row.change_seq === undefined) return LOST;
+  const parsed = parseHexIds(row.ids);
+  if (!parsed) return undefined;
+  const ids = ascendingRuns(parsed);
+  const total = ids.length;
+  const changeSeq = Number(row.change_seq);
+  // Read off the scratch arrays before the INSERT's await.
+  const chunks = ascendingChunks(ids);
+  const records = row.json !== null ? { json: row.json } : { ids: Array.from(ids.subarray(args.start, Math.min(args.end, total))) };
+  const b = args.binding;
+  await insertDeltas(t, chunks, args.id, total, b.collection, b.scope, b.owner, JSON.stringify(args.query), args.query.limit, args.expiresAt, changeSeq);
+  return { total, records, changeSeq };
+}
+
+/**
+ * Below this many ids a search in id order is packed in SQL after all: its second round trip and
+ * the ids' text cost the application more than sorting and writing a few hundred ids cost the
+ * database (499 ids: 0.87 times the requests a second, BENCHMARKS.md, issue 24).
+ */
+const DELTAS_FROM = 2000;
+
+/**
+ * A tenant's searches in id order packed in SQL next time: `small`, their last snapshot had fewer
+ * than DELTAS_FROM ids (a search's size changes slowly: tried as deltas again once it grows);
+ * `wide`, their ids include one deltas do not take. The slot of the tenant's state (TenantState).
+ */
+const PACKED = {};
+const packedOf = (t: TenantDb) => t.state.get(PACKED, () => new Lru<'small' | 'wide'>(500));
+
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
   const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
   if (ranged) return ranged;
+  const idOrder = args.order.field === 'id' && args.order.direction === 'asc';
+  if (idOrder && !packedOf(t).get(args.searchKey)) {
+    const deltas = await deltaSnapshot(t, args);
+    if (deltas === LOST) return LOST;
+    if (deltas === undefined) packedOf(t).set(args.searchKey, 'wide');
+    else {
+      if (deltas.total < DELTAS_FROM) packedOf(t).set(args.searchKey, 'small');
+      return deltas;
+    }
+  }
+  const packed = await packedSnapshot(t, args);
+  if (packed !== LOST && packed.total >= DELTAS_FROM && packedOf(t).get(args.searchKey) === 'small') packedOf(t).delete(args.searchKey);
+  return packed;
+}
+
+/** A search's snapshot packed in SQL: one INSERT ... SELECT, the ids never leave the database. */
+async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
   const { db } = t;
   const b = args.binding;
   const withPage = pageOneWithIds(args);

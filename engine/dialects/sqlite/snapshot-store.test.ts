@@ -7,7 +7,7 @@ import type { SnapshotArgs } from '../../cursor/snapshot-store.ts';
 import type { TenantDb } from '../types.ts';
 import { tenantDb } from '../../tenant-db.ts';
 import { readsTableInIdOrder } from '../../cursor/snapshot-sql.ts';
-import { ascendingRuns, packStatement, type Packing } from './snapshot-store.ts';
+import { packStatement, type Packing } from './snapshot-store.ts';
 
 const query = (filters: Record<string, string[]> = {}) => ({ filters, order: 'id:asc', deleted: false, limit: 10 });
 
@@ -124,23 +124,6 @@ describe('packStatement on SQLite', () => {
         },
       ),
       { numRuns: 200 },
-    );
-  });
-});
-
-describe('ascendingRuns', () => {
-  it('puts distinct ids given as ascending runs (or in any order) in ascending order', () => {
-    fc.assert(
-      fc.property(fc.uniqueArray(fc.nat({ max: 100_000 }), { maxLength: 300 }), fc.array(fc.nat(), { maxLength: 8 }), (ids, cuts) => {
-        // Runs as a plan gives them: each ascending, one after another.
-        const sorted = [...ids].sort((a, b) => a - b);
-        const runs: number[][] = [[]];
-        for (const id of sorted) (cuts.includes(id % 10) ? runs[(id % 7) % runs.length]! : runs[runs.push([]) - 1]!).push(id);
-        const given = Float64Array.from(runs.flat());
-        expect(Array.from(ascendingRuns(given))).toEqual(sorted);
-        expect(Array.from(ascendingRuns(Float64Array.from(ids)))).toEqual(sorted);
-      }),
-      { numRuns: 500 },
     );
   });
 });

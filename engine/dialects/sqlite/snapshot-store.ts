@@ -1,8 +1,9 @@
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
 import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
+import { ascendingChunks, ascendingRuns, unpack } from '../../cursor/ascending-ids.ts';
 import { DELTA_ID_LIMIT, encodeDeltas } from '../../cursor/deltas.ts';
-import { chunksOf, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
+import { ASCENDING_DELTAS, chunksOf, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
 import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
@@ -234,13 +235,19 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const total = packed.length / width;
   const span = { start: args.start, end: Math.min(args.end, total) };
   if (width <= MAX_DELTA_WIDTH) {
-    // As deltas: a fraction of the bytes to write, for a pass over the ids here.
+    // As deltas: a fraction of the bytes to write, for a pass over the ids here. Ids in id order
+    // (any packing but `ordered`) are distinct and ascending once merged: ascending deltas, the
+    // densest. Everything is read off the scratch arrays before the INSERT's await.
     const ids = unpack(packed, width);
-    const inOrder = how === 'ordered' ? ids : ascendingRuns(ids);
+    const ascending = how !== 'ordered';
+    const inOrder = ascending ? ascendingRuns(ids) : ids;
+    const layout = ascending ? ASCENDING_DELTAS : DELTAS;
     const chunks: string[] = [];
-    for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(inOrder, from, Math.min(total, from + idsPerChunk(DELTAS))));
-    await insertSnapshot(t, args, DELTAS, total, seq, chunks);
-    return { total, records: page !== undefined ? { json: page } : { ids: Array.from(inOrder.subarray(span.start, span.end)) }, changeSeq: seq };
+    if (ascending) chunks.push(...ascendingChunks(inOrder));
+    else for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(inOrder, from, Math.min(total, from + idsPerChunk(DELTAS))));
+    const records = page !== undefined ? { json: page } : { ids: Array.from(inOrder.subarray(span.start, span.end)) };
+    await insertSnapshot(t, args, layout, total, seq, chunks);
+    return { total, records, changeSeq: seq };
   }
   const chunkChars = width * idsPerChunk(width);
   const count = Math.max(1, Math.ceil(packed.length / chunkChars));
@@ -255,45 +262,3 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
 
 /** The widest packed ids that deltas take (deltas.ts's DELTA_ID_LIMIT). */
 const MAX_DELTA_WIDTH = WIDTHS.findLast((w) => limitOf(w) <= DELTA_ID_LIMIT)!;
-
-/** Packed ids (layout.ts) as numbers, digit by digit: no string per id. */
-function unpack(packed: string, width: number): Float64Array {
-  const offset = offsetOf(width);
-  const ids = new Float64Array(packed.length / width);
-  for (let i = 0, at = 0; at < packed.length; i++) {
-    let v = 0;
-    for (const end = at + width; at < end; at++) v = v * 10 + packed.charCodeAt(at) - 48;
-    ids[i] = v - offset;
-  }
-  return ids;
-}
-
-/**
- * Ids in ascending order. A plan gives them as a few ascending runs (one per value of an IN
- * list or a range of an index, each in id order): merged pairwise, run by run, which costs a
- * pass over the ids per doubling of the runs, fewer passes than a sort of unknown order.
- */
-export function ascendingRuns(ids: Float64Array): Float64Array {
-  let starts: number[] = [0];
-  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) starts.push(i);
-  let from: Float64Array = ids;
-  let to: Float64Array = new Float64Array(ids.length);
-  while (starts.length > 1) {
-    const next: number[] = [];
-    for (let r = 0; r < starts.length; r += 2) {
-      const a = starts[r]!;
-      const mid = starts[r + 1] ?? ids.length;
-      const end = starts[r + 2] ?? ids.length;
-      next.push(a);
-      let i = a;
-      let j = mid;
-      let k = a;
-      while (i < mid && j < end) to[k++] = from[i]! < from[j]! ? from[i++]! : from[j++]!;
-      while (i < mid) to[k++] = from[i++]!;
-      while (j < end) to[k++] = from[j++]!;
-    }
-    starts = next;
-    [from, to] = [to, from];
-  }
-  return from;
-}

@@ -9,6 +9,7 @@ import { events } from './008-events.ts';
 import { cursorChangeSeq } from './009-cursor-change-seq.ts';
 import { idempotencyKeys } from './010-idempotency-keys.ts';
 import { eventPositions } from './012-event-positions.ts';
+import { cursorDeltas } from './013-cursor-deltas.ts';
 
 /**
  * The engine's own tables in a tenant database, in order (names are sorted by Kysely: keep the
@@ -25,4 +26,5 @@ export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
   '009-cursor-change-seq': cursorChangeSeq,
   '010-idempotency-keys': idempotencyKeys,
   '012-event-positions': eventPositions(t),
+  '013-cursor-deltas': cursorDeltas(t),
 });

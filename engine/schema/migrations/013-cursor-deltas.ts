@@ -1,0 +1,15 @@
+import type { Migration } from 'kysely';
+import { tableRef } from '../../dialects/table-ref.ts';
+import type { TenantDb } from '../../dialects/types.ts';
+
+/**
+ * Where a database keeps chunk ids in a type of their own (006), cursor chunk rows get a text
+ * column beside it for ascending deltas (engine/cursor/deltas.ts), a character an id where the
+ * type takes eight bytes (the step is the dialect's: MigrationSteps). Rows written before keep
+ * theirs in `ids`.
+ */
+export const cursorDeltas = (t: TenantDb): Migration => ({
+  async up(db) {
+    await t.dialect.migrationSteps.cursorDeltasColumn?.(db, tableRef(t, 'mrs_cursors'));
+  },
+});
