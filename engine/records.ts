@@ -11,17 +11,6 @@ export type ApiRecord = Record<string, unknown>;
 const versions = new WeakMap<ApiRecord, number>();
 export const versionOf = (record: ApiRecord): number | undefined => versions.get(record);
 
-/**
- * A record's JSON text, made once: a write's event and its answer carry the same text (records
- * are not changed once made).
- */
-const texts = new WeakMap<ApiRecord, string>();
-export function recordText(record: ApiRecord): string {
-  let text = texts.get(record);
-  if (text === undefined) texts.set(record, (text = JSON.stringify(record)));
-  return text;
-}
-
 /** A row as the API shows it: every field present, `null` when empty. */
 export function toRecord(resource: Resource, dialect: Dialect, row: Record<string, unknown>): ApiRecord {
   const out: ApiRecord = {};

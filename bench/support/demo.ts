@@ -23,17 +23,24 @@ export async function demoTenant(mrs: (...args: string[]) => Promise<string>, wo
 
 /**
  * The load's requests for a path that takes a body (AB_METHOD, e.g. POST, with AB_BODY); none for
- * a GET. AB_IDEMPOTENCY_KEYS=true sends a new Idempotency-Key with each.
+ * a GET. AB_IDEMPOTENCY_KEYS=true sends a new Idempotency-Key with each; `{id}` in the path is a
+ * random record among the first AB_IDS (default 100,000) for each request.
  */
 export function bodyRequestsFromEnv(): { requests?: autocannon.Request[] } {
   const method = process.env.AB_METHOD;
   if (!method) return {};
   const request: autocannon.Request = { method: method as autocannon.Request['method'], body: process.env.AB_BODY ?? '' };
-  if (process.env.AB_IDEMPOTENCY_KEYS === 'true') {
-    const prefix = `${Date.now().toString(36)}-`;
-    let n = 0;
-    request.setupRequest = (req) => Object.assign({}, req, { headers: Object.assign({}, req.headers, { 'idempotency-key': `${prefix}${n++}` }) });
-  }
+  const keyed = process.env.AB_IDEMPOTENCY_KEYS === 'true';
+  const prefix = `${Date.now().toString(36)}-`;
+  let n = 0;
+  const ids = Number(process.env.AB_IDS ?? 100_000);
+  request.setupRequest = (req) => {
+    const out = Object.assign({}, req);
+    if (keyed) out.headers = Object.assign({}, req.headers, { 'idempotency-key': `${prefix}${n++}` });
+    // `{id}` in the path: a record picked at random among the first AB_IDS for each request (writes spread, no hot row).
+    if (req.path?.includes('%7Bid%7D') || req.path?.includes('{id}')) out.path = req.path.replace(/%7Bid%7D|\{id\}/, String(1 + Math.floor(Math.random() * ids)));
+    return out;
+  };
   return { requests: [request] };
 }
 

@@ -10,7 +10,7 @@ import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
-import { recordText, versionOf, type ApiRecord } from '../records.ts';
+import { versionOf, type ApiRecord } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
@@ -114,7 +114,7 @@ async function body(
 /** A write's answer, as sent and as kept for its Idempotency-Key. */
 const answerOf = (status: number, record: ApiRecord, location?: string): KeptAnswer => ({
   status,
-  body: recordText(record),
+  body: JSON.stringify(record),
   location,
   etag: versionOf(record) === undefined ? undefined : etagOf(versionOf(record)),
 });

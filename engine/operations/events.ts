@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { EventOp, NewEvent } from '../events/event-log.ts';
 import type { Resource } from '../registry.ts';
-import { recordText, type ApiRecord } from '../records.ts';
+import type { ApiRecord } from '../records.ts';
 import type { OperationContext } from './context.ts';
 
 /**
@@ -28,7 +28,7 @@ export const eventOf = (ctx: OperationContext, resource: Resource, op: EventOp, 
   id: record.id as number,
   op,
   changed,
-  record: recordText(record),
+  record: JSON.stringify(record),
   user: ctx.user ?? null,
   at: eventTime(ctx),
 });
