@@ -36,17 +36,18 @@ export async function create(
 ): Promise<ApiRecord> {
   const linked = withPathLink(body, parent);
   const links = sentLinks(resource, linked.body);
+  const plain = nothingToLookUp(resource, linked.body, parent);
   // Nothing to look up first, and a database that writes the record and its event in one
   // statement: that statement is the transaction (a statement is atomic).
   const { events } = ctx.tenant.dialect;
-  if (!parent && Object.keys(links).length === 0 && events.inStatement) {
+  if (plain && events.inStatement) {
     const record = await insertChecked(ctx.tenant.db, ctx, resource, linked, [], 'statement');
     events.written?.(ctx.tenant);
     return record;
   }
   // Or a database handle that runs the INSERT and then the event's statement, kept together,
   // without a transaction's savepoint and its release (engine/sql/write-then.ts).
-  const writeThen = !parent && Object.keys(links).length === 0 && events.appendQuery ? writeThenOf(ctx.tenant.db) : undefined;
+  const writeThen = plain && events.appendQuery ? writeThenOf(ctx.tenant.db) : undefined;
   if (writeThen) return insertChecked(ctx.tenant.db, ctx, resource, linked, [], writeThen);
   // Otherwise its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
   // create with nothing to look up first is more than its INSERT alone. The caller's transaction
@@ -87,6 +88,10 @@ async function insertChecked(
   return made ?? toRecord(resource, ctx.tenant.dialect, inserted);
 }
 
+/** A create with no parent path and no link sent: no record to look up before its INSERT. */
+const nothingToLookUp = (resource: Resource, body: unknown, parent: ParentScope | undefined) =>
+  !parent && Object.keys(sentLinks(resource, body)).length === 0;
+
 /** The body checked (the problems found so far and the body's reported together), as the row to insert. */
 function checkedRow(ctx: OperationContext, resource: Resource, linked: { body: unknown; problems: ProblemItem[] }, links: ProblemItem[]): Record<string, unknown> {
   const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
@@ -114,7 +119,7 @@ export async function createClaimed(
 ): Promise<KeptAnswer | undefined> {
   const { tenant } = ctx;
   if (!tenant.dialect.events.inStatement || !tenant.dialect.lockInStatement) return undefined;
-  if (Object.keys(sentLinks(resource, body)).length > 0) return undefined;
+  if (!nothingToLookUp(resource, body, undefined)) return undefined;
   const row = checkedRow(ctx, resource, { body, problems: [] }, []);
   const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
   const kept = await insertRowClaimed(tenant, tenant.db, resource, row, event, claim, { status: 201, locationPrefix });
@@ -128,7 +133,7 @@ export async function createClaimed(
  * Throws the create's problems as `create` would.
  */
 export function plainCreateRow(ctx: OperationContext, resource: Resource, body: unknown, parent: ParentScope | undefined): Record<string, unknown> | undefined {
-  if (parent || Object.keys(sentLinks(resource, body)).length > 0) return undefined;
+  if (!nothingToLookUp(resource, body, parent)) return undefined;
   return checkedRow(ctx, resource, { body, problems: [] }, []);
 }
 

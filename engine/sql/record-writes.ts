@@ -104,7 +104,8 @@ const byId = (rows: Record<string, unknown>[]) => (rows.length < 2 ? rows : rows
 
 /**
  * insertRow and the record's create event in one statement, the event's record written from the
- * inserted row (EventLog.inStatement: databases whose statements can write two tables).
+ * inserted row (EventLog.inStatement: databases whose statements can write two tables):
+ * insertRowsWithEvents of one row.
  */
 export async function insertRowWithEvent(
   t: TenantDb,
@@ -113,22 +114,7 @@ export async function insertRowWithEvent(
   row: Record<string, unknown>,
   event: WriteEvent,
 ): Promise<Record<string, unknown> | undefined> {
-  const table = resource.name;
-  const columns = Object.keys(row);
-  const { rows } = await writes<Record<string, unknown>>(
-    db,
-    `insert+event\0${table}\0${columns.join('\0')}`,
-    (...p) => {
-      const insert = db.insertInto(table).values(rowOf(columns, p)).returningAll();
-      const [at, changed, user] = p.slice(columns.length);
-      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), { at, collection: table, op: 'create', changed, user }).compile(db);
-    },
-    ...columns.map((c) => row[c]),
-    event.at,
-    JSON.stringify(event.changed),
-    event.user,
-  );
-  return rows[0];
+  return (await insertRowsWithEvents(t, db, resource, [row], event))[0];
 }
 
 /**
