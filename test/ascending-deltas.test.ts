@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
+import { applyChange, changes, type Model } from './support/snapshot-changes.ts';
 import { ASCENDING_DELTAS, idsPerChunk } from '../engine/cursor/layout.ts';
 import { MAX_LIMIT } from '../engine/query/reserved.ts';
 
@@ -15,37 +16,8 @@ import { MAX_LIMIT } from '../engine/query/reserved.ts';
 
 const ids = (body: any[]) => body.map((r) => r.id);
 
-/** The records as the test made them: id -> its current department, priority and deleted flag. */
-type Model = Map<number, { department_id: number; priority: number; deleted: boolean }>;
-
-type Change =
-  | { kind: 'create'; n: number; department: number }
-  | { kind: 'delete'; pick: number }
-  | { kind: 'update'; pick: number; priority: number; department: number };
-
 const department = fc.integer({ min: 1, max: 5 });
-const change: fc.Arbitrary<Change> = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), n: fc.integer({ min: 1, max: 4 }), department }),
-  fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), priority: fc.integer({ min: 0, max: 9 }), department }),
-);
-
-async function apply(h: Harness, model: Model, c: Change) {
-  const live = [...model].filter(([, r]) => !r.deleted).map(([id]) => id);
-  if (c.kind === 'create') {
-    const made = await insertRecords(h, 'work_orders', Array.from({ length: c.n }, () => workOrder({ department_id: c.department, priority: 1 })));
-    for (const id of made) model.set(id, { department_id: c.department, priority: 1, deleted: false });
-  } else if (live.length > 0) {
-    const id = live[c.pick % live.length]!;
-    if (c.kind === 'delete') {
-      expect((await h.del(`${M}/work_orders/${id}`)).status).toBe(204);
-      model.get(id)!.deleted = true;
-    } else {
-      expect((await h.patch(`${M}/work_orders/${id}`, { priority: c.priority, department_id: c.department })).status).toBe(200);
-      Object.assign(model.get(id)!, { priority: c.priority, department_id: c.department });
-    }
-  }
-}
+const change = changes(department);
 
 async function widthOf(h: Harness, cursor: string) {
   const tenant = (await h.service.tenants.get('demo.main'))!;
@@ -83,9 +55,9 @@ describeEachDatabase('ascending deltas: filtered searches in id order', (h) => {
         fc.integer({ min: 1, max: 12 }),
         fc.array(change, { maxLength: 8 }),
         async (before, departments, limit, after) => {
-          for (const c of before) await apply(h(), model, c);
+          for (const c of before) await applyChange(h(), model, c);
           const snapshot = [...model]
-            .filter(([, r]) => !r.deleted && departments.includes(r.department_id))
+            .filter(([, r]) => !r.deleted && departments.includes(r.department_id!))
             .map(([id]) => id)
             .sort((a, b) => a - b);
           // A search of its own each run (a condition every record meets): PostgreSQL packs a
@@ -97,7 +69,7 @@ describeEachDatabase('ascending deltas: filtered searches in id order', (h) => {
           expect(ids(first.body)).toEqual(snapshot.slice(0, limit));
           const cursor = first.headers.get('x-cursor')!;
           expect(await widthOf(h(), cursor)).toBe(ASCENDING_DELTAS);
-          for (const c of after) await apply(h(), model, c);
+          for (const c of after) await applyChange(h(), model, c);
           const records = await pages(h(), cursor, snapshot.length, limit);
           expect(ids(records)).toEqual(snapshot);
           for (const r of records) expect({ department_id: r.department_id, priority: r.priority, deleted: r.deleted }).toEqual(model.get(r.id));
@@ -108,7 +80,7 @@ describeEachDatabase('ascending deltas: filtered searches in id order', (h) => {
   }, 120_000);
 
   it('a search starting past page 1 gets the same ids', async () => {
-    const live = [...model].filter(([, r]) => !r.deleted && r.department_id <= 2).map(([id]) => id).sort((a, b) => a - b);
+    const live = [...model].filter(([, r]) => !r.deleted && r.department_id! <= 2).map(([id]) => id).sort((a, b) => a - b);
     const r = await h().get(`${M}/work_orders?department_id=1&department_id=2&priority:gte=-1000&$limit=3&$page=2`);
     expect(ids(r.body)).toEqual(live.slice(3, 6));
     expect(await widthOf(h(), r.headers.get('x-cursor')!)).toBe(ASCENDING_DELTAS);

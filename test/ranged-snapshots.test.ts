@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
+import { applyChange, changes, type Model } from './support/snapshot-changes.ts';
 import { isRanged, maxHoles, widthFor } from '../engine/cursor/layout.ts';
 
 /**
@@ -13,33 +14,7 @@ import { isRanged, maxHoles, widthFor } from '../engine/cursor/layout.ts';
 
 const ids = (body: any[]) => body.map((r) => r.id);
 
-/** The records as the test made them: id -> its current priority and deleted flag. */
-type Model = Map<number, { priority: number; deleted: boolean }>;
-
-type Change = { kind: 'create'; n: number } | { kind: 'delete'; pick: number } | { kind: 'update'; pick: number; priority: number };
-
-const change: fc.Arbitrary<Change> = fc.oneof(
-  fc.record({ kind: fc.constant('create' as const), n: fc.integer({ min: 1, max: 4 }) }),
-  fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
-  fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), priority: fc.integer({ min: 0, max: 9 }) }),
-);
-
-async function apply(h: Harness, model: Model, c: Change) {
-  const live = [...model].filter(([, r]) => !r.deleted).map(([id]) => id);
-  if (c.kind === 'create') {
-    const made = await insertRecords(h, 'work_orders', Array.from({ length: c.n }, () => workOrder({ priority: 1 })));
-    for (const id of made) model.set(id, { priority: 1, deleted: false });
-  } else if (live.length > 0) {
-    const id = live[c.pick % live.length]!;
-    if (c.kind === 'delete') {
-      expect((await h.del(`${M}/work_orders/${id}`)).status).toBe(204);
-      model.get(id)!.deleted = true;
-    } else {
-      expect((await h.patch(`${M}/work_orders/${id}`, { priority: c.priority })).status).toBe(200);
-      model.get(id)!.priority = c.priority;
-    }
-  }
-}
+const change = changes();
 
 /** A new search, and then every page of its cursor, read again, to one past the last. */
 async function walk(h: Harness, query: string, limit: number) {
@@ -84,7 +59,7 @@ describeEachDatabase('ranged snapshots of the whole table', (h) => {
         fc.integer({ min: 1, max: 12 }),
         fc.array(change, { maxLength: 8 }),
         async (before, withDeleted, limit, after) => {
-          for (const c of before) await apply(h(), model, c);
+          for (const c of before) await applyChange(h(), model, c);
           const snapshot = [...model].filter(([, r]) => withDeleted || !r.deleted).map(([id]) => id).sort((a, b) => a - b);
           const search = await walk(h(), withDeleted ? '$deleted=true' : '', limit);
           expect(search.total).toBe(snapshot.length);
@@ -92,7 +67,7 @@ describeEachDatabase('ranged snapshots of the whole table', (h) => {
           const rows = await cursorRows(h(), search.cursor);
           expect(rows).toHaveLength(1);
           expect(isRanged(Number(rows[0]!.width))).toBe(true);
-          for (const c of after) await apply(h(), model, c);
+          for (const c of after) await applyChange(h(), model, c);
           const records = await search.pages();
           expect(ids(records)).toEqual(snapshot);
           for (const r of records) expect({ priority: r.priority, deleted: r.deleted }).toEqual(model.get(r.id));
