@@ -1,11 +1,11 @@
 import type { KyselyPlugin, QueryId } from 'kysely';
 import { expect, it } from 'vitest';
 import type { TenantDb } from '../engine/dialects/types.ts';
-import { create } from '../engine/operations/create.ts';
+import { create, createClaimed } from '../engine/operations/create.ts';
 import type { OperationContext } from '../engine/operations/context.ts';
 import { patch, replace } from '../engine/operations/update.ts';
 import { WRITE_THEN, writeThenOf } from '../engine/sql/write-then.ts';
-import { describeEachDatabase, M, type Harness } from './support/harness.ts';
+import { BASE, describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { make, makeNote, makeWorkOrder, SERVICE_REQUEST, WORK_ORDER } from './support/fixtures.ts';
 
 /** Lets the first statement of a kind run, then fails the write as a crash between statements would. */
@@ -74,6 +74,21 @@ describeEachDatabase('each write is one transaction', (h) => {
     const patched = await patch(ctx, ctx.registry.get('work_orders')!, made.id as number, { priority: 5 });
     expect([...new Set(calls)]).toEqual([tenant.dialect.events.inStatement ? 'executeQuery' : 'transaction']);
     expect((await h().get(`${M}/work_orders/${made.id}`)).body).toEqual(patched);
+    // A keyed create with nothing to look up first claims its key with its write: one statement
+    // where the database can, else the INSERT (which checks the key is free) with its event and
+    // kept answer run right after it; no transaction either way. A key taken: nothing written.
+    calls.length = 0;
+    const claim = { owner: '', key: 'path-of-a-keyed-create', fingerprint: 'f', lock: 'path-of-a-keyed-create', expiresAt: Date.now() + 60_000 };
+    const kept = await createClaimed(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5152 }, claim, `${M}/work_orders/`);
+    expect([...new Set(calls)]).toEqual([expected]);
+    expect(kept?.status).toBe(201);
+    const read = await h().get(kept!.location!);
+    expect(read.text).toBe(kept!.body);
+    expect(read.headers.get('etag')).toBe(kept!.etag);
+    expect(await createClaimed(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5152 }, claim, `${M}/work_orders/`)).toBeUndefined();
+    expect((await h().get(`${M}/work_orders?department_id=5152`)).body).toHaveLength(1);
+    const events = (await h().get(`${BASE}/events?collection=work_orders&$limit=1000`)).body.filter((e: any) => e.record.department_id === 5152);
+    expect(events.map((e: any) => e.op)).toEqual(['create']);
   });
 
   it('a child create that fails after its insert leaves no row', async () => {

@@ -3,6 +3,7 @@ import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult }
 import { Connection, type ConnectionDriver } from './connection.ts';
 import { Lock } from './lock.ts';
 import { run, statementsOf } from './statements.ts';
+import type { Then } from '../../engine/sql/write-then.ts';
 
 type StatementKind = 'read' | 'write' | 'pragma';
 
@@ -243,13 +244,14 @@ export class GroupCommitDriver implements Driver, ConnectionDriver {
   }
 
   /**
-   * A lone write and then `then`'s statement, made from its result, back to back in the write's
+   * A lone write and then `then`'s statements, made from its result, back to back in the write's
    * group with nothing between them. No savepoint: the first is kept or undone by SQLite alone
-   * when it fails; when the second fails (or `then` throws), the first is already in the group's
+   * when it fails; when a later one fails (or `then` throws), the first is already in the group's
    * transaction, so the whole group fails, as when its commit fails: nothing of it was answered
-   * yet, and none of it is kept.
+   * yet, and none of it is kept. So `then` gives only statements that cannot fail but for the
+   * database's own troubles (a full disk).
    */
-  async aloneThen(query: CompiledQuery, then: (result: QueryResult<unknown>) => CompiledQuery): Promise<QueryResult<unknown>> {
+  async aloneThen(query: CompiledQuery, then: (result: QueryResult<unknown>) => Then): Promise<QueryResult<unknown>> {
     await this.#startable();
     await this.#lock.acquire();
     let result: QueryResult<unknown>;
@@ -259,7 +261,8 @@ export class GroupCommitDriver implements Driver, ConnectionDriver {
       result = run(this.#write(query.sql), query.parameters);
       try {
         const next = then(result);
-        run(this.#write(next.sql), next.parameters);
+        if ('sql' in next) run(this.#write(next.sql), next.parameters);
+        else for (const q of next) run(this.#write(q.sql), q.parameters);
       } catch (e) {
         const group = this.#group!;
         if (this.#writer.inTransaction) this.#write('rollback').run();

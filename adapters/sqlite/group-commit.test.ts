@@ -109,6 +109,22 @@ describe('SQLite group commit', () => {
     expect(committedValues()).toEqual(['a', 'a+event', 'e', 'e+event', 'f']);
   });
 
+  it('a write may be followed by several statements, kept with it in order, or by none', async () => {
+    const writeThen = (db as any)[WRITE_THEN] as WriteThen;
+    const write = (v: string) => db.insertInto('t').values({ v }).returning('v').compile();
+    const value = (v: string) => db.insertInto('t').values({ v }).compile();
+    await writeThen(write('g'), () => [value('g+1'), value('g+2')]);
+    // A write whose statement wrote nothing (INSERT ... SELECT ... WHERE false) has nothing to follow it.
+    const none = await writeThen(db.insertInto('t').columns(['v']).expression(db.selectNoFrom(sql<string>`'never'`.as('v')).where(sql<boolean>`0`)).returning('v').compile(), (r) =>
+      r.rows.length ? [value('never+1')] : [],
+    );
+    expect(none.rows).toEqual([]);
+    expect(committedValues()).toEqual(['g', 'g+1', 'g+2']);
+    // The second of two fails (v is unique): the write and the first after it are undone with it.
+    await expect(writeThen(write('h'), () => [value('h+1'), value('g')])).rejects.toThrow(/UNIQUE/);
+    expect(committedValues()).toEqual(['g', 'g+1', 'g+2']);
+  });
+
   it('a read never sees a transaction still in progress', async () => {
     let inside!: () => void;
     const paused = new Promise<void>((r) => (inside = r));

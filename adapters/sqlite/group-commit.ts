@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { Kysely, SingleConnectionProvider, SqliteDialect, Transaction, TransactionBuilder, type CompiledQuery, type Driver, type QueryResult } from 'kysely';
 import { Connection } from './connection.ts';
-import { WRITE_THEN } from '../../engine/sql/write-then.ts';
+import { WRITE_THEN, type Then } from '../../engine/sql/write-then.ts';
 import { GroupCommitDriver, type GroupCommitStats } from './group-commit-driver.ts';
 
 /**
@@ -61,7 +61,7 @@ export class GroupCommitKysely extends Kysely<any> {
    */
   get [WRITE_THEN]() {
     if (!this.#direct) return undefined;
-    return (write: CompiledQuery, then: (result: QueryResult<unknown>) => CompiledQuery) => this.#dialect.driver.aloneThen(write, then);
+    return (write: CompiledQuery, then: (result: QueryResult<unknown>) => Then) => this.#dialect.driver.aloneThen(write, then);
   }
   /**
    * Every write of the engine is a transaction with its event (SPEC 9), so a transaction's own

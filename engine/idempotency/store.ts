@@ -1,5 +1,5 @@
-import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
-import { compiledOnce } from '../compiled-queries.ts';
+import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder } from 'kysely';
+import { compiledOnce, compiledQueriesByKey } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import type { KeyedRequest } from './key.ts';
@@ -61,6 +61,24 @@ export async function keep(db: Kysely<any>, req: KeyedRequest, answer: KeptAnswe
   await (ifAbsent ? keepRowIfAbsent : keepRow)(db, ...args);
 }
 
+const keepQueries = compiledQueriesByKey(1);
+
+/**
+ * `keep`'s INSERT, compiled and not run: for a write whose handle runs it right after the write
+ * (engine/sql/write-then.ts), where the key was found free by the write's own statement.
+ */
+export function keepQuery(db: Kysely<any>, req: KeyedRequest, answer: KeptAnswer, expiresAt: number): CompiledQuery {
+  return keepQueries(db, 'keep', (...p) => keepValues(db, p).compile(), req.owner, req.key, req.fingerprint, answer.status, answer.body, answer.location ?? null, answer.etag ?? null, expiresAt);
+}
+
+/**
+ * Where a write may go only while no answer is kept for the key (expired or not: the transaction
+ * path forgets expired ones), for a database whose writes of one key cannot interleave (SQLite's
+ * one writer): the write's own statement checks it, so it needs no lookup before it.
+ */
+export const unclaimed = (t: TenantDb, owner: unknown, key: unknown): RawBuilder<boolean> =>
+  sql<boolean>`not exists (select 1 from ${tableRef(t, TABLE)} where owner = ${owner} and key = ${key})`;
+
 /** Removes the answers kept past their time: what keeps the table bounded. */
 export async function sweep(db: Kysely<any>, now: number): Promise<void> {
   await db.deleteFrom(TABLE).where('expires_at', '<=', now).execute();
@@ -84,8 +102,7 @@ export type ClaimParams = { readonly [K in keyof Claim]: unknown };
  * may predate a claim committed just before its lock was taken; then its own kept answer's
  * INSERT meets that claim's row and the whole statement fails, nothing written.
  */
-export const claimable = (t: TenantDb, c: ClaimParams): RawBuilder<boolean> =>
-  sql<boolean>`${t.dialect.lockInStatement!(c.lock)} and not exists (select 1 from ${tableRef(t, TABLE)} where owner = ${c.owner} and key = ${c.key})`;
+export const claimable = (t: TenantDb, c: ClaimParams): RawBuilder<boolean> => sql<boolean>`${t.dialect.lockInStatement!(c.lock)} and ${unclaimed(t, c.owner, c.key)}`;
 
 /**
  * The kept answer's INSERT, one per row of `from` (the statement's written row), the answer's

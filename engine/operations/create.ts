@@ -1,9 +1,10 @@
 import type { Kysely } from 'kysely';
 import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
-import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
-import type { Claim, KeptAnswer } from '../idempotency/store.ts';
-import { insertRow, insertRowClaimed, insertRows, insertRowsWithEvents, insertRowThen, insertRowWithEvent } from '../sql/record-writes.ts';
+import { now, toRecord, toRow, versionOf, type ApiRecord } from '../records.ts';
+import { keepQuery, type Claim, type KeptAnswer } from '../idempotency/store.ts';
+import { etagOf } from '../http/conditional.ts';
+import { insertRow, insertRowClaimed, insertRows, insertRowsWithEvents, insertRowThen, insertRowUnclaimedThen, insertRowWithEvent } from '../sql/record-writes.ts';
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
@@ -118,13 +119,30 @@ export async function createClaimed(
   locationPrefix: string,
 ): Promise<KeptAnswer | undefined> {
   const { tenant } = ctx;
-  if (!tenant.dialect.events.inStatement || !tenant.dialect.lockInStatement) return undefined;
   if (!nothingToLookUp(resource, body, undefined)) return undefined;
+  const { events } = tenant.dialect;
+  if (events.inStatement && tenant.dialect.lockInStatement) {
+    const row = checkedRow(ctx, resource, { body, problems: [] }, []);
+    const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
+    const kept = await insertRowClaimed(tenant, tenant.db, resource, row, event, claim, { status: 201, locationPrefix });
+    if (kept) events.written?.(tenant);
+    return kept;
+  }
+  // One writer (SQLite): the INSERT checks the key is free, and its event and the kept answer
+  // run right after it, kept with it (engine/sql/write-then.ts); no transaction, no lookup first.
+  const writeThen = events.appendQuery ? writeThenOf(tenant.db) : undefined;
+  if (!writeThen) return undefined;
   const row = checkedRow(ctx, resource, { body, problems: [] }, []);
-  const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
-  const kept = await insertRowClaimed(tenant, tenant.db, resource, row, event, claim, { status: 201, locationPrefix });
-  if (kept) tenant.dialect.events.written?.(tenant);
-  return kept;
+  let answer: KeptAnswer | undefined;
+  await insertRowUnclaimedThen(writeThen, tenant, resource.name, row, claim, (inserted) => {
+    const record = toRecord(resource, tenant.dialect, inserted);
+    const json = JSON.stringify(record);
+    const version = versionOf(record);
+    answer = { status: 201, body: json, location: `${locationPrefix}${record.id}`, etag: version === undefined ? undefined : etagOf(version) };
+    const event = eventOf(ctx, resource, 'create', record, createdFields(resource), json);
+    return [events.appendQuery!(tenant, tenant.db, event), keepQuery(tenant.db, claim, answer, claim.expiresAt)];
+  });
+  return answer;
 }
 
 /**

@@ -22,13 +22,13 @@ export function appendEvent(
   return tenant.dialect.events.append(tenant, trx, [eventOf(ctx, resource, op, record, changed)]);
 }
 
-/** The event of a write: `record` as after the change. */
-export const eventOf = (ctx: OperationContext, resource: Resource, op: EventOp, record: ApiRecord, changed: readonly string[]): NewEvent => ({
+/** The event of a write: `record` as after the change (`json`: its JSON text, when the write made it already). */
+export const eventOf = (ctx: OperationContext, resource: Resource, op: EventOp, record: ApiRecord, changed: readonly string[], json?: string): NewEvent => ({
   collection: resource.name,
   id: record.id as number,
   op,
   changed,
-  record: JSON.stringify(record),
+  record: json ?? JSON.stringify(record),
   user: ctx.user ?? null,
   at: eventTime(ctx),
 });

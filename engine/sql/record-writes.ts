@@ -1,11 +1,11 @@
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledQueriesByKey } from '../compiled-queries.ts';
-import type { WriteThen } from './write-then.ts';
+import type { Then, WriteThen } from './write-then.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { eventInsertFrom, eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
 import { tableRef } from '../dialects/table-ref.ts';
-import { claimable, keepFrom, type Claim, type KeptAnswer } from '../idempotency/store.ts';
+import { claimable, keepFrom, unclaimed, type Claim, type KeptAnswer } from '../idempotency/store.ts';
 import type { Resource } from '../registry.ts';
 import { EVENTS_TABLE } from '../events/event-log.ts';
 import { recordJsonOf } from './records-json.ts';
@@ -51,6 +51,41 @@ export async function insertRowThen(
     const inserted = result.rows[0] as Record<string, unknown> | undefined;
     if (!inserted) throw new Error('The INSERT returned no row.');
     return then(inserted);
+  });
+  return rows[0] as Record<string, unknown> | undefined;
+}
+
+/**
+ * insertRowThen for a keyed create (engine/idempotency/) on a database whose writes of one key
+ * cannot interleave (one writer: SQLite): the row is inserted only while no answer is kept for
+ * the key, checked by the INSERT itself, and `then` (given the inserted row) makes the event's
+ * and the kept answer's statements, run right after it and kept with it. Undefined when the key
+ * was not free: nothing was written, and nothing run after.
+ */
+export async function insertRowUnclaimedThen(
+  writeThen: WriteThen,
+  t: TenantDb,
+  table: string,
+  row: Record<string, unknown>,
+  key: { readonly owner: string; readonly key: string },
+  then: (inserted: Record<string, unknown>) => Then,
+): Promise<Record<string, unknown> | undefined> {
+  const columns = Object.keys(row);
+  const insert = queries<Record<string, unknown>>(
+    t.db,
+    `insert+unclaimed\0${table}\0${columns.join('\0')}`,
+    (...p) => {
+      const [owner, keyValue] = p.slice(columns.length);
+      return sql<Record<string, unknown>>`insert into ${tableRef(t, table)} (${sql.join(columns.map((name) => sql.ref(name)))})
+        select ${sql.join(p.slice(0, columns.length))} where ${unclaimed(t, owner, keyValue)} returning *`.compile(t.db);
+    },
+    ...columns.map((c) => row[c]),
+    key.owner,
+    key.key,
+  );
+  const { rows } = await writeThen(insert, (result) => {
+    const inserted = result.rows[0] as Record<string, unknown> | undefined;
+    return inserted ? then(inserted) : [];
   });
   return rows[0] as Record<string, unknown> | undefined;
 }
