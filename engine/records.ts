@@ -8,15 +8,15 @@ export type ApiRecord = Record<string, unknown>;
  * The version of the row a record was made from (its ETag's source), kept beside the record
  * rather than in it: the version is never a field.
  */
-const versions = new WeakMap<ApiRecord, number>();
-export const versionOf = (record: ApiRecord): number | undefined => versions.get(record);
+const VERSION = Symbol('version');
+export const versionOf = (record: ApiRecord): number | undefined => (record as { [VERSION]?: number })[VERSION];
 
 /** A row as the API shows it: every field present, `null` when empty. */
 export function toRecord(resource: Resource, dialect: Dialect, row: Record<string, unknown>): ApiRecord {
   const out: ApiRecord = {};
   for (const name of resource.fieldNames) out[name] = dialect.decode(resource.fields[name]!.kind, row[name]);
   const version = row[VERSION_COLUMN];
-  if (version !== undefined && version !== null) versions.set(out, Number(version));
+  if (version !== undefined && version !== null) Object.defineProperty(out, VERSION, { value: Number(version) });
   return out;
 }
 
