@@ -8,7 +8,7 @@ import { patch, replace } from '../operations/update.ts';
 import { versionOf, type ApiRecord } from '../records.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { isPlainObject } from '../validate/body.ts';
-import { readJsonBody } from './body.ts';
+import { readJsonBodyOnce } from './body.ts';
 import type { Caller } from './caller.ts';
 import { etagOf, parseCondition, type Condition } from './conditional.ts';
 import { joinHeaders } from './headers.ts';
@@ -48,12 +48,12 @@ const invalid = (problems: ProblemItem[]) => new EngineError('invalid-batch', 'T
 
 /**
  * How many calls a request counts against the rate limit: a batch's operations, each one (SPEC 10),
- * read from a copy of its body; anything that is not a batch, or one too malformed to count, is one.
+ * read from its body (read once: the batch's route takes the same); anything that is not a batch, or one too malformed to count, is one.
  */
 export async function batchCost(req: Request, batchPath: string): Promise<number> {
   // The cheap test first: every POST comes through here.
   if (req.method !== 'POST' || !req.url.includes(batchPath) || new URL(req.url).pathname !== batchPath) return 1;
-  const b = await readJsonBody(req.clone());
+  const b = await readJsonBodyOnce(req);
   const ops = 'value' in b && isPlainObject(b.value) ? b.value.operations : undefined;
   return Array.isArray(ops) ? Math.min(Math.max(ops.length, 1), MAX_BATCH_OPERATIONS) : 1;
 }
@@ -205,7 +205,7 @@ export function batchRoute(deps: BatchDeps) {
   return async (req: Request, url: RequestTarget, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     if (req.method !== 'POST') throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: BATCH_METHODS });
     const key = parseIdempotencyKey(req.headers.get('idempotency-key'));
-    const read = await readJsonBody(req);
+    const read = await readJsonBodyOnce(req);
     if ('error' in read) throw read.error;
     if (url.hasQuery) throw new EngineError('invalid-query', 'This path takes no query parameters.', [...url.searchParams.keys()].map((parameter) => ({ parameter, message: 'no query parameters are allowed here' })));
     if (key instanceof EngineError) throw key;

@@ -27,6 +27,19 @@ export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promis
   }
 }
 
+/** Bodies read by readJsonBodyOnce, by request: a request's body can be read only once. */
+const readOnce = new WeakMap<Request, Promise<Result<unknown>>>();
+
+/**
+ * readJsonBody, for a body that two steps of one request need (a batch's operations: the rate
+ * limit counts them before the batch runs them): read and parsed once, the same result for both.
+ */
+export function readJsonBodyOnce(req: Request): Promise<Result<unknown>> {
+  let read = readOnce.get(req);
+  if (!read) readOnce.set(req, (read = readJsonBody(req)));
+  return read;
+}
+
 async function readBounded(req: Request, limit: number): Promise<Uint8Array | undefined> {
   if (!req.body) return new Uint8Array();
   const reader = req.body.getReader();
