@@ -41,6 +41,12 @@ interface CommonOptions {
   readonly requireIfMatch?: boolean;
   /** How long the answer to a request with an Idempotency-Key is kept, in seconds (default 86400). */
   readonly idempotencyTtlS?: number;
+  /**
+   * SHA-256 of a string's UTF-8 bytes as lowercase hex, for Idempotency-Key fingerprints: the
+   * engine's own (portable JavaScript) by default; a host with a native one may pass it, e.g. on
+   * Node and Bun `(text) => createHash('sha256').update(text).digest('hex')` from `node:crypto`.
+   */
+  readonly sha256Hex?: (text: string) => string;
   /** The clock, in epoch milliseconds (tests move it). */
   readonly now?: () => number;
   /** Extra Kysely migrations run in every database after the engine's own. */
@@ -153,7 +159,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     resolveCaller,
     cursors,
     requireIfMatch: options.requireIfMatch === true,
-    idempotency: { ttlMs: (options.idempotencyTtlS ?? 86400) * 1000, now: cursors.now },
+    idempotency: { ttlMs: (options.idempotencyTtlS ?? 86400) * 1000, now: cursors.now, sha256Hex: options.sha256Hex },
     feed,
     streams: streamSettings,
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createEngine, DEFAULT_BASE_PATH, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from './migrations/index.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
@@ -63,6 +64,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     eventsHeartbeatS: config.eventsHeartbeatS,
     requireIfMatch: config.requireIfMatch,
     idempotencyTtlS: config.idempotencyTtlS,
+    sha256Hex: (text) => createHash('sha256').update(text).digest('hex'), // native: a keyed request's fingerprint
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),

@@ -215,7 +215,7 @@ export function batchRoute(deps: BatchDeps) {
     let replayed = false;
     if (key === undefined) answer = await runAll(deps, ctx, ctx.tenant.db, ops);
     else {
-      const request = { owner: ctx.user ?? '', key, fingerprint: await fingerprintOf(req.method, url.pathname, read.value) };
+      const request = { owner: ctx.user ?? '', key, fingerprint: fingerprintOf(req.method, url.pathname, read.value, deps.idempotency.sha256Hex) };
       const outcome = await withIdempotencyKey(ctx.tenant, deps.idempotency, request, (trx) => runAll(deps, ctx, trx, ops));
       answer = outcome.answer;
       replayed = outcome.replayed;

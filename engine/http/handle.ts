@@ -143,7 +143,7 @@ async function keyed(
   const key = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
   const sent = await body(call, target, ifMatch, key instanceof EngineError ? key : undefined);
   if (key === undefined || key instanceof EngineError) return respond(call, await write(call.ctx, sent));
-  const request = { owner: call.ctx.user ?? '', key, fingerprint: await fingerprintOf(call.req.method, call.url.pathname, sent) };
+  const request = { owner: call.ctx.user ?? '', key, fingerprint: fingerprintOf(call.req.method, call.url.pathname, sent, call.deps.idempotency.sha256Hex) };
   const outcome = await withIdempotencyKey(
     call.ctx.tenant,
     call.deps.idempotency,
