@@ -242,18 +242,22 @@ async function measureDatabase(kind: BenchDatabase): Promise<void> {
       ]),
     );
     // The ratio of CPU per record (the baseline's over the case's) moves less with the machine's drift than req/s do.
-    const targets: [string, Case, Case, number][] = [
+    // Issue 28's batch target compares one client's 50 records sent as one batch with the same
+    // client sending them as 50 single creates (what a technician's sync does either way). Under
+    // 50 connections single creates already share their commits (group commit on SQLite), so
+    // that row shows the server's capacity for each, for information: no target.
+    const targets: [string, Case, Case, number | undefined][] = [
       ['PATCH with If-Match / PATCH', ifMatch, plainPatch, 0.9],
       ['keyed POST / POST', keyed, plainPost, 0.8],
-      [`batch of ${BATCH_SIZE} / single creates (records/s), 50 connections`, batch, plainPost, 10],
       [`batch of ${BATCH_SIZE} / single creates (records/s), one client`, loneBatch, lonePost, 10],
+      [`batch of ${BATCH_SIZE} / single creates (records/s), 50 connections`, batch, plainPost, undefined],
     ];
     console.log(
       table([
         ['target', 'ratio (req/s)', 'ratio (CPU)', 'at least', 'met'],
         ...targets.map(([n, c, base, t]) => {
           const r = rps(c) / rps(base);
-          return [n, fmt(r), fmt(cpu(base) / cpu(c)), t, r >= t ? 'yes' : 'no'];
+          return [n, fmt(r), fmt(cpu(base) / cpu(c)), t ?? '-', t === undefined ? '-' : r >= t ? 'yes' : 'no'];
         }),
       ]),
     );
