@@ -11,6 +11,21 @@ export type ApiRecord = Record<string, unknown>;
 const VERSION = Symbol('version');
 export const versionOf = (record: ApiRecord): number | undefined => (record as { [VERSION]?: number })[VERSION];
 
+/**
+ * A record's JSON text, kept beside it by the write that made it for its event (keepJson), so
+ * its answer does not make it again: in a property no one enumerates, as the version (a WeakMap
+ * entry a write cost the garbage collector more than the JSON: BENCHMARKS.md).
+ */
+const JSON_TEXT = Symbol('json');
+
+/** JSON.stringify(record), made once per write: the text kept beside it, or made now. */
+export const recordJson = (record: ApiRecord): string => (record as { [JSON_TEXT]?: string })[JSON_TEXT] ?? JSON.stringify(record);
+
+/** Keeps `json`, which must be JSON.stringify(record), beside a record that no one changes afterwards. */
+export function keepJson(record: ApiRecord, json: string): void {
+  if (!(JSON_TEXT in record)) Object.defineProperty(record, JSON_TEXT, { value: json });
+}
+
 /** A row as the API shows it: every field present, `null` when empty. */
 export function toRecord(resource: Resource, dialect: Dialect, row: Record<string, unknown>): ApiRecord {
   const out: ApiRecord = {};

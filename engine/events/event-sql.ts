@@ -27,9 +27,18 @@ export async function createEventsTable(db: Kysely<any>, withSeq: (table: Create
 /** Values of one event, in the order `eventRows` takes them. */
 const VALUES_PER_EVENT = 7;
 
+/**
+ * The last `changed` list seen and its JSON: a create's is its collection's one list
+ * (createdFields), so creates make it once. By identity: lists are never changed once made.
+ */
+let lastChanged: readonly string[] | undefined;
+let lastChangedJson = '';
+
+const changedJson = (changed: readonly string[]) => (changed === lastChanged ? lastChangedJson : (lastChangedJson = JSON.stringify((lastChanged = changed))));
+
 const valuesOf = (events: readonly NewEvent[]): unknown[] => {
   const values: unknown[] = [];
-  for (const e of events) values.push(e.at, e.collection, e.id, e.op, JSON.stringify(e.changed), e.record, e.user);
+  for (const e of events) values.push(e.at, e.collection, e.id, e.op, changedJson(e.changed), e.record, e.user);
   return values;
 };
 

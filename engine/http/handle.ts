@@ -10,7 +10,7 @@ import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
-import { versionOf, type ApiRecord } from '../records.ts';
+import { recordJson, versionOf, type ApiRecord } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
@@ -49,9 +49,7 @@ interface Call {
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const PROBLEM_TYPE = { 'content-type': 'application/problem+json' };
-/** Every answer carries the caller's headers (rate-limit state), set when the Response is made. */
-const reply = (call: Call, body: unknown, status = 200, headers?: Record<string, string>) => replyJson(call, JSON.stringify(body), status, headers);
-/** reply, for a body that is JSON text already. */
+/** Every answer carries the caller's headers (rate-limit state), set when the Response is made; `json` is the body's JSON text. */
 const replyJson = (call: Call, json: string, status = 200, headers?: Record<string, string>) =>
   new Response(json, { status, headers: joinHeaders(JSON_TYPE, call.headers, headers) });
 
@@ -114,7 +112,7 @@ async function body(
 /** A write's answer, as sent and as kept for its Idempotency-Key. */
 const answerOf = (status: number, record: ApiRecord, location?: string): KeptAnswer => ({
   status,
-  body: JSON.stringify(record),
+  body: recordJson(record),
   location,
   etag: versionOf(record) === undefined ? undefined : etagOf(versionOf(record)),
 });
@@ -158,7 +156,7 @@ async function keyed(
 async function replaceResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
   const record = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
-  return reply(call, record, 200, etagHeader(record));
+  return replyJson(call, recordJson(record), 200, etagHeader(record));
 }
 
 /** PATCH: as PUT, and an Idempotency-Key may make it safe to retry. */

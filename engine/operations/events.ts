@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { EventOp, NewEvent } from '../events/event-log.ts';
 import type { Resource } from '../registry.ts';
-import type { ApiRecord } from '../records.ts';
+import { keepJson, recordJson, type ApiRecord } from '../records.ts';
 import type { OperationContext } from './context.ts';
 
 /**
@@ -22,16 +22,14 @@ export function appendEvent(
   return tenant.dialect.events.append(tenant, trx, [eventOf(ctx, resource, op, record, changed)]);
 }
 
-/** The event of a write: `record` as after the change (`json`: its JSON text, when the write made it already). */
-export const eventOf = (ctx: OperationContext, resource: Resource, op: EventOp, record: ApiRecord, changed: readonly string[], json?: string): NewEvent => ({
-  collection: resource.name,
-  id: record.id as number,
-  op,
-  changed,
-  record: json ?? JSON.stringify(record),
-  user: ctx.user ?? null,
-  at: eventTime(ctx),
-});
+/**
+ * The event of a write: `record` as after the change. Its JSON text (`json` when the write made
+ * it already) is kept beside the record, for the write's answer (records.ts recordJson).
+ */
+export function eventOf(ctx: OperationContext, resource: Resource, op: EventOp, record: ApiRecord, changed: readonly string[], json = recordJson(record)): NewEvent {
+  keepJson(record, json);
+  return { collection: resource.name, id: record.id as number, op, changed, record: json, user: ctx.user ?? null, at: eventTime(ctx) };
+}
 
 /** The collection's own fields (not the system ones) whose value differs between two versions of a record. */
 export const changedFields = (resource: Resource, before: ApiRecord | undefined, after: ApiRecord): string[] =>
