@@ -62,6 +62,14 @@ describeEachDatabase('the event log of each database', (h) => {
     const page = await t.dialect.events.read(t, { after: before, limit: 10 });
     expect(page.events.map((x) => [x.seq, x.id])).toEqual([[before + 1, wo.id]]);
     expect(page.highest).toBe(before + 1);
+    // The same for a page read as JSON: another such event, read first as JSON.
+    await t.db
+      .insertInto('mrs_events')
+      .values({ at: e.at, collection: e.collection, record_id: e.id, op: e.op, changed: JSON.stringify(e.changed), record: e.record, username: e.user })
+      .execute();
+    const json = await t.dialect.events.readJson(t, { after: before, limit: 10 });
+    expect(JSON.parse(json.json).map((x: any) => [x.seq, x.id])).toEqual([[before + 1, wo.id], [before + 2, wo.id]]);
+    expect(json.highest).toBe(before + 2);
   });
 
   it('readJson writes the page read gives, each event as eventJson writes it, byte for byte', async () => {

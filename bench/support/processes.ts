@@ -3,8 +3,11 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** `mrs serve` as `npm start` runs it (package.json): the node flags, then the command. */
-export const SERVE = ['--max-semi-space-size=8', '--heap-growing-percent=20', 'bin/mrs.js', 'serve'];
+/**
+ * `mrs serve` as `npm start` runs it (package.json): the node flags, then the command. SERVE_FLAGS
+ * replaces the flags (space-separated), to measure another setting of V8's heap.
+ */
+export const SERVE = [...(process.env.SERVE_FLAGS ?? '--max-semi-space-size=8 --heap-growing-percent=20').split(' ').filter(Boolean), 'bin/mrs.js', 'serve'];
 
 /**
  * Starts a server process (pinned to CPU 0 when taskset exists, unless `pin` is false: several
