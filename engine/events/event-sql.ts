@@ -142,7 +142,7 @@ export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expressio
  * that view holds events not yet numbered (a database that numbers them after they commit).
  */
 export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean> = () => sql`false`) {
-  const read = pageRows(highest, pending, 'read', () => sql`seq, at, collection, record_id, op, changed, record, username`);
+  const read = pageRows(highest, pending, 'read', () => sql`at, collection, record_id, op, changed, record, username`, sql`e.*`);
   return async (t: TenantDb, q: EventQuery): Promise<{ readonly page: EventPage; readonly pending: boolean }> => {
     const { rows, highest, goneBelow, pending } = await read(t, q);
     return { page: { events: rows.map(storedEvent), highest, goneBelow }, pending };
@@ -155,7 +155,8 @@ export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending
  * here instead of eight and an object, and the page's JSON only joined here.
  */
 export function pageTextReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean>, text: (t: TenantDb) => RawBuilder<string>) {
-  const read = pageRows(highest, pending, 'read-text', (t) => sql`seq, ${text(t)} as json`);
+  // Only the text comes back: no seq to parse a row (the rows come in seq order all the same).
+  const read = pageRows(highest, pending, 'read-text', (t) => sql`${text(t)} as json`, sql`e.json`);
   return async (t: TenantDb, q: EventQuery): Promise<EventPageJson & { readonly pending: boolean }> => {
     const { rows, highest, goneBelow, pending } = await read(t, q);
     const parts = new Array<string>(rows.length);
@@ -166,17 +167,25 @@ export function pageTextReader(highest: (t: TenantDb) => RawBuilder<number>, pen
 }
 
 /**
- * The rows of a page after a position (`columns` of each event row, with `seq`) and, in the same
- * statement, the highest seq, the gone mark and whether unnumbered events are pending: compiled
- * once per kind, count of collections and ops filtered on.
+ * The rows of a page after a position (`columns` of each event row besides `seq`, as `e`; `out`
+ * the row's columns returned, among them `seq` or `json`, null in the one row of an empty page)
+ * and, in the same statement, the highest seq, the gone mark and whether unnumbered events are
+ * pending: compiled once per kind, count of collections and ops filtered on.
  */
-function pageRows(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean>, kind: string, columns: (t: TenantDb) => RawBuilder<unknown>) {
+function pageRows(
+  highest: (t: TenantDb) => RawBuilder<number>,
+  pending: (t: TenantDb) => RawBuilder<boolean>,
+  kind: 'read' | 'read-text',
+  columns: (t: TenantDb) => RawBuilder<unknown>,
+  out: RawBuilder<unknown>,
+) {
+  const present = kind === 'read' ? 'seq' : 'json';
   const build = (t: TenantDb, nc: number, no: number, after: unknown, limit: unknown, ...p: unknown[]) => {
     const filters = pageFilters(nc, no, p);
-    return sql`select h.highest, h.gone, h.pending, e.*
+    return sql`select h.highest, h.gone, h.pending, ${out}
       from (select ${highest(t)} as highest, ${pending(t)} as pending,
         coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone) as h
-      left join (select ${columns(t)} from ${tableRef(t, EVENTS_TABLE)}
+      left join (select seq, ${columns(t)} from ${tableRef(t, EVENTS_TABLE)}
         where seq > cast(${after} as bigint)${sql.join(filters.map((f) => sql` and ${f}`), sql``)}
         order by seq limit cast(${limit} as integer)) as e on 1 = 1
       order by e.seq`.compile(t.db);
@@ -188,7 +197,7 @@ function pageRows(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: Ten
       q.after, q.limit, ...(q.collections ?? []), ...(q.ops ?? []));
     const head = rows[0]!;
     return {
-      rows: rows.filter((r) => r.seq !== null && r.seq !== undefined),
+      rows: rows.filter((r) => r[present] !== null && r[present] !== undefined),
       highest: Number(head.highest),
       goneBelow: Number(head.gone),
       pending: head.pending === true || head.pending === 1,
