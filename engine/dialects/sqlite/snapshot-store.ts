@@ -75,7 +75,32 @@ function packedIds(t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered'
   const where = whereOf(args);
   const value = idValue(width);
   if (packing !== 'ordered') return concatInIdOrder(args.table, where(expressionBuilder()), value, packing === 'scan');
+  if (readsWholeTable(args) && args.order.field !== 'id') return emptyLastInParts(t, args, where, value);
   return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
+}
+
+/** A list of every (live) record of a collection, in any order: no filters, not a child list. */
+const readsWholeTable = (args: SnapshotArgs) => args.binding.scope === '' && Object.keys(args.query.filters).length === 0;
+
+/**
+ * orderBySql's order (empty values as the largest, ties by id) as two ordered reads, the rows
+ * with a value and those without, one after the other: SQLite's index of the field holds its
+ * empty values first, so `nulls last` (or first, descending) makes it sort every row, where
+ * `field, id` alone is the index's own order (an index's entries end with the rowid, which id
+ * is). For a whole table only: there the index reads every row in order instead of a sort of
+ * every row; under a filter the planner may take the field's index for the empty values and read
+ * far more rows than the filter's own index would (BENCHMARKS.md).
+ */
+function emptyLastInParts(t: TenantDb, args: SnapshotArgs, where: (eb: any) => Expression<SqlBool>, value: Expression<unknown>) {
+  const field = sql.ref(args.order.field);
+  const part = (empty: boolean) =>
+    t.dialect.concatInOrder(
+      t.db.selectFrom(args.table).where(where).where(sql<boolean>`${field} is ${sql.raw(empty ? '' : 'not ')}null`),
+      value,
+      empty ? sql`${sql.ref('id')} asc` : sql`${field} ${sql.raw(args.order.direction)}, ${sql.ref('id')} asc`,
+    );
+  const [first, second] = args.order.direction === 'asc' ? [part(false), part(true)] : [part(true), part(false)];
+  return sql<string>`(${first} || ${second})`;
 }
 
 /** The feed's seq the snapshot reflects, read in the packing statement itself (SPEC 9: lists join the feed). */
