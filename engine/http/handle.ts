@@ -14,7 +14,7 @@ import { recordJson, versionOf, type ApiRecord } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
-import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type Claim, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
+import { answerOf, fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type Claim, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
@@ -108,14 +108,6 @@ async function body(
   if (error) throw error;
   return valueOf(b);
 }
-
-/** A write's answer, as sent and as kept for its Idempotency-Key. */
-const answerOf = (status: number, record: ApiRecord, location?: string): KeptAnswer => ({
-  status,
-  body: recordJson(record),
-  location,
-  etag: versionOf(record) === undefined ? undefined : etagOf(versionOf(record)),
-});
 
 function respond(call: Call, answer: KeptAnswer, replayed = false): Response {
   const headers = joinHeaders(answer.status >= 400 ? PROBLEM_TYPE : JSON_TYPE, call.headers);

@@ -3,6 +3,8 @@ import { compiledOnce, compiledQueriesByKey } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import type { KeyedRequest } from './key.ts';
+import { etagOf } from '../http/conditional.ts';
+import { recordJson, versionOf, type ApiRecord } from '../records.ts';
 
 /** An answer as kept for a key: what a replay sends again. */
 export interface KeptAnswer {
@@ -11,6 +13,16 @@ export interface KeptAnswer {
   readonly body: string;
   readonly location?: string | undefined;
   readonly etag?: string | undefined;
+}
+
+/**
+ * A write's answer, as sent and as kept for its Idempotency-Key: the record's JSON (the text its
+ * write made for its event, when it did: recordJson), its Location when given, the ETag of its
+ * version.
+ */
+export function answerOf(status: number, record: ApiRecord, location?: string): KeptAnswer {
+  const version = versionOf(record);
+  return { status, body: recordJson(record), location, etag: version === undefined ? undefined : etagOf(version) };
 }
 
 const TABLE = 'mrs_idempotency';

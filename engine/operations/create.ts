@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
 import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
-import { now, toRecord, toRow, versionOf, type ApiRecord } from '../records.ts';
-import { keepQuery, type Claim, type KeptAnswer } from '../idempotency/store.ts';
-import { etagOf } from '../http/conditional.ts';
+import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
+import { answerOf, keepQuery, type Claim, type KeptAnswer } from '../idempotency/store.ts';
 import { insertRow, insertRowClaimed, insertRows, insertRowsWithEvents, insertRowThen, insertRowUnclaimedThen, insertRowWithEvent } from '../sql/record-writes.ts';
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
@@ -136,10 +135,8 @@ export async function createClaimed(
   let answer: KeptAnswer | undefined;
   await insertRowUnclaimedThen(writeThen, tenant, resource.name, row, claim, (inserted) => {
     const record = toRecord(resource, tenant.dialect, inserted);
-    const json = JSON.stringify(record);
-    const version = versionOf(record);
-    answer = { status: 201, body: json, location: `${locationPrefix}${record.id}`, etag: version === undefined ? undefined : etagOf(version) };
-    const event = eventOf(ctx, resource, 'create', record, createdFields(resource), json);
+    const event = eventOf(ctx, resource, 'create', record, createdFields(resource)); // makes the record's JSON, for the answer too
+    answer = answerOf(201, record, `${locationPrefix}${record.id}`);
     return [events.appendQuery!(tenant, tenant.db, event), keepQuery(tenant.db, claim, answer, claim.expiresAt)];
   });
   return answer;
