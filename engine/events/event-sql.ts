@@ -143,7 +143,7 @@ export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expressio
  */
 export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean> = () => sql`false`) {
   const read = pageRows(highest, pending, 'read', () => sql`at, collection, record_id, op, changed, record, username`, sql`e.*`);
-  return async (t: TenantDb, q: EventQuery): Promise<{ readonly page: EventPage; readonly pending: boolean }> => {
+  return async (t: TenantDb, q: EventQuery): Promise<PageRead<EventPage>> => {
     const { rows, highest, goneBelow, pending } = await read(t, q);
     return { page: { events: rows.map(storedEvent), highest, goneBelow }, pending };
   };
@@ -157,13 +157,17 @@ export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending
 export function pageTextReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean>, text: (t: TenantDb) => RawBuilder<string>) {
   // Only the text comes back: no seq to parse a row (the rows come in seq order all the same).
   const read = pageRows(highest, pending, 'read-text', (t) => sql`${text(t)} as json`, sql`e.json`);
-  return async (t: TenantDb, q: EventQuery): Promise<EventPageJson & { readonly pending: boolean }> => {
+  return async (t: TenantDb, q: EventQuery): Promise<PageRead<EventPageJson>> => {
     const { rows, highest, goneBelow, pending } = await read(t, q);
-    const parts = new Array<string>(rows.length);
-    for (let i = 0; i < rows.length; i++) parts[i] = rows[i]!.json as string;
     // join() writes one flat string; += would leave a rope that the socket's write flattens.
-    return { json: `[${parts.join(',')}]`, highest, goneBelow, pending };
+    return { page: { json: `[${rows.map((r) => r.json as string).join(',')}]`, highest, goneBelow }, pending };
   };
+}
+
+/** A page, and whether its view held events committed and not numbered yet (a database that numbers them after they commit). */
+export interface PageRead<P> {
+  readonly page: P;
+  readonly pending: boolean;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
 import { EngineError } from '../../errors.ts';
-import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, createEventsTable, pageReader, pageTextReader, sweepEvents } from '../../events/event-sql.ts';
+import { EVENTS_TABLE, type EventLog, type EventQuery } from '../../events/event-log.ts';
+import { appender, createEventsTable, pageReader, pageTextReader, sweepEvents, type PageRead } from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { outsideTransactions } from '../../tenant-state.ts';
@@ -59,26 +59,13 @@ export const postgresEvents: EventLog = {
     if (events.length > 0) numberSoon(t);
   },
   written: (t) => numberSoon(t),
-  // Numbered first only when the page's own view shows events committed and not numbered yet:
-  // the same view a numbering before it would have left (everything committed then numbered),
-  // and a statement fewer while writes are numbered by their own process (numberSoon).
-  async read(t, q) {
-    const first = await readPage(t, q);
-    if (!first.pending) return first.page;
-    await numberEvents(t);
-    return (await readPage(t, q)).page;
-  },
+  read: (t, q) => numberedFirst(readPage, t, q),
   // Each event's JSON written by the database row by row (eventRowJson), joined here: one string
   // a row to make instead of eight and an object, a page's garbage (and the young collections
   // that promoted it under load) halved. The page's JSON array written by PostgreSQL itself (as
   // SQLite does) cost it twenty times the page's read (BENCHMARKS.md); a row's text costs it
   // about what the row's columns do.
-  async readJson(t, q) {
-    const first = await readText(t, q);
-    if (!first.pending) return first;
-    await numberEvents(t);
-    return readText(t, q);
-  },
+  readJson: (t, q) => numberedFirst(readText, t, q),
   highest: (t) => numberEvents(t),
   // Numbered first: an event is removed by its seq, and the gone mark is a seq.
   async sweep(t, olderThan, limit) {
@@ -142,6 +129,18 @@ const eventRowJson = () =>
     || '","changed":' || changed || ',"record":' || record || ',"user":' || coalesce(to_json(username)::text, 'null') || '}'`;
 
 const readText = pageTextReader(highestNumbered, unnumbered, eventRowJson);
+
+/**
+ * A page read, numbered first only when the page's own view shows events committed and not
+ * numbered yet: the same view a numbering before it would have left (everything committed then
+ * numbered), and a statement fewer while writes are numbered by their own process (numberSoon).
+ */
+async function numberedFirst<P>(read: (t: TenantDb, q: EventQuery) => Promise<PageRead<P>>, t: TenantDb, q: EventQuery): Promise<P> {
+  const first = await read(t, q);
+  if (!first.pending) return first.page;
+  await numberEvents(t);
+  return (await read(t, q)).page;
+}
 
 /**
  * CTEs numbering the events the statement's snapshot shows unnumbered (see postgresEvents), for
