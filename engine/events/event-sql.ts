@@ -27,14 +27,19 @@ export async function createEventsTable(db: Kysely<any>, withSeq: (table: Create
 /** Values of one event, in the order `eventRows` takes them. */
 const VALUES_PER_EVENT = 7;
 
-/**
- * The last `changed` list seen and its JSON: a create's is its collection's one list
- * (createdFields), so creates make it once. By identity: lists are never changed once made.
- */
-let lastChanged: readonly string[] | undefined;
-let lastChangedJson = '';
+/** The JSON of `changed` lists that many events share (sharedChanged), by the list. */
+const sharedJson = new WeakMap<readonly string[], string>();
 
-const changedJson = (changed: readonly string[]) => (changed === lastChanged ? lastChangedJson : (lastChangedJson = JSON.stringify((lastChanged = changed))));
+/**
+ * A `changed` list many events share, as a collection's creates share every field
+ * (createdFields): its JSON is made once, not once an event. The list must never change.
+ */
+export function sharedChanged(list: readonly string[]): readonly string[] {
+  sharedJson.set(list, JSON.stringify(list));
+  return list;
+}
+
+const changedJson = (changed: readonly string[]) => sharedJson.get(changed) ?? JSON.stringify(changed);
 
 const valuesOf = (events: readonly NewEvent[]): unknown[] => {
   const values: unknown[] = [];

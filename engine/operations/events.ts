@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { EventOp, NewEvent } from '../events/event-log.ts';
+import { sharedChanged } from '../events/event-sql.ts';
 import type { Resource } from '../registry.ts';
 import { keepJson, recordJson, type ApiRecord } from '../records.ts';
 import type { OperationContext } from './context.ts';
@@ -42,6 +43,6 @@ export const eventTime = (ctx: OperationContext): string => new Date(ctx.cursors
 const created = new WeakMap<Resource, readonly string[]>();
 export function createdFields(resource: Resource): readonly string[] {
   let fields = created.get(resource);
-  if (!fields) created.set(resource, (fields = Object.keys(resource.definition.fields)));
+  if (!fields) created.set(resource, (fields = sharedChanged(Object.freeze(Object.keys(resource.definition.fields)))));
   return fields;
 }
