@@ -1,4 +1,7 @@
 import { expect, it } from 'vitest';
+import type { TenantDb } from '../engine/dialects/types.ts';
+import { createClaimed } from '../engine/operations/create.ts';
+import type { OperationContext } from '../engine/operations/context.ts';
 import { BASE, describeEachDatabase, M, startHarness, type Harness } from './support/harness.ts';
 import { WORK_ORDER } from './support/fixtures.ts';
 
@@ -78,6 +81,49 @@ describeEachDatabase('two services on one PostgreSQL database, one key sent to b
         expect(replay.text).toBe(fresh[0]!.text);
       }
       expect(await count()).toBe(before + made);
+    } finally {
+      await other.stop(true);
+    }
+  }, 120_000);
+});
+
+describeEachDatabase('one key claimed with its write through two connections to one database at once', (h) => {
+  it('100 rounds: exactly one write is kept, with its one event; the other writes nothing', async () => {
+    // Below the service's in-process set of keys in flight, which would answer the second 409
+    // before it reached the database: each service's own connection (SQLite: its own write
+    // lock on the same file; PostgreSQL: its own pool, or PgBouncer's) races the other's.
+    const cfg = h().service.config;
+    const other = await startHarness(h().db, { reuse: { dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl } });
+    try {
+      const contextOf = async (harness: Harness): Promise<OperationContext> => ({
+        tenant: (await harness.service.tenants.get('demo.main')) as TenantDb,
+        registry: harness.service.engine.registry,
+        cursors: { ttlMs: 60_000, now: Date.now },
+      });
+      const contexts = [await contextOf(h()), await contextOf(other.harness)];
+      const department = 6060;
+      const before = await contexts[0]!.tenant.dialect.events.highest(contexts[0]!.tenant);
+      for (let round = 0; round < 100; round++) {
+        const key = `two-connections-${round}`;
+        const claim = { owner: '', key, fingerprint: 'f', lock: JSON.stringify(['mrs-idempotency', 'demo.main', '', key]), expiresAt: Date.now() + 60_000 };
+        const body = { ...WORK_ORDER, department_id: department, priority: round % 9 };
+        const settled = await Promise.allSettled(contexts.map((ctx) => createClaimed(ctx, ctx.registry.get('work_orders')!, body, claim, `${M}/work_orders/`)));
+        // The loser found the key taken (nothing written) or, on PostgreSQL, failed on the
+        // winner's kept answer (its whole statement undone): either way the caller's
+        // transaction path then replays the winner's answer.
+        const kept = settled.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
+        expect(kept, JSON.stringify(settled)).toHaveLength(1);
+        // On SQLite the loser's INSERT finds the key taken and writes nothing: it must not fail
+        // (a failure after the INSERT fails its whole group commit, other requests' writes too).
+        if (h().db === 'sqlite') expect(settled.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+        expect(kept[0]!.status).toBe(201);
+      }
+      const made = (await h().get(`${M}/work_orders?department_id=${department}&$limit=50`)).headers.get('x-total');
+      expect(made).toBe('100');
+      const events = (await h().get(`${BASE}/events?collection=work_orders&$limit=1000&$after=${before}`)).body.filter(
+        (e: any) => e.record.department_id === department,
+      );
+      expect(events).toHaveLength(100);
     } finally {
       await other.stop(true);
     }
