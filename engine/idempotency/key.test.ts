@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EngineError } from '../errors.ts';
 import { canonicalJson, fingerprintOf, parseIdempotencyKey } from './key.ts';
@@ -27,5 +28,11 @@ describe('idempotency keys', () => {
     ])
       expect(other).not.toBe(base);
     expect(base).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('the host’s native SHA-256 (the service passes node:crypto’s) gives the same fingerprints: kept keys still replay', () => {
+    const native = (text: string) => createHash('sha256').update(text).digest('hex');
+    for (const body of [{}, { a: 1, b: 'é ✓ \u{1f527}' }, { operations: [{ method: 'POST', path: '/maintenance/notes', body: { note: 'x'.repeat(5000) } }] }])
+      expect(fingerprintOf('POST', '/v4_server/external/v1/batch', body, native)).toBe(fingerprintOf('POST', '/v4_server/external/v1/batch', body));
   });
 });
