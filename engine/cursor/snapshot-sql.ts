@@ -59,7 +59,10 @@ export const pageOneWithIds = (args: SnapshotArgs) => args.start === 0 && args.o
  * serves.
  */
 export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order' | 'binding'>) =>
-  args.binding.scope === '' && Object.keys(args.query.filters).length === 0 && args.order.field === 'id' && args.order.direction === 'asc';
+  readsWholeTable(args) && args.order.field === 'id' && args.order.direction === 'asc';
+
+/** Whether the search reads every row of the table (or every live one), in any order: no filters, not a child list. */
+export const readsWholeTable = (args: Pick<SnapshotArgs, 'query' | 'binding'>) => args.binding.scope === '' && Object.keys(args.query.filters).length === 0;
 
 /**
  * A tenant's searches whose ids were not ranged when last tried (ids missing between the ends,

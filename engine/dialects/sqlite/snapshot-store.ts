@@ -4,7 +4,7 @@ import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } fro
 import { ascendingChunks, ascendingRuns, unpack } from '../../cursor/ascending-ids.ts';
 import { DELTA_ID_LIMIT, encodeDeltas } from '../../cursor/deltas.ts';
 import { ASCENDING_DELTAS, chunksOf, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
-import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
+import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, readsWholeTable, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
 import { orderBySql } from '../order-by.ts';
@@ -78,9 +78,6 @@ function packedIds(t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered'
   if (readsWholeTable(args) && args.order.field !== 'id') return emptyLastInParts(t, args, where, value);
   return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
 }
-
-/** A list of every (live) record of a collection, in any order: no filters, not a child list. */
-const readsWholeTable = (args: SnapshotArgs) => args.binding.scope === '' && Object.keys(args.query.filters).length === 0;
 
 /**
  * orderBySql's order (empty values as the largest, ties by id) as two ordered reads, the rows
