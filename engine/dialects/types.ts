@@ -93,6 +93,18 @@ export interface Dialect {
    * (ascending with the array's order), for joining records to a page's ids in snapshot order.
    */
   idsOfJson(json: Expression<string>): RawBuilder<unknown>;
+  /**
+   * A row of `alias` (a table or a FROM item over its row) as the text of a JSON object of its
+   * `columns`, every value exactly as its column holds it: the row an update replaced, kept with
+   * its event (NewEvent.before), which `rowsOfJson` restores.
+   */
+  rowJson(alias: string, columns: readonly string[]): RawBuilder<string>;
+  /**
+   * The rows that `rowJson` wrote in column `before_row` of the rows of `source` (a CTE), as a
+   * SELECT of `columns` (each as its column of `table` holds it, so conditions and orders over
+   * them compare as over the table's own), skipping rows without one.
+   */
+  rowsOfJson(t: TenantDb, table: string, source: string, columns: readonly { readonly name: string; readonly kind: FieldKind | 'id' }[]): RawBuilder<unknown>;
   /** Where cursors keep their snapshots (cursor/snapshot-store.ts). */
   readonly snapshots: SnapshotStore;
   /** Where the tenant's change feed is kept (events/event-log.ts). */

@@ -64,6 +64,12 @@ export interface NewEvent {
   readonly user: string | null;
   /** When, RFC 3339 UTC with milliseconds. */
   readonly at: string;
+  /**
+   * An update's or soft delete's row as it was before the change (the dialect's rowJson of the
+   * row the write replaced): a lazy snapshot's view of the record as of an earlier seq
+   * (engine/cursor/lazy.ts). Never shown by the feed. Absent for a create.
+   */
+  readonly before?: string | undefined;
 }
 
 export interface EventQuery {

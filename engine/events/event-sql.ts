@@ -21,11 +21,12 @@ export async function createEventsTable(db: Kysely<any>, withSeq: (table: Create
     .addColumn('record', 'text', (c) => c.notNull())
     .addColumn('username', 'text')
     .execute();
+  // before_row: the engine migration 014-lazy-snapshots.
   await db.insertInto('mrs_meta').values({ key: EVENTS_GONE_KEY, value: '0' }).onConflict((oc) => oc.column('key').doNothing()).execute();
 }
 
 /** Values of one event, in the order `eventRows` takes them. */
-const VALUES_PER_EVENT = 7;
+const VALUES_PER_EVENT = 8;
 
 /** The JSON of `changed` lists that many events share (sharedChanged), by the list. */
 const sharedJson = new WeakMap<readonly string[], string>();
@@ -43,28 +44,28 @@ const changedJson = (changed: readonly string[]) => sharedJson.get(changed) ?? J
 
 const valuesOf = (events: readonly NewEvent[]): unknown[] => {
   const values: unknown[] = [];
-  for (const e of events) values.push(e.at, e.collection, e.id, e.op, changedJson(e.changed), e.record, e.user);
+  for (const e of events) values.push(e.at, e.collection, e.id, e.op, changedJson(e.changed), e.record, e.user, e.before ?? null);
   return values;
 };
 
 /**
  * The events to append as a VALUES list of parameters, rows `(ord, at, collection, record_id, op,
- * changed, record, username)` (EVENT_ROW_COLUMNS), `ord` counting from 1 in the order given, or
+ * changed, record, username, before_row)` (EVENT_COLUMNS after `ord`), `ord` counting from 1 in the order given, or
  * without `ord` when the database keeps the list's order itself. The record is the JSON the write
  * already holds: read again from its row, it cost the append about as much again.
  */
 function eventRows(n: number, p: readonly unknown[], withOrd: boolean): RawBuilder<unknown> {
   return sql`values ${sql.join(
     Array.from({ length: n }, (_, i) => {
-      const [at, collection, id, op, changed, record, user] = p.slice(i * VALUES_PER_EVENT, (i + 1) * VALUES_PER_EVENT);
+      const [at, collection, id, op, changed, record, user, before] = p.slice(i * VALUES_PER_EVENT, (i + 1) * VALUES_PER_EVENT);
       return sql`(${withOrd ? sql`${sql.lit(i + 1)}, ` : sql``}cast(${at} as text), cast(${collection} as text), cast(${id} as bigint), cast(${op} as text),
-        cast(${changed} as text), cast(${record} as text), cast(${user} as text))`;
+        cast(${changed} as text), cast(${record} as text), cast(${user} as text), cast(${before} as text))`;
     }),
   )}`;
 }
 
-/** The columns of `eventRows` with `ord`, in order. */
-export const EVENT_ROW_COLUMNS = sql`(ord, at, collection, record_id, op, changed, record, username)`;
+/** The columns an event's VALUES row (eventRows, without `ord`) fills, in order. */
+export const EVENT_COLUMNS = sql`(at, collection, record_id, op, changed, record, username, before_row)`;
 
 /** Statements compiled once per key and database setup (the setup names the tenant's schema). */
 const compiled = compiledByKey(500);

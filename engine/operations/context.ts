@@ -4,7 +4,8 @@ import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { toRecord, type ApiRecord } from '../records.ts';
-import { compiledFamily } from '../compiled-queries.ts';
+import { compiledFamily, compiledPer } from '../compiled-queries.ts';
+import { dialectOf } from '../dialects/index.ts';
 
 /** What an operation runs with: the tenant's database and the caller. Never HTTP. */
 export interface OperationContext {
@@ -38,6 +39,42 @@ export const notFound = (resource: string, id: number) =>
 const rowById = compiledFamily<[number], Record<string, unknown>>((table, db, id) =>
   db.selectFrom(table).selectAll().where('id', '=', id).compile(),
 );
+
+/** The column a write's read of its row carries the row's JSON in (rowJson): no field is named so. */
+const BEFORE_ROW = 'mrs_before_row';
+
+/**
+ * A write's read of its row (loadForWrite), compiled once per collection (its fields decide the
+ * row's JSON) and database setup.
+ */
+const rowForWrite = compiledPer<Resource, [number], Record<string, unknown>>((resource, db, id) =>
+  db
+    .selectFrom(`${resource.name} as r`)
+    .selectAll('r')
+    .select(dialectOf(db).rowJson('r', resource.fieldNames).as(BEFORE_ROW))
+    .where('r.id', '=', id)
+    .compile(),
+);
+
+/**
+ * loadRecord for a write: the live record, and its row as the dialect's rowJson writes it, kept
+ * with the write's event (NewEvent.before) for lazy snapshots (engine/cursor/lazy.ts). The write
+ * must change only the row read here (a compare-and-set on its version), so that JSON is what
+ * it replaced.
+ */
+export async function loadForWrite(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number): Promise<ApiRecord | undefined> {
+  const row = (await rowForWrite(resource, db, id)).rows[0];
+  if (!row) return undefined;
+  const record = toRecord(resource, ctx.tenant.dialect, row);
+  if (record.deleted) return undefined;
+  Object.defineProperty(record, BEFORE, { value: row[BEFORE_ROW] });
+  return record;
+}
+
+const BEFORE = Symbol('before');
+
+/** The row JSON loadForWrite read with the record (undefined for any other record). */
+export const beforeRowOf = (record: ApiRecord): string | undefined => (record as { [BEFORE]?: string })[BEFORE];
 
 /** Loads one row, live only unless asked otherwise. */
 export async function loadRecord(

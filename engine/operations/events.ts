@@ -8,7 +8,8 @@ import type { OperationContext } from './context.ts';
 /**
  * Appends the event of a write to the tenant's change feed, in the write's transaction `trx`
  * and as its last statement (PostgreSQL takes the feed's order there: dialects/postgres/event-log.ts).
- * `record` is the record as after the change: what the write's statement returned.
+ * `record` is the record as after the change: what the write's statement returned; `before`, for
+ * an update or delete, the row it replaced (NewEvent.before).
  * Stamped by the engine's clock, which retention measures by.
  */
 export function appendEvent(
@@ -18,18 +19,27 @@ export function appendEvent(
   op: EventOp,
   record: ApiRecord,
   changed: readonly string[],
+  before?: string,
 ): Promise<void> {
   const { tenant } = ctx;
-  return tenant.dialect.events.append(tenant, trx, [eventOf(ctx, resource, op, record, changed)]);
+  return tenant.dialect.events.append(tenant, trx, [eventOf(ctx, resource, op, record, changed, recordJson(record), before)]);
 }
 
 /**
  * The event of a write: `record` as after the change. Its JSON text (`json` when the write made
  * it already) is kept beside the record, for the write's answer (records.ts recordJson).
  */
-export function eventOf(ctx: OperationContext, resource: Resource, op: EventOp, record: ApiRecord, changed: readonly string[], json = recordJson(record)): NewEvent {
+export function eventOf(
+  ctx: OperationContext,
+  resource: Resource,
+  op: EventOp,
+  record: ApiRecord,
+  changed: readonly string[],
+  json = recordJson(record),
+  before?: string,
+): NewEvent {
   keepJson(record, json);
-  return { collection: resource.name, id: record.id as number, op, changed, record: json, user: ctx.user ?? null, at: eventTime(ctx) };
+  return { collection: resource.name, id: record.id as number, op, changed, record: json, user: ctx.user ?? null, at: eventTime(ctx), before };
 }
 
 /** The collection's own fields (not the system ones) whose value differs between two versions of a record. */

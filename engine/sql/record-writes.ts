@@ -210,7 +210,8 @@ export async function insertRowClaimed(
  * updateRow and the record's update event in one statement (EventLog.inStatement), the event's
  * record written from the updated row and its `changed` (the collection's own fields whose value
  * the UPDATE changed) from that row against the one the statement's snapshot holds: a PATCH or
- * PUT is its read and this one statement, atomic without a transaction.
+ * PUT is its read and this one statement, atomic without a transaction. `before` is the row the
+ * write's read found (loadForWrite), which `expectedVersion` makes the row it replaces.
  */
 export async function updateRowWithEvent(
   t: TenantDb,
@@ -219,7 +220,7 @@ export async function updateRowWithEvent(
   id: number,
   row: Record<string, unknown>,
   expectedVersion: number | undefined,
-  event: { readonly at: string; readonly user: string | null },
+  event: { readonly at: string; readonly user: string | null; readonly before: string | undefined },
 ): Promise<Record<string, unknown> | undefined> {
   const table = resource.name;
   const columns = Object.keys(row);
@@ -228,7 +229,7 @@ export async function updateRowWithEvent(
     db,
     `update+event\0${table}\0${cas}\0${columns.join('\0')}`,
     (...p) => {
-      const [rowId, version, at, user] = p.slice(columns.length);
+      const [rowId, version, at, user, before] = p.slice(columns.length);
       const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
       const q = db.updateTable(table).set(set).where('id', '=', rowId);
       const update = (cas ? q.where(VERSION_COLUMN, '=', version) : q).returningAll();
@@ -241,9 +242,9 @@ export async function updateRowWithEvent(
       );
       return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId}),
         w as (${update}),
-        e as (insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)
+        e as (insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username, before_row)
           select cast(${at} as text), ${sql.lit(table)}, w.id, 'update', '[' || substr(${changed}, 2) || ']',
-            ${recordJsonOf(t.dialect, resource, 'w')}, cast(${user} as text)
+            ${recordJsonOf(t.dialect, resource, 'w')}, cast(${user} as text), cast(${before} as text)
           from w left join o on true)
         select * from w`.compile(db);
     },
@@ -252,6 +253,7 @@ export async function updateRowWithEvent(
     cas ? expectedVersion : null,
     event.at,
     event.user,
+    event.before ?? null,
   );
   return rows[0];
 }

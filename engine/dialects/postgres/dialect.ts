@@ -90,6 +90,12 @@ export const postgresDialect: Dialect = {
       ...fields.flatMap(({ name, kind, column }, i) => [sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:`), sql`coalesce(${jsonValue(kind, column)}, 'null')`]),
       sql.lit('}'),
     ]),
+  // Every column, in its own JSON form: json_populate_record reads each back as its type.
+  rowJson: (alias) => sql<string>`row_to_json(${sql.ref(alias)})::text`,
+  // The table's row type restores every column with its type and collation.
+  rowsOfJson: (t, table, source, columns) =>
+    sql`select ${sql.join(columns.map(({ name }) => sql.ref(`r.${name}`)))} from ${sql.table(source)} as f
+      cross join lateral json_populate_record(null::${tableRef(t, table)}, cast(f.before_row as json)) as r where f.before_row is not null`,
   idsOfJson: (json) => sql`(select cast(e.value as bigint) as id, e.ord from json_array_elements_text(cast(${json} as json)) with ordinality as e (value, ord))`,
   events: postgresEvents,
   snapshots: postgresSnapshots,

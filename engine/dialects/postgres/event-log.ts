@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
 import { EngineError } from '../../errors.ts';
 import { EVENTS_TABLE, type EventLog, type EventQuery } from '../../events/event-log.ts';
-import { appender, createEventsTable, pageReader, pageTextReader, sweepEvents, type PageRead } from '../../events/event-sql.ts';
+import { appender, createEventsTable, EVENT_COLUMNS, pageReader, pageTextReader, sweepEvents, type PageRead } from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { outsideTransactions } from '../../tenant-state.ts';
@@ -74,7 +74,7 @@ export const postgresEvents: EventLog = {
   },
 };
 
-const appendRows = appender(false, (t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username) ${rows}`);
+const appendRows = appender(false, (t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS} ${rows}`);
 
 /** How long after a write its tenant's new events are numbered, at the latest, by the process that wrote them. */
 export const NUMBER_AFTER_MS = 100;

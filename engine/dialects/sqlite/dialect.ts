@@ -1,4 +1,4 @@
-import { sql, type Expression } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { FieldKind } from '../../define.ts';
 import type { Dialect, TenantDb } from '../types.ts';
 import { sqliteEvents } from './event-log.ts';
@@ -13,6 +13,9 @@ const TYPES: Record<FieldKind, 'integer' | 'text'> = {
   timestamp: 'text',
   boolean: 'integer',
 };
+
+/** Column pairs per json_object call: SQLite allows at most 127 arguments to a function by default. */
+const JSON_OBJECT_PAIRS = 60;
 
 /** SQLite LIKE ignores ASCII case; GLOB does not, so case-sensitive patterns become GLOB patterns. */
 export function likeToGlob(pattern: string): string {
@@ -71,6 +74,19 @@ export const sqliteDialect: Dialect = {
           : sql`${sql.lit(name)}, ${column}`,
       ),
     )})`,
+  // Integers and text, the only types SQLite's columns hold here (TYPES), go through JSON
+  // exactly. json_object takes a limited number of arguments: wide rows are merged in parts.
+  rowJson: (alias, columns) => {
+    const parts = [];
+    for (let i = 0; i < columns.length; i += JSON_OBJECT_PAIRS)
+      parts.push(sql`json_object(${sql.join(columns.slice(i, i + JSON_OBJECT_PAIRS).map((c) => sql`${sql.lit(c)}, ${sql.ref(`${alias}.${c}`)}`))})`);
+    return parts.slice(1).reduce((all, part) => sql`json_patch(${all}, ${part})`, parts[0] ?? sql`json_object()`) as RawBuilder<string>;
+  },
+  // CAST gives each value its column's affinity: a condition compares it as it compares the column.
+  rowsOfJson: (_t, _table, source, columns) =>
+    sql`select ${sql.join(
+      columns.map(({ name, kind }) => sql`cast(json_extract(f.before_row, ${sql.lit(`$.${name}`)}) as ${sql.raw(kind === 'id' ? 'integer' : TYPES[kind])}) as ${sql.ref(name)}`),
+    )} from ${sql.table(source)} as f where f.before_row is not null`,
   // json_each gives the array's elements with their index as `key`.
   idsOfJson: (json) => sql`(select value as id, key as ord from json_each(${json}))`,
   events: sqliteEvents,

@@ -10,6 +10,7 @@ import { cursorChangeSeq } from './009-cursor-change-seq.ts';
 import { idempotencyKeys } from './010-idempotency-keys.ts';
 import { eventPositions } from './012-event-positions.ts';
 import { cursorDeltas } from './013-cursor-deltas.ts';
+import { lazySnapshots } from './014-lazy-snapshots.ts';
 
 /**
  * The engine's own tables in a tenant database, in order (names are sorted by Kysely: keep the
@@ -27,4 +28,5 @@ export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
   '010-idempotency-keys': idempotencyKeys,
   '012-event-positions': eventPositions(t),
   '013-cursor-deltas': cursorDeltas(t),
+  '014-lazy-snapshots': lazySnapshots,
 });
