@@ -6,7 +6,7 @@ import { insertRecords, workOrder } from './support/rows.ts';
 import { make, SERVICE_REQUEST } from './support/fixtures.ts';
 import { SWEEP_BATCH } from '../engine/cursor/cursor-rows.ts';
 import { DELTA_ID_LIMIT } from '../engine/cursor/deltas.ts';
-import { ASCENDING_DELTAS, idsPerChunk, limitOf, offsetOf, widthFor } from '../engine/cursor/layout.ts';
+import { ASCENDING_DELTAS, LAZY, idsPerChunk, limitOf, offsetOf, widthFor } from '../engine/cursor/layout.ts';
 import { chunkIds } from '../engine/dialects/postgres/chunk-ids.ts';
 import { postgresDialect } from '../engine/dialects/postgres/dialect.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
@@ -406,12 +406,13 @@ describeEachDatabase('pagination: shared by processes on one database', (h) => {
 describeEachDatabase('pagination: ids of every size', (h) => {
   it('a cursor packs ids at the width the largest id needs, and every page gives them back, at each boundary', async () => {
     const tenant = (await h().service.tenants.get('demo.main'))!;
-    const walk = async () => {
-      let r = await h().get(`${M}/work_orders?department_id=42&$limit=2`);
-      const seen = ids(r.body);
-      const cursor = r.headers.get('x-cursor')!;
-      for (let page = 2; seen.length < Number(r.headers.get('x-total')); page++) {
-        r = await h().get(`${M}/work_orders?department_id=42&$limit=2&$cursor=${cursor}&$page=${page}`);
+    // Eager (a search that starts on page 2) or lazy (page 1: its ids made by the first later page).
+    const walk = async (eager: boolean) => {
+      const first = await h().get(`${M}/work_orders?department_id=42&$limit=2${eager ? '&$page=2' : ''}`);
+      const cursor = first.headers.get('x-cursor')!;
+      const seen: number[] = [];
+      for (let page = 1; seen.length < Number(first.headers.get('x-total')); page++) {
+        const r = await h().get(`${M}/work_orders?department_id=42&$limit=2&$cursor=${cursor}&$page=${page}`);
         expect(r.status).toBe(200);
         seen.push(...ids(r.body));
       }
@@ -429,7 +430,11 @@ describeEachDatabase('pagination: ids of every size', (h) => {
       // but the first) in SQL.
       const deltas = id < DELTA_ID_LIMIT && (h().db === 'sqlite' || inserted.length === 1);
       const width = deltas ? ASCENDING_DELTAS : widthFor(id);
-      expect(await walk()).toEqual({ seen: inserted, width });
+      expect(await walk(true)).toEqual({ seen: inserted, width });
+      // Made lazily (engine/cursor/lazy.ts): ranged, deltas or packed as the ids need, never left lazy.
+      const lazy = await walk(false);
+      expect(lazy.seen).toEqual(inserted);
+      expect(lazy.width).not.toBe(LAZY);
     }
   });
 });
@@ -470,7 +475,8 @@ describeEachDatabase('pagination: chunk rows as written', (h) => {
     const made = await insertRecords(h(), 'work_orders', Array.from({ length: 700 }, (_, i) => workOrder({ id: 5_000_001 + i, service_request_id: sr.id })));
     // In descending id order: a search in ascending id order is written as deltas, not packed.
     made.reverse();
-    const first = await h().get(`${M}/service_requests/${sr.id}/work_orders?$limit=50&$orderBy=id:desc`);
+    // Starting on page 2: page 1's cursor would be lazy (engine/cursor/lazy.ts), its ids made later.
+    const first = await h().get(`${M}/service_requests/${sr.id}/work_orders?$limit=50&$orderBy=id:desc&$page=2`);
     const cursor = first.headers.get('x-cursor')!;
     const tenant = (await h().service.tenants.get('demo.main'))!;
     const rows = await tenant.db
@@ -496,8 +502,9 @@ describeEachDatabase('pagination: cursors written before chunk rows held arrays'
     const made = await insertRecords(h(), 'work_orders', Array.from({ length: 700 }, () => workOrder({ department_id: 88 })));
     // In descending id order: a search in ascending id order is written as deltas, not packed.
     made.reverse();
-    const full = (await h().get(`${M}/work_orders?department_id=88&$limit=50&$orderBy=id:desc`)).headers.get('x-cursor')!;
-    const empty = (await h().get(`${M}/work_orders?department_id=89`)).headers.get('x-cursor')!;
+    // Starting on page 2: page 1's cursors would be lazy (engine/cursor/lazy.ts), their ids made later.
+    const full = (await h().get(`${M}/work_orders?department_id=88&$limit=50&$orderBy=id:desc&$page=2`)).headers.get('x-cursor')!;
+    const empty = (await h().get(`${M}/work_orders?department_id=89&$page=2`)).headers.get('x-cursor')!;
     const tenant = (await h().service.tenants.get('demo.main'))!;
     const table = tenant.schema === undefined ? sql.table('mrs_cursors') : sql.id(tenant.schema, 'mrs_cursors');
     const columnType = async () =>

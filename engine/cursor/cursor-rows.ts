@@ -1,9 +1,10 @@
-import { sql, type AliasedExpression, type Expression, type SqlBool } from 'kysely';
+import { sql, type AliasedExpression, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { compiledOnce } from '../compiled-queries.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import { idsPerChunkSql } from './layout.ts';
 import type { CursorMeta, CursorRead } from './snapshot-store.ts';
+import type { MadeIds } from './lazy.ts';
 
 /**
  * The cursor table's statements that every database writes alike: a snapshot store
@@ -11,7 +12,7 @@ import type { CursorMeta, CursorRead } from './snapshot-store.ts';
  */
 export const CURSOR_TABLE = 'mrs_cursors';
 
-const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at', 'change_seq'] as const;
+const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at', 'change_seq', 'as_of_id'] as const;
 
 /** A head row as the cursor's metadata. */
 const toMeta = (r: Record<string, any>): CursorMeta => ({
@@ -24,6 +25,7 @@ const toMeta = (r: Record<string, any>): CursorMeta => ({
   expiresAt: Number(r.expires_at),
   limit: Number(r.page_size),
   changeSeq: r.change_seq === null || r.change_seq === undefined ? undefined : Number(r.change_seq),
+  asOfId: r.as_of_id === null || r.as_of_id === undefined ? undefined : Number(r.as_of_id),
 });
 
 /** How a database's page read writes two things: the chunk as packed text, and its conditions. */
@@ -97,3 +99,75 @@ export async function sweepCursors(t: TenantDb, now: number, limit = SWEEP_BATCH
   const result = await t.db.deleteFrom(CURSOR_TABLE).where('id', 'in', expired).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** How a database writes a lazy cursor's chunk rows (CursorFill): where a chunk's text goes, and a list of texts as rows. */
+export interface ChunkRowsForm {
+  /** The column chunk text goes in, and any other column the row needs, with its value. */
+  readonly text: string;
+  readonly others: Readonly<Record<string, RawBuilder<unknown>>>;
+  /** A sub-select of columns `d` and `n` of the texts of `list` (a parameter), `n` counting from 1. */
+  readonly rows: (list: unknown) => RawBuilder<unknown>;
+  /** The chunk texts as that parameter. */
+  readonly list: (texts: readonly string[]) => unknown;
+}
+
+/**
+ * Fills a lazy cursor (engine/cursor/lazy.ts) with its ids: its chunk rows after the first,
+ * copied from the head row's metadata, then the head row's own chunk and width, in one
+ * transaction. Both only while the head is lazy, and chunk rows already there are left: another
+ * process that made the same ids (they depend on the cursor's seq alone) wrote the same rows.
+ */
+export function cursorFiller(form: () => ChunkRowsForm) {
+  const insertRest = compiledOnce<[unknown, string]>((db, list, id) => {
+    const f = form();
+    const others = Object.keys(f.others);
+    const rows = db
+      .selectFrom([`${CURSOR_TABLE} as h`, f.rows(list).as('c')])
+      .select((eb) => [
+        'h.id',
+        eb.ref('c.n').as('chunk'),
+        'h.total',
+        'h.width',
+        'h.collection',
+        'h.scope',
+        'h.owner',
+        sql<string>`''`.as('query'),
+        'h.page_size',
+        'h.expires_at',
+        eb.ref('c.d').as(f.text),
+        ...others.map((c) => f.others[c]!.as(c)),
+      ])
+      .where('h.id', '=', id)
+      .where('h.chunk', '=', 0)
+      .where('h.as_of_id', 'is not', null);
+    return db
+      .insertInto(CURSOR_TABLE)
+      .columns(['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', f.text, ...others])
+      .expression(rows)
+      .onConflict((oc) => oc.columns(['id', 'chunk']).doNothing())
+      .compile();
+  });
+  const fillHead = compiledOnce<[number, string, string]>((db, width, text, id) =>
+    db
+      .updateTable(CURSOR_TABLE)
+      .set({ width, [form().text]: text, as_of_id: null })
+      .where('id', '=', id)
+      .where('chunk', '=', 0)
+      .where('as_of_id', 'is not', null)
+      .compile(),
+  );
+  return async (t: TenantDb, id: string, made: MadeIds): Promise<void> => {
+    await t.db.transaction().execute(async (trx) => {
+      // The width first: the rows after the head copy it.
+      if (made.chunks.length > 1) {
+        await setWidth(trx, made.width, id);
+        await insertRest(trx, form().list(made.chunks.slice(1)), id);
+      }
+      await fillHead(trx, made.width, made.chunks[0] ?? '', id);
+    });
+  };
+}
+
+const setWidth = compiledOnce<[number, string]>((db, width, id) =>
+  db.updateTable(CURSOR_TABLE).set({ width }).where('id', '=', id).where('chunk', '=', 0).where('as_of_id', 'is not', null).compile(),
+);

@@ -7,7 +7,8 @@ import type { CompiledWhere } from '../sql/where.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { chunksOf, idsAt, newCursorId, pageSpan } from './layout.ts';
 import { SWEEP_BATCH } from './cursor-rows.ts';
-import type { CursorBinding, PageRecords } from './snapshot-store.ts';
+import type { CursorBinding, CursorMeta, PageRecords } from './snapshot-store.ts';
+import { idsAsOf, layoutOf, type LazySearch } from './lazy.ts';
 
 export interface CursorSettings {
   /** Lifetime without use. */
@@ -25,6 +26,10 @@ export interface CursorPage {
   /** The change-feed seq the snapshot reflects (X-Change-Seq); undefined for cursors made before cursors kept it. */
   readonly changeSeq: number | undefined;
 }
+
+/** Whether a cursor belongs to the caller's collection, parent and user. */
+const owned = (meta: CursorBinding, binding: CursorBinding) =>
+  meta.collection === binding.collection && meta.scope === binding.scope && meta.owner === binding.owner;
 
 const gone = () => new EngineError('cursor-gone', 'The cursor is unknown or expired; start the search again without $cursor.');
 
@@ -52,7 +57,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         if (ids === undefined) break;
         chunks.set(c, ids);
       }
-      if (span.start >= head.meta.total || chunks.size === last - first + 1) return { head, chunks };
+      // A lazy head remembered may have been made since, here or by another process: read again.
+      if (head.meta.asOfId === undefined && (span.start >= head.meta.total || chunks.size === last - first + 1)) return { head, chunks };
     }
     const read = await store.readPage(tenant, id, page);
     if (!read) {
@@ -61,8 +67,32 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
     }
     const fresh: CachedHead = { meta: read.meta, expiresAt: read.meta.expiresAt };
     cache.setHead(id, fresh);
-    for (const [c, ids] of read.chunks) cache.setChunk(id, c, ids);
+    // A lazy head's chunk row holds no ids yet: not remembered.
+    if (read.meta.asOfId === undefined) for (const [c, ids] of read.chunks) cache.setChunk(id, c, ids);
     return { head: fresh, chunks: read.chunks };
+  }
+
+  /** Lazy cursors being made by this process, by id: one making each, which every request of it waits for. */
+  const making = new Map<string, Promise<void>>();
+
+  /** Makes a lazy cursor's ids (lazy.ts) and writes them; a cursor that cannot be made is deleted, and gone. */
+  async function make(id: string, meta: CursorMeta, search: LazySearch | undefined): Promise<void> {
+    let run = making.get(id);
+    if (!run) {
+      run = (async () => {
+        const ids = search ? await idsAsOf(tenant, meta, search) : 'definition-changed';
+        if (typeof ids === 'string') {
+          await store.delete(tenant, id);
+          throw new EngineError('cursor-gone', `The cursor can no longer be read (${ids}); start the search again without $cursor.`);
+        }
+        await store.fill(tenant, id, layoutOf(ids, search!.order.field === 'id' && search!.order.direction === 'asc'));
+      })().finally(() => {
+        making.delete(id);
+        cache.forget(id);
+      });
+      making.set(id, run);
+    }
+    await run;
   }
 
   /**
@@ -78,7 +108,10 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
   }
 
   return {
-    /** Snapshots a new search and returns the requested page. */
+    /**
+     * Snapshots a new search and returns the requested page: lazily for page 1 (lazy.ts), which
+     * costs about its COUNT; a search that starts further on needs its ids now.
+     */
     async create(args: {
       table: string;
       /** The search's condition: searches with the same key share their compiled SQL. */
@@ -94,7 +127,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
       const expiresAt = expiry();
-      const snap = await store.create(tenant, {
+      const snap = await (span.start === 0 ? store.createLazy : store.create)(tenant, {
         id,
         table: args.table,
         where: args.where.where,
@@ -110,16 +143,20 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       return { cursor: id, total: snap.total, limit: args.query.limit, records: snap.records, changeSeq: snap.changeSeq };
     },
 
-    /** A page of an existing cursor, after checking it belongs here and the request repeats it faithfully. */
-    async page(query: ResolvedQuery, binding: CursorBinding): Promise<CursorPage> {
+    /**
+     * A page of an existing cursor, after checking it belongs here and the request repeats it
+     * faithfully. `search` rebuilds a lazy cursor's search from its stored query (undefined: the
+     * collection's definition no longer has what it read).
+     */
+    async page(query: ResolvedQuery, binding: CursorBinding, search: (stored: CanonicalQuery) => LazySearch | undefined): Promise<CursorPage> {
       const id = query.cursor!;
       if (!/^[A-Za-z0-9_-]{16,64}$/.test(id)) throw gone();
       const now = settings.now();
-      const data = await pageData(id, query.page, now);
+      let data = await pageData(id, query.page, now);
       if (!data) throw gone();
       const { head } = data;
       const { meta } = head;
-      if (meta.collection !== binding.collection || meta.scope !== binding.scope || meta.owner !== binding.owner) throw gone();
+      if (!owned(meta, binding)) throw gone();
       const problems = followUpProblems(meta.query, query);
       if (problems.length) throw new EngineError('invalid-query', 'A later page of a cursor must repeat its search exactly.', problems);
       if (head.expiresAt < now) {
@@ -132,8 +169,14 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         await store.touch(tenant, id, expiresAt);
         head.expiresAt = expiresAt;
       }
+      if (meta.asOfId !== undefined) {
+        await make(id, meta, search(meta.query));
+        data = await pageData(id, query.page, now);
+        if (!data || data.head.meta.asOfId !== undefined) throw gone();
+      }
+      const { chunks } = data;
       const span = pageSpan(query.page, meta.limit, meta.total);
-      const ids = span.start >= meta.total ? [] : idsAt(data.chunks, meta.width, span.start, span.end);
+      const ids = span.start >= meta.total ? [] : idsAt(chunks, data.head.meta.width, span.start, span.end);
       return { cursor: id, total: meta.total, limit: meta.limit, records: { ids }, changeSeq: meta.changeSeq };
     },
   };

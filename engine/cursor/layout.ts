@@ -35,7 +35,7 @@ const DELTA_CHUNK_IDS = 1920;
  */
 const ASCENDING_CHUNK_IDS = 3584;
 export const idsPerChunk = (width: number) =>
-  width === ASCENDING_DELTAS ? ASCENDING_CHUNK_IDS : width === DELTAS ? DELTA_CHUNK_IDS : isRanged(width) ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
+  width === ASCENDING_DELTAS ? ASCENDING_CHUNK_IDS : width === DELTAS ? DELTA_CHUNK_IDS : isRanged(width) || width === LAZY ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
 /** idsPerChunk in SQL, of an integer expression (integer division in both databases). */
 export const idsPerChunkSql = (width: string) =>
   `(case when ${width} = ${ASCENDING_DELTAS} then ${ASCENDING_CHUNK_IDS} when ${width} = ${DELTAS} then ${DELTA_CHUNK_IDS} when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
@@ -54,6 +54,11 @@ export const DELTAS = 64;
 /** The width column of a snapshot of strictly ascending ids whose chunk rows hold ascending deltas (deltas.ts). */
 export const ASCENDING_DELTAS = 65;
 export const rangedWidth = (digits: number) => RANGED + digits;
+/**
+ * The width column of a lazy cursor's head row, whose ids are not made yet (engine/cursor/lazy.ts):
+ * no chunk row holds any. Above RANGED, so a page read in SQL finds every position in chunk 0.
+ */
+export const LAZY = 66;
 /** The holes a ranged snapshot holds at most: lo, hi and they fill one chunk row of packed ids. */
 export const maxHoles = (digits: number) => Math.floor(CHUNK_CHARS / digits) - 2;
 /** maxHoles in SQL, of an integer expression. */

@@ -2,6 +2,7 @@ import type { Expression, SqlBool } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import type { Reserved } from '../query/reserved.ts';
+import type { MadeIds } from './lazy.ts';
 
 /**
  * Where a database keeps cursor snapshots: each database has its own (engine/dialects/<db>/
@@ -11,6 +12,16 @@ import type { Reserved } from '../query/reserved.ts';
 export interface SnapshotStore {
   /** Snapshots a search's ordered ids into a new cursor and answers the requested page. */
   create(t: TenantDb, args: SnapshotArgs): Promise<Snapshot>;
+  /**
+   * A new cursor of page 1 whose ids are made later (engine/cursor/lazy.ts): reads the total,
+   * page 1, the feed's seq and the table's largest id in one statement, and writes the head row.
+   */
+  createLazy(t: TenantDb, args: SnapshotArgs): Promise<Snapshot>;
+  /**
+   * Writes a lazy cursor's chunk rows and turns its head into an eager one's, in one
+   * transaction; a cursor made already (by another process) is left as it is.
+   */
+  fill(t: TenantDb, id: string, made: MadeIds): Promise<void>;
   /** A cursor's metadata and the chunk rows holding page `page`; undefined: no such cursor. */
   readPage(t: TenantDb, id: string, page: number): Promise<CursorRead | undefined>;
   /** Moves a cursor's expiry. */
@@ -37,6 +48,11 @@ export interface CursorMeta extends CursorBinding {
   readonly expiresAt: number;
   /** The change-feed seq the snapshot reflects (undefined: a cursor made before cursors kept it). */
   readonly changeSeq: number | undefined;
+  /**
+   * A lazy cursor's table's largest id when it was asked (engine/cursor/lazy.ts): its ids are
+   * not made yet. Undefined once they are.
+   */
+  readonly asOfId: number | undefined;
 }
 
 export interface CursorRead {

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, Expression, Kysely, RawBuilder, SqlBool } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 
 /**
@@ -37,6 +37,13 @@ export interface EventLog {
   readJson(t: TenantDb, query: EventQuery): Promise<EventPageJson>;
   /** The highest seq committed (0 before the first event). */
   highest(t: TenantDb): Promise<number>;
+  /**
+   * A condition on an event row: written after the one at `seq` (which a reader saw as the
+   * highest committed), numbered or not yet (engine/cursor/lazy.ts).
+   */
+  writtenAfter(seq: Expression<unknown>): RawBuilder<SqlBool>;
+  /** The order events were written in, numbered or not yet: an ORDER BY list over event rows. */
+  readonly writeOrder: RawBuilder<unknown>;
   /**
    * Removes up to `limit` of the oldest events stamped before `olderThan` (RFC 3339), and raises
    * the feed's gone mark (EventPage.goneBelow) to the highest seq removed; returns how many.

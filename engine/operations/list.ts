@@ -1,7 +1,9 @@
 import { cursorsFor, type CursorPage, type Cursors } from '../cursor/index.ts';
 import type { CursorBinding } from '../cursor/snapshot-store.ts';
-import { canonicalize } from '../query/canonical.ts';
-import type { ResolvedQuery } from '../query/resolve.ts';
+import { canonicalize, type CanonicalQuery } from '../query/canonical.ts';
+import type { LazySearch } from '../cursor/lazy.ts';
+import { OPERATOR_RULES, type Operator } from '../query/operators.ts';
+import type { Filter, ResolvedQuery } from '../query/resolve.ts';
 import type { Resource } from '../registry.ts';
 import { recordJsonOf, recordsJson } from '../sql/records-json.ts';
 import { compileWhere } from '../sql/where.ts';
@@ -40,7 +42,9 @@ export async function list(
     scope: parent ? `${parent.resource.name}/${parent.id}` : '',
     owner: ctx.user ?? '',
   };
-  const page = query.cursor ? await cursorsOf(ctx).page(query, binding) : await snapshot(ctx, resource, query, binding, parent);
+  const page = query.cursor
+    ? await cursorsOf(ctx).page(query, binding, (stored) => lazySearch(ctx, resource, stored, parent))
+    : await snapshot(ctx, resource, query, binding, parent);
   // The current values of the page's records, in snapshot order.
   const { records } = page;
   const json = 'json' in records ? records.json : await recordsJson(db, resource, records.ids);
@@ -59,4 +63,30 @@ function snapshot(ctx: OperationContext, resource: Resource, query: ResolvedQuer
     where: compileWhere(query.filters, dialect, { includeDeleted: query.deleted, scope: parent && { field: parent.field, id: parent.id } }),
     recordJson: (alias) => recordJsonOf(dialect, resource, alias),
   });
+}
+
+/**
+ * A lazy cursor's search rebuilt from its stored query (engine/cursor/lazy.ts): the same
+ * condition and order it was created with. Undefined when the definition no longer has a field
+ * it reads.
+ */
+function lazySearch(ctx: OperationContext, resource: Resource, stored: CanonicalQuery, parent?: ParentScope): LazySearch | undefined {
+  const { dialect } = ctx.tenant;
+  const filters: Filter[] = [];
+  for (const [key, values] of Object.entries(stored.filters)) {
+    const [field, op] = key.split(':') as [string, Operator];
+    const f = resource.fields[field];
+    if (!f || !(op in OPERATOR_RULES)) return undefined;
+    filters.push({ field, kind: f.kind, op, values: values.map((v) => JSON.parse(v)), params: [] });
+  }
+  const [field, direction] = stored.order.split(':') as [string, 'asc' | 'desc'];
+  if (!resource.fields[field]) return undefined;
+  const where = compileWhere(filters, dialect, { includeDeleted: stored.deleted, scope: parent && { field: parent.field, id: parent.id } });
+  return {
+    table: resource.name,
+    where: where.where,
+    order: { field, direction },
+    columns: resource.fieldNames.map((name) => ({ name, kind: name === 'id' ? ('id' as const) : resource.fields[name]!.kind })),
+    searchKey: JSON.stringify([resource.name, where.key, stored.order]),
+  };
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
 import { EngineError } from '../../errors.ts';
 import { EVENTS_TABLE, type EventLog, type EventQuery } from '../../events/event-log.ts';
@@ -67,6 +67,9 @@ export const postgresEvents: EventLog = {
   // about what the row's columns do.
   readJson: (t, q) => numberedFirst(readText, t, q),
   highest: (t) => numberEvents(t),
+  // Unnumbered events were committed after any reader's highest (a reader numbers what it sees).
+  writtenAfter: (seq) => sql<SqlBool>`(seq > ${seq} or seq is null)`,
+  writeOrder: sql`seq nulls last, pos`,
   // Numbered first: an event is removed by its seq, and the gone mark is a seq.
   async sweep(t, olderThan, limit) {
     await numberEvents(t);

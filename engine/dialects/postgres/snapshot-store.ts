@@ -1,8 +1,8 @@
 import { expressionBuilder, sql } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
 import { ascendingChunks, ascendingRuns, parseHexIds } from '../../cursor/ascending-ids.ts';
-import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
-import { ASCENDING_DELTAS, idsAt, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
+import { CURSOR_TABLE, cursorFiller, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
+import { ASCENDING_DELTAS, idsAt, LAZY, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
 import { firstPageJson, idValue, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { MAX_LIMIT } from '../../query/reserved.ts';
@@ -21,6 +21,14 @@ import { numberedHighest, numbering, numberingLost, NUMBERING_TRIES } from './ev
  */
 export const postgresSnapshots: SnapshotStore = {
   create: (t, args) => numbered(t, args),
+  createLazy: (t, args) => numberedLazy(t, args),
+  // A lazy cursor's chunks are text (any layout: the width says which), as ascending deltas are.
+  fill: cursorFiller(() => ({
+    text: 'deltas',
+    others: { ids: sql`'{}'` },
+    rows: (list) => sql`(select u.d, u.n from unnest(cast(${list} as text[])) with ordinality as u (d, n))`,
+    list: (texts) => texts,
+  })),
   // A chunk of ascending deltas is text of its own (`deltas`); any other is packed from `ids`.
   readPage: pageReader(() => ({ ids: sql<string>`coalesce(deltas, ${chunkIds.text(sql.ref('ids'))})`.as('ids'), condition: (c) => c })),
   touch: touchCursor,
@@ -240,4 +248,39 @@ async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
   const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; json: string } | undefined;
   if (!row) return LOST;
   return { total: Number(row[TOTAL]), records: { json: row.json }, changeSeq: Number(row[CHANGE_SEQ]) };
+}
+
+/**
+ * A lazy cursor (engine/cursor/lazy.ts) in one statement: it numbers the feed, reads the search's
+ * COUNT, the table's largest id and page 1 in the same snapshot of the database, and writes the
+ * head row; nothing when its numbering lost (LOST).
+ */
+async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
+  const b = args.binding;
+  const table = tableRef(t, args.table);
+  const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown) =>
+    sql<Record<string, unknown>>`with
+    ${numbering(t)},
+    r as materialized (select (select count(*) from ${table} where ${args.where(expressionBuilder())}) as total,
+      (select max(id) from ${table}) as largest, ${numberedHighest} as change_seq),
+    ins as (insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq, as_of_id)
+      select ${id}, 0, r.total, ${sql.lit(LAZY)}, ${collection}, ${scope}, ${owner}, ${query}, cast(${limit} as integer),
+        cast(${expiresAt} as bigint), '{}', r.change_seq, coalesce(r.largest, 0)
+      from r where r.change_seq is not null
+      returning total, change_seq)
+    select ins.total as ${sql.id(TOTAL)}, ins.change_seq as ${sql.id(CHANGE_SEQ)}, ${firstPageJson(t, args, args.end, args.where)} as json
+    from (select 1) as one left join ins on true`.compile(t.db);
+  const result = await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, build, args.id, b.collection, b.scope, b.owner,
+    JSON.stringify(args.query), args.query.limit, args.expiresAt);
+  const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; json: string };
+  if (row[TOTAL] === null || row[TOTAL] === undefined) return LOST;
+  return { total: Number(row[TOTAL]), records: { json: row.json }, changeSeq: Number(row[CHANGE_SEQ]) };
+}
+
+async function numberedLazy(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  for (let i = 0; i < NUMBERING_TRIES; i++) {
+    const s = await lazySnapshot(t, args);
+    if (s !== LOST) return s;
+  }
+  throw numberingLost();
 }

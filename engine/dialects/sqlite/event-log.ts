@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { compiledOnce } from '../../compiled-queries.ts';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
 import { appender, appendQueryOf, createEventsTable, EVENT_COLUMNS, pageJsonReader, pageReader, sweepEvents } from '../../events/event-sql.ts';
@@ -29,6 +29,8 @@ export const sqliteEvents: EventLog = {
   read: async (t, q) => (await readPage(t, q)).page,
   readJson: pageJsonReader(highestSeqSql),
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
+  writtenAfter: (seq) => sql<SqlBool>`seq > ${seq}`,
+  writeOrder: sql`seq`,
   sweep: sweepEvents,
 };
 

@@ -1,9 +1,9 @@
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
 import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
-import { CURSOR_TABLE, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
+import { CURSOR_TABLE, cursorFiller, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
 import { ascendingChunks, ascendingRuns, unpack } from '../../cursor/ascending-ids.ts';
 import { DELTA_ID_LIMIT, encodeDeltas } from '../../cursor/deltas.ts';
-import { ASCENDING_DELTAS, chunksOf, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
+import { ASCENDING_DELTAS, chunksOf, LAZY, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
 import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, readsWholeTable, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
@@ -21,6 +21,13 @@ import { opaqueValues } from './opaque-values.ts';
  */
 export const sqliteSnapshots: SnapshotStore = {
   create: (t, args) => snapshot(t, args),
+  createLazy: (t, args) => lazySnapshot(t, args),
+  fill: cursorFiller(() => ({
+    text: 'ids',
+    others: { change_seq: sql`null` },
+    rows: (list) => sql`(select value as d, key + 1 as n from json_each(${list}))`,
+    list: (texts) => JSON.stringify(texts),
+  })),
   readPage: pageReader(() => ({ ids: sql.ref<string>('ids').as('ids'), condition: opaqueValues })),
   touch: touchCursor,
   delete: deleteCursor,
@@ -284,3 +291,35 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
 
 /** The widest packed ids that deltas take (deltas.ts's DELTA_ID_LIMIT). */
 const MAX_DELTA_WIDTH = WIDTHS.findLast((w) => limitOf(w) <= DELTA_ID_LIMIT)!;
+
+/**
+ * The statement of a lazy cursor (engine/cursor/lazy.ts): the search's COUNT, page 1, the feed's
+ * seq and the table's largest id, in one read of the database.
+ */
+const lazyStatement = (t: TenantDb, args: SnapshotArgs) => {
+  const table = sql.table(args.table);
+  const where = whereOf(args);
+  return sql<{ total: unknown; page: string; change_seq: unknown; largest: unknown }>`select
+    (select count(*) from ${table} where ${where(expressionBuilder())}) as total,
+    ${firstPageJson(t, args, args.end, where)} as page, ${changeSeq} as change_seq,
+    (select max(id) from ${table}) as largest`.compile(t.db);
+};
+
+/** A lazy cursor's head row: chunk 0 without ids, with its seq and the largest id. */
+const insertLazyHead = compiledFamily<unknown[]>((_key, db, ...values) =>
+  db
+    .insertInto(CURSOR_TABLE)
+    .values(Object.fromEntries([...CHUNK_COLUMNS, 'as_of_id'].map((c, i) => [c, values[i]])))
+    .compile(),
+);
+
+async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  const { rows } = await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, () => lazyStatement(t, args));
+  const row = rows[0] as { total: unknown; page: string; change_seq: unknown; largest: unknown };
+  const total = Number(row.total);
+  const seq = Number(row.change_seq);
+  const b = args.binding;
+  await insertLazyHead('head', t.db, args.id, 0, total, LAZY, b.collection, b.scope, b.owner, JSON.stringify(args.query),
+    args.query.limit, args.expiresAt, '', seq, Number(row.largest ?? 0));
+  return { total, records: { json: row.page }, changeSeq: seq };
+}
