@@ -1,0 +1,188 @@
+import fc from 'fast-check';
+import { beforeAll, expect, it } from 'vitest';
+import { LAZY } from '../engine/cursor/layout.ts';
+import { EVENTS_GONE_KEY } from '../engine/events/event-log.ts';
+import { describeEachDatabase, M, type Harness } from './support/harness.ts';
+import { insertRecords, workOrder } from './support/rows.ts';
+
+/**
+ * Page 1 of a new search is lazy (engine/cursor/lazy.ts): its cursor's ids are made by the first
+ * later request, as of the feed's seq the search was asked at. Whatever is created (through the
+ * API, or straight into the table as a bulk load does), updated or deleted in between, the pages
+ * are what an eager snapshot's would have been (SPEC 5): the records that matched then, in the
+ * order of their values then, each shown as it is now.
+ */
+
+type Row = { department_id: number; priority: number | null; deleted: boolean };
+type Model = Map<number, Row>;
+
+type Change =
+  | { kind: 'post'; department: number; priority: number | null }
+  | { kind: 'load'; n: number; department: number; priority: number | null }
+  | { kind: 'patch'; pick: number; department?: number | undefined; priority?: number | null | undefined }
+  | { kind: 'delete'; pick: number };
+
+const department = fc.integer({ min: 1, max: 4 });
+const priority = fc.option(fc.integer({ min: 0, max: 5 }), { nil: null });
+
+const change: fc.Arbitrary<Change> = fc.oneof(
+  fc.record({ kind: fc.constant('post' as const), department, priority }),
+  fc.record({ kind: fc.constant('load' as const), n: fc.integer({ min: 1, max: 3 }), department, priority }),
+  fc.record(
+    { kind: fc.constant('patch' as const), pick: fc.nat(), department: fc.option(department, { nil: undefined }), priority: fc.option(priority, { nil: undefined }) },
+    { requiredKeys: ['kind', 'pick'] },
+  ),
+  fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }),
+);
+
+const search = fc.record({
+  departments: fc.uniqueArray(department, { maxLength: 3 }),
+  atLeast: fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
+  order: fc.constantFrom('id:asc', 'id:desc', 'priority:asc', 'priority:desc'),
+  deleted: fc.boolean(),
+  limit: fc.integer({ min: 1, max: 9 }),
+});
+type Search = typeof search extends fc.Arbitrary<infer S> ? S : never;
+
+async function apply(h: Harness, model: Model, c: Change): Promise<void> {
+  if (c.kind === 'post') {
+    const r = await h.post(`${M}/work_orders`, workOrder({ department_id: c.department, priority: c.priority }));
+    expect(r.status, r.text).toBe(201);
+    model.set(r.body.id, { department_id: c.department, priority: c.priority, deleted: false });
+  } else if (c.kind === 'load') {
+    for (const id of await insertRecords(h, 'work_orders', Array.from({ length: c.n }, () => workOrder({ department_id: c.department, priority: c.priority }))))
+      model.set(id, { department_id: c.department, priority: c.priority, deleted: false });
+  } else {
+    const live = [...model].filter(([, r]) => !r.deleted).map(([id]) => id);
+    if (!live.length) return;
+    const id = live[c.pick % live.length]!;
+    if (c.kind === 'delete') {
+      expect((await h.del(`${M}/work_orders/${id}`)).status).toBe(204);
+      model.get(id)!.deleted = true;
+    } else {
+      const body = { ...(c.department !== undefined ? { department_id: c.department } : {}), ...(c.priority !== undefined ? { priority: c.priority } : {}) };
+      expect((await h.patch(`${M}/work_orders/${id}`, body)).status).toBe(200);
+      Object.assign(model.get(id)!, body);
+    }
+  }
+}
+
+const queryOf = (s: Search) =>
+  [
+    ...s.departments.map((d) => `department_id=${d}`),
+    ...(s.atLeast !== undefined ? [`priority:gte=${s.atLeast}`] : []),
+    `$orderBy=${s.order}`,
+    ...(s.deleted ? ['$deleted=true'] : []),
+    `$limit=${s.limit}`,
+  ].join('&');
+
+/** What an eager snapshot of the search takes from the model as it is: ids in order (empty values as the largest, ties by id). */
+function naive(model: Model, s: Search): number[] {
+  const [field, direction] = s.order.split(':') as ['id' | 'priority', 'asc' | 'desc'];
+  const matches = [...model].filter(
+    ([, r]) =>
+      (s.deleted || !r.deleted) &&
+      (s.departments.length === 0 || s.departments.includes(r.department_id)) &&
+      (s.atLeast === undefined || (r.priority !== null && r.priority >= s.atLeast)),
+  );
+  const sign = direction === 'asc' ? 1 : -1;
+  return matches
+    .sort(([a, ra], [b, rb]) => {
+      if (field === 'id') return sign * (a - b);
+      const pa = ra.priority ?? Infinity;
+      const pb = rb.priority ?? Infinity;
+      return pa !== pb ? sign * (pa - pb) : a - b;
+    })
+    .map(([id]) => id);
+}
+
+const ids = (body: any[]) => body.map((r) => r.id);
+
+async function headOf(h: Harness, cursor: string) {
+  const tenant = (await h.service.tenants.get('demo.main'))!;
+  return tenant.db.selectFrom('mrs_cursors').select(['width', 'as_of_id']).where('id', '=', cursor).where('chunk', '=', 0).executeTakeFirstOrThrow();
+}
+
+describeEachDatabase('lazy snapshots', (h) => {
+  const model: Model = new Map();
+  beforeAll(async () => {
+    for (let i = 0; i < 30; i++) await apply(h(), model, { kind: 'post', department: 1 + (i % 4), priority: i % 7 === 6 ? null : i % 6 });
+  });
+
+  it('pages equal an eager snapshot taken at the first request, whatever is created, loaded, updated and deleted before the next', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(change, { maxLength: 5 }), search, fc.array(change, { maxLength: 8 }), fc.boolean(), async (before, s, after, together) => {
+        for (const c of before) await apply(h(), model, c);
+        const expected = naive(model, s);
+        const first = await h().get(`${M}/work_orders?${queryOf(s)}`);
+        expect(first.status, first.text).toBe(200);
+        expect(Number(first.headers.get('x-total'))).toBe(expected.length);
+        expect(ids(first.body)).toEqual(expected.slice(0, s.limit));
+        const cursor = first.headers.get('x-cursor')!;
+        expect(Number((await headOf(h(), cursor)).width)).toBe(LAZY);
+        for (const c of after) await apply(h(), model, c);
+        const last = Math.ceil(expected.length / s.limit);
+        const page = (p: number) => h().get(`${M}/work_orders?$cursor=${cursor}&$page=${p}`);
+        // The first later requests at once: one makes the ids, the other waits for it.
+        const replies = together ? await Promise.all([page(1), page(last + 1)]) : [];
+        for (const r of replies) expect(r.status, r.text).toBe(200);
+        const records: any[] = [];
+        for (let p = 1; p <= last + 1; p++) {
+          const r = await page(p);
+          expect(r.status, r.text).toBe(200);
+          expect(r.headers.get('x-total')).toBe(String(expected.length));
+          expect(r.headers.get('x-change-seq')).toBe(first.headers.get('x-change-seq'));
+          if (p <= last) expect(r.body).toHaveLength(p < last ? s.limit : expected.length - (last - 1) * s.limit);
+          else expect(r.body).toEqual([]);
+          records.push(...r.body);
+        }
+        if (together) expect(replies[1]!.body).toEqual([]);
+        expect(ids(records)).toEqual(expected);
+        for (const r of records) expect({ department_id: r.department_id, priority: r.priority, deleted: r.deleted }).toEqual(model.get(r.id));
+        const head = await headOf(h(), cursor);
+        expect(head.as_of_id).toBeNull();
+        expect(Number(head.width)).not.toBe(LAZY);
+      }),
+      { numRuns: 25 },
+    );
+  }, 240_000);
+
+  it('is gone (410) when retention removed events after its seq, and when an event after it lacks the row it replaced', async () => {
+    const tenant = (await h().service.tenants.get('demo.main'))!;
+    const live = [...model].filter(([, r]) => !r.deleted).map(([id]) => id);
+    const ask = async () => {
+      const r = await h().get(`${M}/work_orders?$limit=2`);
+      expect(r.status).toBe(200);
+      return r.headers.get('x-cursor')!;
+    };
+    const later = (cursor: string) => h().get(`${M}/work_orders?$cursor=${cursor}&$page=2`);
+
+    // Retention's mark above the cursor's seq: the events after it may be gone.
+    const gone = await ask();
+    expect((await h().patch(`${M}/work_orders/${live[0]}`, { priority: 3 })).status).toBe(200);
+    const mark = await tenant.db.selectFrom('mrs_meta').select('value').where('key', '=', EVENTS_GONE_KEY).executeTakeFirstOrThrow();
+    const seq = Number((await tenant.db.selectFrom('mrs_cursors').select('change_seq').where('id', '=', gone).where('chunk', '=', 0).executeTakeFirstOrThrow()).change_seq);
+    await tenant.db.updateTable('mrs_meta').set({ value: String(seq + 1) }).where('key', '=', EVENTS_GONE_KEY).execute();
+    try {
+      const r = await later(gone);
+      expect([r.status, r.body.type]).toEqual([410, 'urn:maintenance-records:problem:cursor-gone']);
+      expect(r.body.detail).toContain('events-gone');
+      // And gone for good: its rows are removed.
+      expect((await later(gone)).status).toBe(410);
+    } finally {
+      await tenant.db.updateTable('mrs_meta').set({ value: mark.value }).where('key', '=', EVENTS_GONE_KEY).execute();
+    }
+
+    // An update event written without its row (as before the engine kept it).
+    const stale = await ask();
+    expect((await h().patch(`${M}/work_orders/${live[1]}`, { priority: 4 })).status).toBe(200);
+    await tenant.db.updateTable('mrs_events').set({ before_row: null }).where('record_id', '=', live[1]!).where('op', '=', 'update').execute();
+    const r = await later(stale);
+    expect(r.status).toBe(410);
+    expect(r.body.detail).toContain('events-without-rows');
+
+    // Neither touches a cursor made before them, nor a new search.
+    const fine = await ask();
+    expect((await later(fine)).status).toBe(200);
+  });
+});
