@@ -20,8 +20,8 @@ import { numberedHighest, numbering, numberingLost, NUMBERING_TRIES } from './ev
  * database; page reads turn a chunk into layout.ts's packed text, or read its deltas.
  */
 export const postgresSnapshots: SnapshotStore = {
-  create: (t, args) => numbered(t, args),
-  createLazy: (t, args) => numberedLazy(t, args),
+  create: (t, args) => numbered(snapshot, t, args),
+  createLazy: (t, args) => numbered(lazySnapshot, t, args),
   // A lazy cursor's chunks are text (any layout: the width says which), as ascending deltas are.
   fill: cursorFiller(() => ({
     text: 'deltas',
@@ -108,9 +108,9 @@ const LOST = Symbol('lost');
  * database shows unnumbered (event-log.ts), so its X-Change-Seq covers exactly the changes it
  * reflects; run again when another numbering got in first (each such loss is another's progress).
  */
-async function numbered(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+async function numbered(take: (t: TenantDb, args: SnapshotArgs) => Promise<Snapshot | typeof LOST>, t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   for (let i = 0; i < NUMBERING_TRIES; i++) {
-    const s = await snapshot(t, args);
+    const s = await take(t, args);
     if (s !== LOST) return s;
   }
   throw numberingLost();
@@ -277,10 +277,3 @@ async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot |
   return { total: Number(row[TOTAL]), records: { json: row.json }, changeSeq: Number(row[CHANGE_SEQ]) };
 }
 
-async function numberedLazy(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
-  for (let i = 0; i < NUMBERING_TRIES; i++) {
-    const s = await lazySnapshot(t, args);
-    if (s !== LOST) return s;
-  }
-  throw numberingLost();
-}
