@@ -92,14 +92,43 @@ async function measureDatabase(kind: Kind): Promise<void> {
         const floor = (floor1.rps + floor2.rps) / 2;
         const made = after.cursors - before.cursors;
         const bytes = made > 0 ? (after.bytes - before.bytes) / made : NaN;
-        rows.push([name, total, fmt(floor, 0), fmt(engine.rps, 0), engine.non2xx + engine.errors, fmt(engine.rps / floor), fmt(bytes, 0)]);
+        const later = await laterPages(url, headers);
+        rows.push([name, total, fmt(floor, 0), fmt(engine.rps, 0), engine.non2xx + engine.errors, fmt(engine.rps / floor), fmt(bytes, 0), fmt(later.first, 1), fmt(later.next, 1)]);
         targets.push([`${name} / floor`, engine.rps / floor, 0.5]);
       }
     }
     console.log(`\n${kind}: new searches against their floor (page + COUNT of the same filter)`);
-    console.log(table([['search', 'matches', 'floor req/s', 'engine req/s', 'errors', 'ratio', 'cursor bytes/search'], ...rows]));
+    console.log(table([['search', 'matches', 'floor req/s', 'engine req/s', 'errors', 'ratio', 'cursor bytes/search', 'first later page ms', 'later page ms'], ...rows]));
     console.log(table([['target', 'ratio', 'at least', 'met'], ...targets.map(([n, r, t]) => [n, fmt(r), t, r >= t ? 'yes' : 'no'])]));
   });
+}
+
+/** Rounds of laterPages: each a new search, then two later pages, one request at a time. */
+const LATER_ROUNDS = 7;
+
+/**
+ * What a lazy cursor's first later page costs (it makes the ids: engine/cursor/lazy.ts) and a
+ * page after it: medians, in ms, of LATER_ROUNDS new searches, one request at a time.
+ */
+async function laterPages(url: string, headers: Record<string, string>): Promise<{ first: number; next: number }> {
+  const firsts: number[] = [];
+  const nexts: number[] = [];
+  const timed = async (u: string) => {
+    const start = performance.now();
+    const r = await fetch(u, { headers });
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`${u} answered ${r.status}`);
+    return performance.now() - start;
+  };
+  for (let i = 0; i < LATER_ROUNDS; i++) {
+    const r = await fetch(url, { headers });
+    await r.arrayBuffer();
+    const page = (p: number) => `${url.split('?')[0]}?$cursor=${r.headers.get('x-cursor')}&$page=${p}`;
+    firsts.push(await timed(page(2)));
+    nexts.push(await timed(page(3)));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+  return { first: median(firsts), next: median(nexts) };
 }
 
 export const run = (): Promise<void> => onEachDatabase(measureDatabase);

@@ -119,7 +119,9 @@ describeEachDatabase('lazy snapshots', (h) => {
         expect(Number(first.headers.get('x-total'))).toBe(expected.length);
         expect(ids(first.body)).toEqual(expected.slice(0, s.limit));
         const cursor = first.headers.get('x-cursor')!;
-        expect(Number((await headOf(h(), cursor)).width)).toBe(LAZY);
+        // Lazy, but for the whole table in id order, which may be ranged at once (as cheap).
+        const wholeInIdOrder = !s.departments.length && s.atLeast === undefined && s.order === 'id:asc';
+        if (!wholeInIdOrder) expect(Number((await headOf(h(), cursor)).width)).toBe(LAZY);
         for (const c of after) await apply(h(), model, c);
         const last = Math.ceil(expected.length / s.limit);
         const page = (p: number) => h().get(`${M}/work_orders?$cursor=${cursor}&$page=${p}`);
@@ -151,8 +153,9 @@ describeEachDatabase('lazy snapshots', (h) => {
     const tenant = (await h().service.tenants.get('demo.main'))!;
     const live = [...model].filter(([, r]) => !r.deleted).map(([id]) => id);
     const ask = async () => {
-      const r = await h().get(`${M}/work_orders?$limit=2`);
+      const r = await h().get(`${M}/work_orders?$orderBy=id:desc&$limit=2`);
       expect(r.status).toBe(200);
+      expect(Number((await headOf(h(), r.headers.get('x-cursor')!)).width)).toBe(LAZY);
       return r.headers.get('x-cursor')!;
     };
     const later = (cursor: string) => h().get(`${M}/work_orders?$cursor=${cursor}&$page=2`);

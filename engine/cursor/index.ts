@@ -110,7 +110,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
   return {
     /**
      * Snapshots a new search and returns the requested page: lazily for page 1 (lazy.ts), which
-     * costs about its COUNT; a search that starts further on needs its ids now.
+     * costs about its COUNT (the whole table in id order may be ranged at once, as cheap); a
+     * search that starts further on needs its ids now.
      */
     async create(args: {
       table: string;

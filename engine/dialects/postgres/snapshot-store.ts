@@ -256,6 +256,9 @@ async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
  * head row; nothing when its numbering lost (LOST).
  */
 async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
+  // A ranged snapshot costs about the COUNT a lazy one reads anyway, and needs no making later.
+  const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
+  if (ranged) return ranged;
   const b = args.binding;
   const table = tableRef(t, args.table);
   const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown) =>
