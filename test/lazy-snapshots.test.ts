@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import { LAZY } from '../engine/cursor/layout.ts';
 import { EVENTS_GONE_KEY } from '../engine/events/event-log.ts';
-import { describeEachDatabase, M, type Harness } from './support/harness.ts';
+import { BASE, describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
 
 /**
@@ -188,4 +188,59 @@ describeEachDatabase('lazy snapshots', (h) => {
     const fine = await ask();
     expect((await later(fine)).status).toBe(200);
   });
+});
+
+describeEachDatabase('lazy snapshots under concurrent writes of the same records', (h) => {
+  it('each cursor pages the records that matched at its seq, in their order then, as the feed tells it', async () => {
+    const made: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await h().post(`${M}/work_orders`, workOrder({ department_id: 9, priority: i % 6 }));
+      expect(r.status).toBe(201);
+      made.push(r.body.id);
+    }
+    const query = 'department_id=9&priority:gte=3&$orderBy=priority:desc&$limit=1';
+    // PATCHes of two hot records from several clients at once, and new searches among them.
+    let rng = 7;
+    const next = () => (rng = (rng * 1103515245 + 12345) % 2 ** 31);
+    const writers = Array.from({ length: 6 }, async () => {
+      for (let i = 0; i < 40; i++) {
+        const r = await h().patch(`${M}/work_orders/${made[next() % 2]}`, { priority: next() % 6 });
+        expect(r.status, r.text).toBe(200);
+      }
+    });
+    const cursors: { cursor: string; seq: number; total: number }[] = [];
+    const searcher = (async () => {
+      for (let i = 0; i < 60; i++) {
+        const r = await h().get(`${M}/work_orders?${query}`);
+        expect(r.status, r.text).toBe(200);
+        cursors.push({ cursor: r.headers.get('x-cursor')!, seq: Number(r.headers.get('x-change-seq')), total: Number(r.headers.get('x-total')) });
+      }
+    })();
+    await Promise.all([...writers, searcher]);
+    // Each record's priority at a seq: its last event up to it (every write here has one).
+    const events: any[] = [];
+    for (let after = 0; ; ) {
+      const r = await h().get(`${BASE}/events?$after=${after}&$limit=1000`);
+      expect(r.status).toBe(200);
+      if (!r.body.length) break;
+      events.push(...r.body);
+      after = r.body.at(-1).seq;
+    }
+    for (const c of cursors) {
+      const at = new Map<number, number>();
+      for (const e of events) if (e.seq <= c.seq && made.includes(e.id)) at.set(e.id, e.record.priority);
+      const expected = [...at]
+        .filter(([, p]) => p >= 3)
+        .sort(([a, pa], [b, pb]) => pb - pa || a - b)
+        .map(([id]) => id);
+      expect(c.total).toBe(expected.length);
+      const seen: number[] = [];
+      for (let p = 1; p <= expected.length; p++) {
+        const r = await h().get(`${M}/work_orders?$cursor=${c.cursor}&$page=${p}`);
+        expect(r.status, r.text).toBe(200);
+        seen.push(...ids(r.body));
+      }
+      expect(seen).toEqual(expected);
+    }
+  }, 120_000);
 });

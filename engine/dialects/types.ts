@@ -94,6 +94,12 @@ export interface Dialect {
    */
   idsOfJson(json: Expression<string>): RawBuilder<unknown>;
   /**
+   * Whether a read in a transaction locks the rows it reads until the transaction ends (SELECT
+   * ... FOR UPDATE), so a write's read is what its UPDATE replaces. Not where the transaction's
+   * one writer holds the whole database anyway (SQLite).
+   */
+  readonly readsForUpdate: boolean;
+  /**
    * A row of `alias` (a table or a FROM item over its row) as the text of a JSON object of its
    * `columns`, every value exactly as its column holds it: the row an update replaced, kept with
    * its event (NewEvent.before), which `rowsOfJson` restores.

@@ -47,20 +47,17 @@ const BEFORE_ROW = 'mrs_before_row';
  * A write's read of its row (loadForWrite), compiled once per collection (its fields decide the
  * row's JSON) and database setup.
  */
-const rowForWrite = compiledPer<Resource, [number], Record<string, unknown>>((resource, db, id) =>
-  db
-    .selectFrom(`${resource.name} as r`)
-    .selectAll('r')
-    .select(dialectOf(db).rowJson('r', resource.fieldNames).as(BEFORE_ROW))
-    .where('r.id', '=', id)
-    .compile(),
-);
+const rowForWrite = compiledPer<Resource, [number], Record<string, unknown>>((resource, db, id) => {
+  const dialect = dialectOf(db);
+  const read = db.selectFrom(`${resource.name} as r`).selectAll('r').select(dialect.rowJson('r', resource.fieldNames).as(BEFORE_ROW)).where('r.id', '=', id);
+  return (dialect.readsForUpdate ? read.forUpdate() : read).compile();
+});
 
 /**
- * loadRecord for a write: the live record, and its row as the dialect's rowJson writes it, kept
- * with the write's event (NewEvent.before) for lazy snapshots (engine/cursor/lazy.ts). The write
- * must change only the row read here (a compare-and-set on its version), so that JSON is what
- * it replaced.
+ * loadRecord for a write in a transaction: the live record, and its row as the dialect's rowJson
+ * writes it, kept with the write's event (NewEvent.before) for lazy snapshots
+ * (engine/cursor/lazy.ts). The row is locked until the transaction ends (Dialect.readsForUpdate),
+ * or the transaction holds the whole database: what the write replaces is the row read here.
  */
 export async function loadForWrite(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number): Promise<ApiRecord | undefined> {
   const row = (await rowForWrite(resource, db, id)).rows[0];

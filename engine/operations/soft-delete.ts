@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Condition } from '../http/conditional.ts';
 import type { Resource } from '../registry.ts';
-import { nextTimestamp, toRecord, versionOf } from '../records.ts';
+import { nextTimestamp, toRecord } from '../records.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { nextVersion } from '../sql/record-writes.ts';
 import { beforeRowOf, inTransaction, loadForWrite, notFound, type OperationContext } from './context.ts';
@@ -10,34 +10,28 @@ import { expectedVersion, lostRace } from './precondition.ts';
 
 /**
  * Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One
- * transaction, with its event. A delete is a write: it advances the version, as a compare-and-set
- * on the version read (under If-Match, the one the client names), so its event keeps the row it
- * replaced; read again when another write got in between.
+ * transaction, with its event, which keeps the row it replaced (read under its lock:
+ * loadForWrite). A delete is a write: it advances the version, under If-Match as a compare-and-set.
  */
 export async function softDelete(ctx: OperationContext, resource: Resource, id: number, ifMatch?: Condition): Promise<void> {
-  await inTransaction(ctx.tenant.db, async (trx) => {
-    while (!(await deleteOnce(trx, ctx, resource, id, ifMatch)));
-  });
+  await inTransaction(ctx.tenant.db, (trx) => deleteRead(trx, ctx, resource, id, ifMatch));
 }
 
-/** One read and delete: false when the record changed since it was read. */
-async function deleteOnce(trx: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, ifMatch: Condition | undefined): Promise<boolean> {
+async function deleteRead(trx: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, ifMatch: Condition | undefined): Promise<void> {
   const { dialect } = ctx.tenant;
   const current = await loadForWrite(trx, ctx, resource, id);
   if (!current) throw notFound(resource.name, id);
   const expected = expectedVersion(current, ifMatch);
-  const row = await trx
+  let update = trx
     .updateTable(resource.name)
     .set({ deleted: dialect.encode('boolean', true), updated: nextTimestamp(current.updated), [VERSION_COLUMN]: nextVersion })
     .where('id', '=', id)
-    .where('deleted', '=', dialect.encode('boolean', false))
-    .where(VERSION_COLUMN, '=', expected ?? versionOf(current))
-    .returningAll()
-    .executeTakeFirst();
+    .where('deleted', '=', dialect.encode('boolean', false));
+  if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
+  const row = await update.returningAll().executeTakeFirst();
   if (!row) {
     if (expected !== undefined) await lostRace(trx, ctx, resource, id);
-    return false;
+    throw notFound(resource.name, id);
   }
   await appendEvent(trx, ctx, resource, 'delete', toRecord(resource, dialect, row), ['deleted'], beforeRowOf(current));
-  return true;
 }

@@ -6,7 +6,8 @@ import { updateRow, updateRowWithEvent } from '../sql/record-writes.ts';
 import { checkBody } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
-import { beforeRowOf, inTransaction, loadForWrite, notFound, type OperationContext } from './context.ts';
+import { beforeRowOf, inTransaction, loadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
+import { stateFields } from '../states/machine.ts';
 import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace } from './precondition.ts';
 import { checkTransition } from '../states/transition.ts';
@@ -21,7 +22,7 @@ type Mode = 'replace' | 'patch';
  */
 async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord> {
   const { db } = ctx.tenant;
-  // A record written by another write since it was read is read and checked again (SPEC 11 for states).
+  // A record with states written by another write since it was read is read and checked again (SPEC 11).
   const untilWritten = async (trx: Kysely<any>, event: 'after' | 'statement') => {
     for (;;) {
       const written = await updateOnce(trx, ctx, resource, id, body, mode, ifMatch, event);
@@ -41,10 +42,8 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
 }
 
 /**
- * One read, check and write; undefined when the record changed since it was read (the write is
- * a compare-and-set on the version read: its event keeps the row it replaced, and a record with
- * states is checked against the states as read). Its event: appended `after` the UPDATE in the
- * caller's transaction, or in the UPDATE's `statement`.
+ * One read, check and write; undefined when a record with states changed since it was read. Its
+ * event: appended `after` the UPDATE in the caller's transaction, or in the UPDATE's `statement`.
  */
 async function updateOnce(
   trx: Kysely<any>,
@@ -56,7 +55,7 @@ async function updateOnce(
   ifMatch: Condition | undefined,
   event: 'after' | 'statement',
 ): Promise<ApiRecord | undefined> {
-  const current = await loadForWrite(trx, ctx, resource, id);
+  const current = event === 'statement' ? await loadRecord(trx, ctx, resource, id) : await loadForWrite(trx, ctx, resource, id);
   if (!current) throw notFound(resource.name, id);
   const expected = expectedVersion(current, ifMatch);
   const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
@@ -69,18 +68,19 @@ async function updateOnce(
   if (moved) throw moved;
   values.updated = nextTimestamp(current.updated); // values is this call's own object; not a spread (engine/http/headers.ts)
   const row = toRow(resource, ctx.tenant.dialect, values);
-  // The write is a compare-and-set on the version read: what it replaces is the row read.
-  const guarded = expected ?? versionOf(current);
-  if (guarded === undefined) throw new EngineError('internal', 'A record read for a write has a version.');
-  const before = beforeRowOf(current);
+  // In a transaction the row was read under its lock (loadForWrite): the UPDATE replaces the row
+  // read, whose JSON its event keeps. The statement reads the row it replaces itself. A move is
+  // checked against the states as read: the write is then a compare-and-set on the version read.
+  const guarded = expected ?? (stateFields(resource).length ? versionOf(current) : undefined);
   const updated =
     event === 'statement'
-      ? await updateRowWithEvent(ctx.tenant, trx, resource, id, row, guarded, { at: eventTime(ctx), user: ctx.user ?? null, before })
+      ? await updateRowWithEvent(ctx.tenant, trx, resource, id, row, guarded, { at: eventTime(ctx), user: ctx.user ?? null })
       : await updateRow(trx, resource.name, id, row, guarded);
   if (!updated && expected !== undefined) return lostRace(trx, ctx, resource, id);
+  if (!updated && guarded === undefined) throw new EngineError('internal', 'The record vanished during the update.');
   if (!updated) return undefined;
   const record = toRecord(resource, ctx.tenant.dialect, updated);
-  if (event === 'after') await appendEvent(trx, ctx, resource, 'update', record, changedFields(resource, current, record), before);
+  if (event === 'after') await appendEvent(trx, ctx, resource, 'update', record, changedFields(resource, current, record), beforeRowOf(current));
   return record;
 }
 

@@ -210,8 +210,8 @@ export async function insertRowClaimed(
  * updateRow and the record's update event in one statement (EventLog.inStatement), the event's
  * record written from the updated row and its `changed` (the collection's own fields whose value
  * the UPDATE changed) from that row against the one the statement's snapshot holds: a PATCH or
- * PUT is its read and this one statement, atomic without a transaction. `before` is the row the
- * write's read found (loadForWrite), which `expectedVersion` makes the row it replaces.
+ * PUT is its read and this one statement, atomic without a transaction. The event keeps the row
+ * the UPDATE replaced (before_row), read under the row's lock in the same statement.
  */
 export async function updateRowWithEvent(
   t: TenantDb,
@@ -220,7 +220,7 @@ export async function updateRowWithEvent(
   id: number,
   row: Record<string, unknown>,
   expectedVersion: number | undefined,
-  event: { readonly at: string; readonly user: string | null; readonly before: string | undefined },
+  event: { readonly at: string; readonly user: string | null },
 ): Promise<Record<string, unknown> | undefined> {
   const table = resource.name;
   const columns = Object.keys(row);
@@ -229,9 +229,10 @@ export async function updateRowWithEvent(
     db,
     `update+event\0${table}\0${cas}\0${columns.join('\0')}`,
     (...p) => {
-      const [rowId, version, at, user, before] = p.slice(columns.length);
+      const [rowId, version, at, user] = p.slice(columns.length);
       const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
-      const q = db.updateTable(table).set(set).where('id', '=', rowId);
+      // After `o` has locked the row: `o` is then the row the UPDATE replaces.
+      const q = db.updateTable(table).set(set).where('id', '=', rowId).where(sql<boolean>`exists (select 1 from o)`);
       const update = (cas ? q.where(VERSION_COLUMN, '=', version) : q).returningAll();
       // Each changed field as `,"name"`, the first comma cut: a chain of ||, not concat_ws (at most 100 arguments).
       const changed = sql.join(
@@ -240,11 +241,16 @@ export async function updateRowWithEvent(
         ),
         sql` || `,
       );
-      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId}),
+      // `o` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
+      // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
+      // event's before_row). Without the lock, a write committed meanwhile would be missed by
+      // both; a compare-and-set instead made writes of one row retry each other, hundreds of
+      // times a second under load (BENCHMARKS.md, lazy snapshots).
+      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username, before_row)
           select cast(${at} as text), ${sql.lit(table)}, w.id, 'update', '[' || substr(${changed}, 2) || ']',
-            ${recordJsonOf(t.dialect, resource, 'w')}, cast(${user} as text), cast(${before} as text)
+            ${recordJsonOf(t.dialect, resource, 'w')}, cast(${user} as text), ${t.dialect.rowJson('o', resource.fieldNames)}
           from w left join o on true)
         select * from w`.compile(db);
     },
@@ -253,7 +259,6 @@ export async function updateRowWithEvent(
     cas ? expectedVersion : null,
     event.at,
     event.user,
-    event.before ?? null,
   );
   return rows[0];
 }

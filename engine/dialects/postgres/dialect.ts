@@ -91,6 +91,7 @@ export const postgresDialect: Dialect = {
       sql.lit('}'),
     ]),
   // Every column, in its own JSON form: json_populate_record reads each back as its type.
+  readsForUpdate: true,
   rowJson: (alias) => sql<string>`row_to_json(${sql.ref(alias)})::text`,
   // The table's row type restores every column with its type and collation.
   rowsOfJson: (t, table, source, columns) =>

@@ -76,6 +76,7 @@ export const sqliteDialect: Dialect = {
     )})`,
   // Integers and text, the only types SQLite's columns hold here (TYPES), go through JSON
   // exactly. json_object takes a limited number of arguments: wide rows are merged in parts.
+  readsForUpdate: false,
   rowJson: (alias, columns) => {
     const parts = [];
     for (let i = 0; i < columns.length; i += JSON_OBJECT_PAIRS)
