@@ -9,7 +9,7 @@ function changes(t: TablePlan, done: boolean): string[] {
   return [
     ...t.renameColumns.map((r) => `${rename} column ${r.from} to ${r.to} (its data kept)`),
     ...t.addColumns.map((c) => `${add} column ${c.name} (${c.kind}${c.default !== undefined ? `, existing rows get ${JSON.stringify(c.default)}` : ''})`),
-    ...t.addIndexes.map((ix) => `${add} index ${ix.name} on (${ix.columns.join(', ')})`),
+    ...t.addIndexes.map((ix) => `${add} index ${ix.name} on (${ix.columns.join(', ')})${ix.deletedOnly ? ' of the deleted rows' : ''}`),
     ...t.dropIndexes.map((name) => `${drop} index ${name} (replaced)`),
   ];
 }

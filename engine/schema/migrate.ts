@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import type { Registry } from '../registry.ts';
 import { MigrationRefused, planTenant, refusalsOf, type TenantPlan } from './plan-tenant.ts';
@@ -41,7 +42,10 @@ async function applyTablePlan(t: TenantDb, plan: TablePlan): Promise<void> {
   }
   // No `if not exists`: the plan read the indexes under the migration lock, and an object of the
   // same name elsewhere must fail the migration rather than leave the table without its index.
-  for (const ix of plan.addIndexes) await db.schema.createIndex(ix.name).on(table).columns([...ix.columns]).execute();
+  for (const ix of plan.addIndexes) {
+    const create = db.schema.createIndex(ix.name).on(table).columns([...ix.columns]);
+    await (ix.deletedOnly ? create.where(sql.ref('deleted'), '=', sql.lit(dialect.encode('boolean', true))) : create).execute();
+  }
   // Only after their replacements exist, so searches always have an index.
   for (const name of plan.dropIndexes) await db.schema.dropIndex(name).execute();
 }

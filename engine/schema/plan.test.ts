@@ -11,12 +11,15 @@ const spec = (fields: Fields, indexes?: string[][]) =>
   tableSpec(createRegistry([defineResource({ name: 'things', fields, ...(indexes ? { indexes } : {}) })]).get('things')!, { indexesHoldId: true });
 
 const col = (name: string, kinds: FieldKind[], type = kinds[0] === 'integer' ? 'integer' : 'text'): LiveColumn => ({ name, type, kinds, notNull: false });
-/** A live SQLite-like table: id, the system columns (the version last among them), then `columns`. */
+/**
+ * A live SQLite-like table: id, the system columns (the version last among them), then `columns`;
+ * `indexes` and the partial index of deleted rows every SQLite table has (schema/table.ts).
+ */
 const live = (columns: LiveColumn[], indexes: string[] = ['things_created_idx']): LiveTable => ({
   columns: new Map(
     [col('id', ['integer']), col('created', ['date']), col('updated', ['timestamp']), col('deleted', ['boolean']), col('mrs_version', ['integer']), ...columns].map((c) => [c.name, c]),
   ),
-  indexes: new Set(indexes),
+  indexes: new Set([...indexes, 'things_deleted_idx']),
 });
 const facts = (hasRows: boolean, yes: Question[] = []): TableFacts => ({ hasRows, yes: new Set(yes.map(questionKey)) });
 
@@ -41,6 +44,15 @@ describe('planTable', () => {
     const p = planTable(s, before, facts(true));
     expect(p.addColumns).toEqual([{ name: 'mrs_version', kind: 'integer', notNull: true, default: 1 }]);
     expect(p.refusals).toEqual([]);
+  });
+
+  it("gives a SQLite table from before it the partial index of its deleted rows, and nothing else", () => {
+    const s = spec({ name: string({ required: true, filterable: true }) });
+    const before = live([col('name', ['string'])], ['things_created_idx', 'things_name_idx']);
+    (before.indexes as Set<string>).delete('things_deleted_idx');
+    const p = planTable(s, before, facts(true));
+    expect(p.addIndexes).toEqual([{ name: 'things_deleted_idx', columns: ['deleted'], deletedOnly: true }]);
+    expect([p.addColumns, p.dropIndexes, p.renameColumns, p.refusals]).toEqual([[], [], [], []]);
   });
 
   it('adds new columns and their indexes; a column no field names is kept and listed', () => {

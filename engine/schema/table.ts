@@ -25,6 +25,8 @@ export interface ColumnSpec {
 export interface IndexSpec {
   readonly name: string;
   readonly columns: readonly string[];
+  /** A partial index of the soft-deleted rows only. */
+  readonly deletedOnly?: true;
 }
 
 /** A resource's table as the definition implies it. */
@@ -80,7 +82,12 @@ export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHol
   const declared = resource.definition.indexes ?? [];
   const tail = dialect.indexesHoldId ? ['deleted'] : ['deleted', 'id'];
   const patterns = [...(dialect.indexesHoldId ? [] : [[]]), ...declared].map((cols) => [...cols, ...tail]);
-  const indexes = [...single, ...patterns].map((cols) => ({ name: indexName(resource.name, cols), columns: cols }));
+  const indexes: IndexSpec[] = [...single, ...patterns].map((cols) => ({ name: indexName(resource.name, cols), columns: cols }));
+  // SQLite: the deleted rows alone, in id order, for the list of the whole table, whose snapshot
+  // is its ends and the deleted rows between (layout.ts, ranged): found by this index, not by a
+  // scan of every row. It serves only conditions that name `deleted = 1` literally, so no search
+  // is planned on it. PostgreSQL's index of the live list serves both.
+  if (dialect.indexesHoldId) indexes.push({ name: indexName(resource.name, ['deleted']), columns: ['deleted'], deletedOnly: true });
   // What earlier versions derived for the same patterns: the bare columns, then (on PostgreSQL)
   // the columns and `deleted`.
   const earlier = (cols: readonly string[]) => (dialect.indexesHoldId ? [[...cols]] : [[...cols], [...cols, 'deleted']]);
