@@ -73,6 +73,33 @@ for (const db of DATABASES)
       }
     });
 
+    it('a lazy cursor asked before a rename and read after it is gone (410): its search names the old field; a cursor made at once still pages', async () => {
+      const made: Record<string, any>[] = [];
+      const cursors = { lazy: '', eager: '' };
+      const { place, cleanup } = await populated(
+        db,
+        async (h) => {
+          await withLocations(h, made);
+          // Page 1 is lazy (engine/cursor/lazy.ts); a search starting on page 2 is made at once.
+          cursors.lazy = (await h.get(`${M}/work_orders?$orderBy=location&$limit=1`)).headers.get('x-cursor')!;
+          cursors.eager = (await h.get(`${M}/work_orders?$orderBy=location&$limit=1&$page=2`)).headers.get('x-cursor')!;
+          expect((await h.patch(`${M}/work_orders/${made[0]!.id}`, { location: 'yard' })).status).toBe(200);
+        },
+        WITH_LOCATION,
+      );
+      try {
+        await restarted(db, place, RENAMED, async (h) => {
+          const lazy = await h.get(`${M}/work_orders?$cursor=${cursors.lazy}&$page=2`);
+          expect([lazy.status, lazy.body.detail]).toEqual([410, expect.stringContaining('definition-changed')]);
+          const eager = await h.get(`${M}/work_orders?$cursor=${cursors.eager}&$page=2`);
+          expect(eager.status, eager.text).toBe(200);
+          expect(eager.body).toHaveLength(1);
+        });
+      } finally {
+        await cleanup();
+      }
+    });
+
     it('a column no field names any more is kept with its data, the plan says so, and a field naming it again shows the data', async () => {
       const made: Record<string, any>[] = [];
       const { place, cleanup } = await populated(db, (h) => withLocations(h, made), WITH_LOCATION);
