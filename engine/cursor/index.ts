@@ -85,7 +85,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
           await store.delete(tenant, id);
           throw new EngineError('cursor-gone', `The cursor can no longer be read (${ids}); start the search again without $cursor.`);
         }
-        await store.fill(tenant, id, layoutOf(ids, search!.order.field === 'id' && search!.order.direction === 'asc'));
+        const ascending = search?.order.field === 'id' && search.order.direction === 'asc';
+        await store.fill(tenant, id, layoutOf(ids, ascending));
       })().finally(() => {
         making.delete(id);
         cache.forget(id);

@@ -49,7 +49,10 @@ export interface MadeIds {
   readonly chunks: readonly string[];
 }
 
-/** Why a lazy cursor cannot be made as of its seq: it answers 410. */
+/**
+ * Why a lazy cursor cannot be made as of its seq: it answers 410. (Also `definition-changed`,
+ * told by the caller: its stored search names a field the definition no longer has.)
+ */
 export type Unmakeable = 'events-gone' | 'events-without-rows' | 'total-differs';
 
 const statements = compiledByKey(200);
