@@ -4,6 +4,13 @@ import { describeEachDatabase, M, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
 import { applyChange, changes, type Model } from './support/snapshot-changes.ts';
 import { isRanged, maxHoles, widthFor } from '../engine/cursor/layout.ts';
+import { rangeStatement } from '../engine/dialects/sqlite/snapshot-store.ts';
+import { valueOf } from '../engine/errors.ts';
+import { canonicalize } from '../engine/query/canonical.ts';
+import { parseQuery } from '../engine/query/parse.ts';
+import { resolveQuery } from '../engine/query/resolve.ts';
+import { recordJsonOf } from '../engine/sql/records-json.ts';
+import { compileWhere } from '../engine/sql/where.ts';
 
 /**
  * The list of a whole table in id order is snapshotted as its ends and holes (a ranged
@@ -116,4 +123,36 @@ describeEachDatabase('ranged snapshots: more holes than a row holds', (h) => {
     expect(ids(await search.pages())).toEqual(live);
     expect((await cursorRows(h(), search.cursor)).some((r) => isRanged(Number(r.width)))).toBe(false);
   }, 60_000);
+});
+
+describeEachDatabase('ranged snapshots: the holes of the whole table', (h) => {
+  it("SQLite reads them from the table's partial index of deleted rows, not from a scan of every row", async (ctx) => {
+    if (h().db !== 'sqlite') ctx.skip(); // the partial index is SQLite's (engine/schema/table.ts)
+    const tenant = (await h().service.tenants.get('demo.main'))!;
+    const resource = h().service.engine.registry.get('work_orders')!;
+    {
+      // The live list ($deleted=true has no holes: a constant false condition).
+      const query = valueOf(resolveQuery(parseQuery(new URLSearchParams('')), resource));
+      const args = {
+        id: 'plan',
+        table: 'work_orders',
+        where: compileWhere(query.filters, tenant.dialect, { includeDeleted: query.deleted }).where,
+        order: query.order,
+        binding: { collection: 'work_orders', scope: '', owner: '' },
+        query: canonicalize(query),
+        expiresAt: 0,
+        start: 0,
+        end: 10,
+        searchKey: 'plan',
+        recordJson: (alias?: string) => recordJsonOf(tenant.dialect, resource, alias),
+      };
+      const statement = rangeStatement(tenant, args, 6, 10);
+      const { rows } = await tenant.db.executeQuery<{ detail: string }>({ ...statement, sql: `explain query plan ${statement.sql}` });
+      const details = rows.map((r) => r.detail);
+      // Scans of the table itself (no index): page 1's, which stops at its tenth row, and no
+      // other (the holes read so before, every row).
+      expect(details.filter((d) => d === 'SCAN work_orders'), details.join('\n')).toHaveLength(1);
+      expect(details.some((d) => d.includes('work_orders_deleted_idx')), details.join('\n')).toBe(true);
+    }
+  });
 });
