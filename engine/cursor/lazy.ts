@@ -101,11 +101,26 @@ export async function idsAsOf(t: TenantDb, meta: CursorMeta, search: LazySearch)
   const row = rows[0]!;
   if (Number(row.gone ?? 0) > seq) return 'events-gone';
   if (row.stale === true || Number(row.stale) === 1) return 'events-without-rows';
-  const text = row.ids ?? '';
-  const parts = text.length ? text.slice(0, -1).split(',') : [];
-  if (parts.length !== meta.total) return 'total-differs';
-  const ids = new Float64Array(parts.length);
-  for (let i = 0; i < parts.length; i++) ids[i] = Number(parts[i]);
+  const ids = commaIds(row.ids ?? '');
+  return ids.length === meta.total ? ids : 'total-differs';
+}
+
+/**
+ * Ids written in decimal, each followed by a comma, read digit by digit: a million of them
+ * split into strings first held tens of megabytes at once.
+ */
+export function commaIds(text: string): Float64Array {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 44) n++;
+  const ids = new Float64Array(n);
+  let v = 0;
+  for (let i = 0, k = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 44) {
+      ids[k++] = v;
+      v = 0;
+    } else v = v * 10 + (c - 48);
+  }
   return ids;
 }
 
