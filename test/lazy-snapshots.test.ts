@@ -244,3 +244,41 @@ describeEachDatabase('lazy snapshots under concurrent writes of the same records
     }
   }, 120_000);
 });
+
+describeEachDatabase('lazy snapshots of a child list', (h) => {
+  it("page what matched under the parent at the first request, in its order then, also after the parent's deletion", async () => {
+    const wo = (await h().post(`${M}/work_orders`, workOrder())).body.id;
+    const other = (await h().post(`${M}/work_orders`, workOrder())).body.id;
+    const notes: number[] = [];
+    for (const note of ['d', 'b', 'e', 'a', 'c']) notes.push((await h().post(`${M}/work_orders/${wo}/notes`, { note })).body.id);
+    await h().post(`${M}/work_orders/${other}/notes`, { note: 'a0' });
+    // By note, descending: e, d, c, b, a.
+    const first = await h().get(`${M}/work_orders/${wo}/notes?$orderBy=note:desc&$limit=2`);
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.map((n: any) => n.note)).toEqual(['e', 'd']);
+    const cursor = first.headers.get('x-cursor')!;
+    expect(Number((await headOf(h(), cursor)).width)).toBe(LAZY);
+    // Since: a note renamed to the front, one deleted, one added, one under the other parent,
+    // and the parent itself deleted.
+    expect((await h().patch(`${M}/notes/${notes[3]}`, { note: 'z' })).status).toBe(200);
+    expect((await h().del(`${M}/notes/${notes[1]}`)).status).toBe(204);
+    await h().post(`${M}/work_orders/${wo}/notes`, { note: 'y' });
+    await h().post(`${M}/work_orders/${other}/notes`, { note: 'x' });
+    expect((await h().del(`${M}/work_orders/${wo}`)).status).toBe(204);
+    const seen: any[] = [];
+    for (let p = 1; p <= 3; p++) {
+      const r = await h().get(`${M}/work_orders/${wo}/notes?$cursor=${cursor}&$page=${p}`);
+      expect(r.status, r.text).toBe(200);
+      seen.push(...r.body);
+    }
+    // The five as they matched then, in their order then (e, d, c, b, a), each shown as it is now.
+    expect(seen.map((n) => n.id)).toEqual([notes[2], notes[0], notes[4], notes[1], notes[3]]);
+    expect(seen.map((n) => [n.note, n.deleted])).toEqual([
+      ['e', false],
+      ['d', false],
+      ['c', false],
+      ['b', true],
+      ['z', false],
+    ]);
+  });
+});
