@@ -90,8 +90,8 @@ export const postgresDialect: Dialect = {
       ...fields.flatMap(({ name, kind, column }, i) => [sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:`), sql`coalesce(${jsonValue(kind, column)}, 'null')`]),
       sql.lit('}'),
     ]),
-  // Every column, in its own JSON form: json_populate_record reads each back as its type.
   readsForUpdate: true,
+  // Every column, in its own JSON form: json_populate_record reads each back as its type.
   rowJson: (alias) => sql<string>`row_to_json(${sql.ref(alias)})::text`,
   // The table's row type restores every column with its type and collation.
   rowsOfJson: (t, table, source, columns) =>

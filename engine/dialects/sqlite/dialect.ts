@@ -74,9 +74,9 @@ export const sqliteDialect: Dialect = {
           : sql`${sql.lit(name)}, ${column}`,
       ),
     )})`,
+  readsForUpdate: false,
   // Integers and text, the only types SQLite's columns hold here (TYPES), go through JSON
   // exactly. json_object takes a limited number of arguments: wide rows are merged in parts.
-  readsForUpdate: false,
   rowJson: (alias, columns) => {
     const parts = [];
     for (let i = 0; i < columns.length; i += JSON_OBJECT_PAIRS)
