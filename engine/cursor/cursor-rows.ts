@@ -113,12 +113,12 @@ export interface ChunkRowsForm {
 
 /**
  * Fills a lazy cursor (engine/cursor/lazy.ts) with its ids: its chunk rows after the first,
- * copied from the head row's metadata, then the head row's own chunk and width, in one
+ * copied from the head row's metadata but for the width, then the head row's own chunk and width, in one
  * transaction. Both only while the head is lazy, and chunk rows already there are left: another
  * process that made the same ids (they depend on the cursor's seq alone) wrote the same rows.
  */
 export function cursorFiller(form: () => ChunkRowsForm) {
-  const insertRest = compiledOnce<[unknown, string]>((db, list, id) => {
+  const insertRest = compiledOnce<[number, unknown, string]>((db, width, list, id) => {
     const f = form();
     const others = Object.keys(f.others);
     const rows = db
@@ -127,7 +127,7 @@ export function cursorFiller(form: () => ChunkRowsForm) {
         'h.id',
         eb.ref('c.n').as('chunk'),
         'h.total',
-        'h.width',
+        sql<number>`cast(${width} as integer)`.as('width'),
         'h.collection',
         'h.scope',
         'h.owner',
@@ -158,16 +158,8 @@ export function cursorFiller(form: () => ChunkRowsForm) {
   );
   return async (t: TenantDb, id: string, made: MadeIds): Promise<void> => {
     await t.db.transaction().execute(async (trx) => {
-      // The width first: the rows after the head copy it.
-      if (made.chunks.length > 1) {
-        await setWidth(trx, made.width, id);
-        await insertRest(trx, form().list(made.chunks.slice(1)), id);
-      }
+      if (made.chunks.length > 1) await insertRest(trx, made.width, form().list(made.chunks.slice(1)), id);
       await fillHead(trx, made.width, made.chunks[0] ?? '', id);
     });
   };
 }
-
-const setWidth = compiledOnce<[number, string]>((db, width, id) =>
-  db.updateTable(CURSOR_TABLE).set({ width }).where('id', '=', id).where('chunk', '=', 0).where('as_of_id', 'is not', null).compile(),
-);
