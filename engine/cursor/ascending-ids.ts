@@ -1,5 +1,5 @@
-import { DELTA_ID_LIMIT, encodeAscending } from './deltas.ts';
-import { ASCENDING_DELTAS, idsPerChunk, offsetOf } from './layout.ts';
+import { DELTA_ID_LIMIT, encodeAscending, encodeDeltas } from './deltas.ts';
+import { ASCENDING_DELTAS, DELTAS, idsPerChunk, offsetOf } from './layout.ts';
 
 /**
  * A search's ids in id order as ascending deltas (deltas.ts), from ids read in whatever order a
@@ -140,4 +140,17 @@ export function ascendingRuns(ids: Float64Array): Float64Array {
     [from, to] = [to, from];
   }
   return from;
+}
+
+/**
+ * Ids in snapshot order as chunk rows of deltas (deltas.ts), every id below DELTA_ID_LIMIT:
+ * ascending deltas, the densest, when they ascend (distinct, strictly increasing); else deltas.
+ * One chunk row at least, empty for no ids.
+ */
+export function deltaChunks(ids: Float64Array, ascending: boolean): { width: number; chunks: string[] } {
+  if (ascending) return { width: ASCENDING_DELTAS, chunks: ascendingChunks(ids) };
+  const per = idsPerChunk(DELTAS);
+  const chunks: string[] = [];
+  for (let from = 0; from < Math.max(1, ids.length); from += per) chunks.push(encodeDeltas(ids, from, Math.min(ids.length, from + per)));
+  return { width: DELTAS, chunks };
 }

@@ -27,6 +27,9 @@ export interface CursorPage {
   readonly changeSeq: number | undefined;
 }
 
+/** What determines a search completely (SnapshotArgs.searchKey): its table, condition and order. */
+export const searchKeyOf = (table: string, where: CompiledWhere, order: string) => JSON.stringify([table, where.key, order]);
+
 /** Whether a cursor belongs to the caller's collection, parent and user. */
 const owned = (meta: CursorBinding, binding: CursorBinding) =>
   meta.collection === binding.collection && meta.scope === binding.scope && meta.owner === binding.owner;
@@ -136,7 +139,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         order: args.query.order,
         binding: args.binding,
         query: args.canonical,
-        searchKey: JSON.stringify([args.table, args.where.key, args.canonical.order]),
+        searchKey: searchKeyOf(args.table, args.where, args.canonical.order),
         expiresAt,
         start: span.start,
         end: span.end,

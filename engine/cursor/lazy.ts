@@ -6,9 +6,9 @@ import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import type { FieldKind } from '../define.ts';
 import type { Reserved } from '../query/reserved.ts';
-import { ascendingChunks } from './ascending-ids.ts';
-import { DELTA_ID_LIMIT, encodeDeltas } from './deltas.ts';
-import { ASCENDING_DELTAS, DELTAS, idsPerChunk, maxHoles, offsetOf, rangedWidth, widthFor } from './layout.ts';
+import { deltaChunks } from './ascending-ids.ts';
+import { DELTA_ID_LIMIT } from './deltas.ts';
+import { idsPerChunk, maxHoles, offsetOf, rangedWidth, widthFor } from './layout.ts';
 import type { CursorMeta } from './snapshot-store.ts';
 
 /**
@@ -141,13 +141,7 @@ export function layoutOf(ids: Float64Array, ascending: boolean): MadeIds {
       return { width: rangedWidth(digits), chunks: [text] };
     }
   }
-  if (largest < DELTA_ID_LIMIT) {
-    if (ascending) return { width: ASCENDING_DELTAS, chunks: ascendingChunks(ids) };
-    const chunks: string[] = [];
-    const per = idsPerChunk(DELTAS);
-    for (let from = 0; from < Math.max(1, n); from += per) chunks.push(encodeDeltas(ids, from, Math.min(n, from + per)));
-    return { width: DELTAS, chunks };
-  }
+  if (largest < DELTA_ID_LIMIT) return deltaChunks(ids, ascending);
   const width = widthFor(largest);
   const per = idsPerChunk(width);
   const chunks: string[] = [];

@@ -1,4 +1,4 @@
-import { cursorsFor, type CursorPage, type Cursors } from '../cursor/index.ts';
+import { cursorsFor, searchKeyOf, type CursorPage, type Cursors } from '../cursor/index.ts';
 import type { CursorBinding } from '../cursor/snapshot-store.ts';
 import { canonicalize, type CanonicalQuery } from '../query/canonical.ts';
 import type { LazySearch } from '../cursor/lazy.ts';
@@ -87,6 +87,6 @@ function lazySearch(ctx: OperationContext, resource: Resource, stored: Canonical
     where: where.where,
     order: { field, direction },
     columns: resource.fieldNames.map((name) => ({ name, kind: name === 'id' ? ('id' as const) : resource.fields[name]!.kind })),
-    searchKey: JSON.stringify([resource.name, where.key, stored.order]),
+    searchKey: searchKeyOf(resource.name, where, stored.order),
   };
 }

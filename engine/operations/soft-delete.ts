@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import type { Condition } from '../http/conditional.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, toRecord } from '../records.ts';
@@ -14,24 +13,22 @@ import { expectedVersion, lostRace } from './precondition.ts';
  * loadForWrite). A delete is a write: it advances the version, under If-Match as a compare-and-set.
  */
 export async function softDelete(ctx: OperationContext, resource: Resource, id: number, ifMatch?: Condition): Promise<void> {
-  await inTransaction(ctx.tenant.db, (trx) => deleteRead(trx, ctx, resource, id, ifMatch));
-}
-
-async function deleteRead(trx: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, ifMatch: Condition | undefined): Promise<void> {
   const { dialect } = ctx.tenant;
-  const current = await loadForWrite(trx, ctx, resource, id);
-  if (!current) throw notFound(resource.name, id);
-  const expected = expectedVersion(current, ifMatch);
-  let update = trx
-    .updateTable(resource.name)
-    .set({ deleted: dialect.encode('boolean', true), updated: nextTimestamp(current.updated), [VERSION_COLUMN]: nextVersion })
-    .where('id', '=', id)
-    .where('deleted', '=', dialect.encode('boolean', false));
-  if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
-  const row = await update.returningAll().executeTakeFirst();
-  if (!row) {
-    if (expected !== undefined) await lostRace(trx, ctx, resource, id);
-    throw notFound(resource.name, id);
-  }
-  await appendEvent(trx, ctx, resource, 'delete', toRecord(resource, dialect, row), ['deleted'], beforeRowOf(current));
+  await inTransaction(ctx.tenant.db, async (trx) => {
+    const current = await loadForWrite(trx, ctx, resource, id);
+    if (!current) throw notFound(resource.name, id);
+    const expected = expectedVersion(current, ifMatch);
+    let update = trx
+      .updateTable(resource.name)
+      .set({ deleted: dialect.encode('boolean', true), updated: nextTimestamp(current.updated), [VERSION_COLUMN]: nextVersion })
+      .where('id', '=', id)
+      .where('deleted', '=', dialect.encode('boolean', false));
+    if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
+    const row = await update.returningAll().executeTakeFirst();
+    if (!row) {
+      if (expected !== undefined) await lostRace(trx, ctx, resource, id);
+      throw notFound(resource.name, id);
+    }
+    await appendEvent(trx, ctx, resource, 'delete', toRecord(resource, dialect, row), ['deleted'], beforeRowOf(current));
+  });
 }

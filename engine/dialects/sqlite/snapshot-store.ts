@@ -1,9 +1,9 @@
 import { expressionBuilder, sql, type Expression, type SqlBool } from 'kysely';
-import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
+import { compiledByKey, compiledFamily, compiledOnce } from '../../compiled-queries.ts';
 import { CURSOR_TABLE, cursorFiller, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
-import { ascendingChunks, ascendingRuns, unpack } from '../../cursor/ascending-ids.ts';
-import { DELTA_ID_LIMIT, encodeDeltas } from '../../cursor/deltas.ts';
-import { ASCENDING_DELTAS, chunksOf, LAZY, DELTAS, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
+import { ascendingRuns, deltaChunks, unpack } from '../../cursor/ascending-ids.ts';
+import { DELTA_ID_LIMIT } from '../../cursor/deltas.ts';
+import { chunksOf, LAZY, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
 import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, readsWholeTable, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
@@ -272,10 +272,7 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
     const ids = unpack(packed, width);
     const ascending = how !== 'ordered';
     const inOrder = ascending ? ascendingRuns(ids) : ids;
-    const layout = ascending ? ASCENDING_DELTAS : DELTAS;
-    const chunks: string[] = [];
-    if (ascending) chunks.push(...ascendingChunks(inOrder));
-    else for (let from = 0; from < Math.max(1, total); from += idsPerChunk(DELTAS)) chunks.push(encodeDeltas(inOrder, from, Math.min(total, from + idsPerChunk(DELTAS))));
+    const { width: layout, chunks } = deltaChunks(inOrder, ascending);
     const records = page !== undefined ? { json: page } : { ids: Array.from(inOrder.subarray(span.start, span.end)) };
     await insertSnapshot(t, args, layout, total, seq, chunks);
     return { total, records, changeSeq: seq };
@@ -308,7 +305,7 @@ const lazyStatement = (t: TenantDb, args: SnapshotArgs) => {
 };
 
 /** A lazy cursor's head row: chunk 0 without ids, with its seq and the largest id. */
-const insertLazyHead = compiledFamily<unknown[]>((_key, db, ...values) =>
+const insertLazyHead = compiledOnce<unknown[]>((db, ...values) =>
   db
     .insertInto(CURSOR_TABLE)
     .values(Object.fromEntries([...CHUNK_COLUMNS, 'as_of_id'].map((c, i) => [c, values[i]])))
@@ -324,7 +321,7 @@ async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> 
   const total = Number(row.total);
   const seq = Number(row.change_seq);
   const b = args.binding;
-  await insertLazyHead('head', t.db, args.id, 0, total, LAZY, b.collection, b.scope, b.owner, JSON.stringify(args.query),
+  await insertLazyHead(t.db, args.id, 0, total, LAZY, b.collection, b.scope, b.owner, JSON.stringify(args.query),
     args.query.limit, args.expiresAt, '', seq, Number(row.largest ?? 0));
   return { total, records: { json: row.page }, changeSeq: seq };
 }
