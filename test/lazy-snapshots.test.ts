@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, expect, it } from 'vitest';
 import { LAZY } from '../engine/cursor/layout.ts';
 import { EVENTS_GONE_KEY } from '../engine/events/event-log.ts';
-import { BASE, describeEachDatabase, M, type Harness } from './support/harness.ts';
+import { BASE, describeEachDatabase, M, startHarness, type Harness } from './support/harness.ts';
 import { insertRecords, workOrder } from './support/rows.ts';
 
 /**
@@ -281,4 +281,42 @@ describeEachDatabase('lazy snapshots of a child list', (h) => {
       ['z', false],
     ]);
   });
+});
+
+describeEachDatabase('lazy snapshots made by two services at once', (h) => {
+  it('each cursor is made once in effect: both answer the same pages, and its rows are whole', async () => {
+    // Two services on one database (SQLite: the same file; PostgreSQL: each its own pool, or
+    // PgBouncer's in CI), each with its own set of cursors being made: the first later page
+    // asked of both at once makes the ids in both, and the database keeps one copy of the rows.
+    const cfg = h().service.config;
+    const other = await startHarness(h().db, { reuse: { dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl } });
+    try {
+      const made = await insertRecords(h(), 'work_orders', Array.from({ length: 5000 }, (_, i) => workOrder({ department_id: 7070, priority: i % 7 })));
+      // By priority, highest first, ties by id: deltas over several chunk rows.
+      const expected = made.map((id, i) => [id, i % 7] as const).sort(([a, pa], [b, pb]) => pb - pa || a - b).map(([id]) => id);
+      const tenant = (await h().service.tenants.get('demo.main'))!;
+      for (let round = 0; round < 8; round++) {
+        const first = await h().get(`${M}/work_orders?department_id=7070&$orderBy=priority:desc&$limit=50`);
+        expect(first.status, first.text).toBe(200);
+        const cursor = first.headers.get('x-cursor')!;
+        const page = (harness: Harness, p: number) => harness.get(`${M}/work_orders?$cursor=${cursor}&$page=${p}`);
+        const [a, b] = await Promise.all([page(h(), 2 + round), page(other.harness, 2 + round)]);
+        expect([a.status, b.status], a.text + b.text).toEqual([200, 200]);
+        expect(ids(a.body)).toEqual(expected.slice((1 + round) * 50, (2 + round) * 50));
+        expect(ids(b.body)).toEqual(ids(a.body));
+        // Every later page from either service, read back from the rows both wrote.
+        for (const p of [1, 50, 100, 101]) {
+          const r = await page(round % 2 ? other.harness : h(), p);
+          expect(ids(r.body)).toEqual(expected.slice((p - 1) * 50, p * 50));
+        }
+        const rows = await tenant.db.selectFrom('mrs_cursors').select(['chunk', 'width', 'as_of_id']).where('id', '=', cursor).orderBy('chunk').execute();
+        expect(rows.map((r) => Number(r.chunk))).toEqual(rows.map((_, i) => i));
+        expect(rows.length).toBeGreaterThan(1);
+        expect(new Set(rows.map((r) => Number(r.width)))).toEqual(new Set([Number(rows[0]!.width)]));
+        expect(rows[0]!.as_of_id).toBeNull();
+      }
+    } finally {
+      await other.stop(true);
+    }
+  }, 120_000);
 });
