@@ -61,10 +61,8 @@ const rowForWrite = compiledPer<Resource, [number], Record<string, unknown>>((re
  */
 export async function loadForWrite(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number): Promise<ApiRecord | undefined> {
   const row = (await rowForWrite(resource, db, id)).rows[0];
-  if (!row) return undefined;
-  const record = toRecord(resource, ctx.tenant.dialect, row);
-  if (record.deleted) return undefined;
-  Object.defineProperty(record, BEFORE, { value: row[BEFORE_ROW] });
+  const record = recordOf(ctx, resource, row, false);
+  if (record) Object.defineProperty(record, BEFORE, { value: row![BEFORE_ROW] });
   return record;
 }
 
@@ -81,7 +79,11 @@ export async function loadRecord(
   id: number,
   includeDeleted = false,
 ): Promise<ApiRecord | undefined> {
-  const row = (await rowById(resource.name, db, id)).rows[0];
+  return recordOf(ctx, resource, (await rowById(resource.name, db, id)).rows[0], includeDeleted);
+}
+
+/** A row read as its record: live only unless asked otherwise. */
+function recordOf(ctx: OperationContext, resource: Resource, row: Record<string, unknown> | undefined, includeDeleted: boolean): ApiRecord | undefined {
   if (!row) return undefined;
   const record = toRecord(resource, ctx.tenant.dialect, row);
   return record.deleted && !includeDeleted ? undefined : record;
