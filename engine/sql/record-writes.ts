@@ -3,7 +3,7 @@ import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledQueriesByKey } from '../compiled-queries.ts';
 import type { Then, WriteThen } from './write-then.ts';
 import type { TenantDb } from '../dialects/types.ts';
-import { eventInsertFrom, eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
+import { EVENT_COLUMNS, eventInsertFrom, eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import { claimable, keepFrom, unclaimed, type Claim, type KeptAnswer } from '../idempotency/store.ts';
 import type { Resource } from '../registry.ts';
@@ -248,7 +248,7 @@ export async function updateRowWithEvent(
       // times a second under load (BENCHMARKS.md, lazy snapshots).
       return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} for update),
         w as (${update}),
-        e as (insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username, before_row)
+        e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, 'update', '[' || substr(${changed}, 2) || ']',
             ${recordJsonOf(t.dialect, resource, 'w')}, cast(${user} as text), ${t.dialect.rowJson('o', resource.fieldNames)}
           from w left join o on true)
