@@ -320,3 +320,40 @@ describeEachDatabase('lazy snapshots made by two services at once', (h) => {
     }
   }, 120_000);
 });
+
+describeEachDatabase('lazy snapshots after writes of every kind', (h) => {
+  it('a batch (PATCH, DELETE), a keyed PATCH, a PUT and a PATCH after the first request leave the pages as they matched then', async () => {
+    // Each way a write reaches its event keeps the row it replaced: a batch's and a keyed
+    // request's writes run in a transaction (its row read under its lock), a lone PATCH or PUT
+    // in one statement on PostgreSQL.
+    const made: number[] = [];
+    for (let i = 0; i < 6; i++) made.push((await h().post(`${M}/work_orders`, workOrder({ department_id: 8080, priority: 5 - i }))).body.id);
+    // Priority 5 to 0, ids in order: by priority ascending, the ids reversed.
+    const first = await h().get(`${M}/work_orders?department_id=8080&priority:gte=2&$orderBy=priority&$limit=1`);
+    expect(first.status, first.text).toBe(200);
+    const cursor = first.headers.get('x-cursor')!;
+    expect(Number((await headOf(h(), cursor)).width)).toBe(LAZY);
+    const expected = [made[3], made[2], made[1], made[0]];
+    const batch = await h().request('POST', `${BASE}/batch`, {
+      body: {
+        operations: [
+          { method: 'PATCH', path: `/maintenance/work_orders/${made[0]}`, body: { priority: 0 } },
+          { method: 'DELETE', path: `/maintenance/work_orders/${made[1]}` },
+        ],
+      },
+    });
+    expect(batch.status, batch.text).toBe(200);
+    const keyed = await h().request('PATCH', `${M}/work_orders/${made[2]}`, { body: { department_id: 1 }, headers: { 'idempotency-key': 'lazy-keyed-patch' } });
+    expect(keyed.status, keyed.text).toBe(200);
+    const put = await h().put(`${M}/work_orders/${made[3]}`, workOrder({ department_id: 8080, priority: 9 }));
+    expect(put.status, put.text).toBe(200);
+    expect((await h().patch(`${M}/work_orders/${made[4]}`, { priority: 3 })).status).toBe(200);
+    const seen: number[] = [];
+    for (let p = 1; p <= 5; p++) {
+      const r = await h().get(`${M}/work_orders?$cursor=${cursor}&$page=${p}`);
+      expect(r.status, r.text).toBe(200);
+      seen.push(...ids(r.body));
+    }
+    expect(seen).toEqual(expected);
+  });
+});
