@@ -61,31 +61,30 @@ const statements = compiledByKey(200);
  * The statement that reads a lazy cursor's ids as of its seq, in its order, as decimal text each
  * followed by a comma; whether an event after the seq lacks its row (`stale`); and the feed's
  * gone mark. Compiled without the database's plugins (the table names are written in full): its
- * CTEs are its own names, which a schema plugin would otherwise qualify.
+ * CTEs are its own names, which a schema plugin would otherwise qualify. Built only on a miss of
+ * the compiled statements (`seq` and `largest` are their placeholders).
  */
-function asOfStatement(t: TenantDb, search: LazySearch) {
+function asOfStatement(t: TenantDb, search: LazySearch, seq: unknown, largest: unknown) {
   const db = t.db.withoutPlugins();
   const table = tableRef(t, search.table);
   const events = tableRef(t, EVENTS_TABLE);
   const cols = sql.join(search.columns.map((c) => sql.ref(c.name)));
   const log = t.dialect.events;
-  return (seq: unknown, largest: unknown) => {
-    const s = sql`cast(${seq} as bigint)`;
-    const ids = t.dialect.concatInOrder(
-      db.selectFrom('mrs_asof').where(search.where),
-      sql`${sql.ref('id')} || ','`,
-      orderBySql(search.order),
-    );
-    return sql<{ ids: string; stale: unknown; gone: unknown }>`with
-      mrs_after as (select record_id, op, before_row, row_number() over (partition by record_id order by ${log.writeOrder}) as n
-        from ${events} where collection = ${sql.lit(search.table)} and ${log.writtenAfter(s)} and record_id <= cast(${largest} as bigint)),
-      mrs_first as (select record_id, op, before_row from mrs_after where n = 1),
-      mrs_asof as (select ${cols} from ${table} where id <= cast(${largest} as bigint) and id not in (select record_id from mrs_first)
-        union all ${t.dialect.rowsOfJson(t, search.table, 'mrs_first', search.columns)})
-      select ${ids} as ids,
-        exists (select 1 from mrs_first where op <> 'create' and before_row is null) as stale,
-        (select value from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}) as gone`.compile(db);
-  };
+  const s = sql`cast(${seq} as bigint)`;
+  const ids = t.dialect.concatInOrder(
+    db.selectFrom('mrs_asof').where(search.where),
+    sql`${sql.ref('id')} || ','`,
+    orderBySql(search.order),
+  );
+  return sql<{ ids: string; stale: unknown; gone: unknown }>`with
+    mrs_after as (select record_id, op, before_row, row_number() over (partition by record_id order by ${log.writeOrder}) as n
+      from ${events} where collection = ${sql.lit(search.table)} and ${log.writtenAfter(s)} and record_id <= cast(${largest} as bigint)),
+    mrs_first as (select record_id, op, before_row from mrs_after where n = 1),
+    mrs_asof as (select ${cols} from ${table} where id <= cast(${largest} as bigint) and id not in (select record_id from mrs_first)
+      union all ${t.dialect.rowsOfJson(t, search.table, 'mrs_first', search.columns)})
+    select ${ids} as ids,
+      exists (select 1 from mrs_first where op <> 'create' and before_row is null) as stale,
+      (select value from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}) as gone`.compile(db);
 }
 
 /** A lazy cursor's ids as of its seq (see the module's comment), or why they cannot be made. */
@@ -94,7 +93,7 @@ export async function idsAsOf(t: TenantDb, meta: CursorMeta, search: LazySearch)
   const { rows } = await statements<{ ids: string; stale: unknown; gone: unknown }>(
     t.db,
     `asof\0${search.searchKey}`,
-    asOfStatement(t, search),
+    (seq: unknown, largest: unknown) => asOfStatement(t, search, seq, largest),
     seq,
     meta.asOfId,
   );
