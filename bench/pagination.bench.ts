@@ -33,6 +33,7 @@ export async function run(): Promise<void> {
       for (const [label, qs] of [
         ['~5,000 matches', 'department_id=7&work_order_type_id:lte=5'],
         ['all rows', ''],
+        ['all rows by priority', '$orderBy=priority'],
       ] as const) {
         const q = resolved(qs);
         const count = async () =>
