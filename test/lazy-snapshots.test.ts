@@ -357,3 +357,65 @@ describeEachDatabase('lazy snapshots after writes of every kind', (h) => {
     expect(seen).toEqual(expected);
   });
 });
+
+const clock = { t: Date.parse('2026-06-01T08:00:00Z') };
+
+describeEachDatabase(
+  'before-rows only while a lazy cursor may need them',
+  (h) => {
+    it('SQLite keeps the row a write replaced only while the collection has a lazy cursor that may be unmade; PostgreSQL always', async () => {
+      // cursor/lazy-mark.ts: a lazy search raises its collection's mark before reading its seq,
+      // and a write keeps the row it replaced while the mark is not past.
+      const sqlite = h().db === 'sqlite';
+      const tenant = (await h().service.tenants.get('demo.main'))!;
+      const made: number[] = [];
+      for (let i = 0; i < 5; i++) made.push((await h().post(`${M}/work_orders`, workOrder({ department_id: 9090, priority: i }))).body.id);
+      const kept = async (id: number) => {
+        const e = await tenant.db.selectFrom('mrs_events').select('before_row').where('record_id', '=', id).where('op', '<>', 'create').orderBy(sqlite ? 'seq' : 'pos', 'desc').executeTakeFirstOrThrow();
+        return e.before_row !== null;
+      };
+      const search = async () => {
+        const first = await h().get(`${M}/work_orders?department_id=9090&$orderBy=priority&$limit=2`);
+        expect(first.status, first.text).toBe(200);
+        const cursor = first.headers.get('x-cursor')!;
+        expect(Number((await headOf(h(), cursor)).width)).toBe(LAZY);
+        return cursor;
+      };
+      const pages = async (cursor: string) => {
+        const seen: number[] = [];
+        for (let p = 1; p <= 3; p++) {
+          const r = await h().get(`${M}/work_orders?$cursor=${cursor}&$page=${p}`);
+          expect(r.status, r.text).toBe(200);
+          seen.push(...ids(r.body));
+        }
+        return seen;
+      };
+
+      // No lazy cursor yet: no row kept on SQLite.
+      expect((await h().patch(`${M}/work_orders/${made[0]}`, { priority: 0 })).status).toBe(200);
+      expect(await kept(made[0]!)).toBe(!sqlite);
+
+      // A lazy search, then writes that move records in and out of its order: their rows are
+      // kept, and its pages are the records as they matched at the search.
+      const cursor = await search();
+      expect((await h().patch(`${M}/work_orders/${made[1]}`, { priority: 9 })).status).toBe(200);
+      expect((await h().del(`${M}/work_orders/${made[2]}`)).status).toBe(204);
+      expect([await kept(made[1]!), await kept(made[2]!)]).toEqual([true, true]);
+      expect(await pages(cursor)).toEqual(made);
+
+      // Once every lazy cursor of the collection has expired, writes keep no rows again...
+      clock.t += 10 * 60_000;
+      expect((await h().patch(`${M}/work_orders/${made[3]}`, { priority: 7 })).status).toBe(200);
+      expect(await kept(made[3]!)).toBe(!sqlite);
+      expect((await h().get(`${M}/work_orders?$cursor=${cursor}&$page=2`)).status).toBe(410);
+
+      // ...until the next lazy search raises the mark again.
+      const next = await search();
+      expect((await h().patch(`${M}/work_orders/${made[4]}`, { priority: 8 })).status).toBe(200);
+      expect(await kept(made[4]!)).toBe(true);
+      // As matched at the search: priorities 0, 9, -, 7, 4 then; made[4] since moved to 8.
+      expect(await pages(next)).toEqual([made[0], made[4], made[3], made[1]]);
+    });
+  },
+  { env: { CURSOR_TTL_S: '60' }, now: () => clock.t },
+);

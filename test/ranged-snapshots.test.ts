@@ -140,6 +140,7 @@ describeEachDatabase('ranged snapshots: the holes of the whole table', (h) => {
       binding: { collection: 'work_orders', scope: '', owner: '' },
       query: canonicalize(query),
       expiresAt: 0,
+      markUntil: 0,
       start: 0,
       end: 10,
       searchKey: 'plan',

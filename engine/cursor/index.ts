@@ -141,6 +141,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         query: args.canonical,
         searchKey: searchKeyOf(args.table, args.where, args.canonical.order),
         expiresAt,
+        markUntil: expiresAt + settings.ttlMs,
         start: span.start,
         end: span.end,
         recordJson: args.recordJson,

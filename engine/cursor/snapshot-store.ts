@@ -69,6 +69,11 @@ export interface SnapshotArgs {
   binding: CursorBinding;
   query: CanonicalQuery;
   expiresAt: number;
+  /**
+   * Where a lazy cursor raises its collection's mark when the mark ends before `expiresAt`
+   * (lazy-mark.ts): a lifetime past it, so the mark is written about once a lifetime.
+   */
+  markUntil: number;
   /** Positions [start, end) of the page to answer with. */
   start: number;
   end: number;

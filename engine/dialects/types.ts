@@ -106,6 +106,17 @@ export interface Dialect {
    */
   rowJson(alias: string, columns: readonly string[]): RawBuilder<string>;
   /**
+   * Whether writes keep that row only while their collection's lazy-cursor mark is not past
+   * (cursor/lazy-mark.ts), which needs every write after a cursor's seq to have seen the mark set
+   * before it. SQLite: one writer at a time, and a process's statements run on its one
+   * connection in order, so a write either committed before the seq was read or ran after the
+   * mark. Not PostgreSQL: a statement whose snapshot was taken before the mark committed can
+   * commit after a seq read later; making writes wait for the mark's writer would take a shared
+   * lock on one row in every write (a MultiXact each under concurrent writes), so every update
+   * keeps its row there.
+   */
+  readonly beforeRowsWhileMarked: boolean;
+  /**
    * The rows that `rowJson` wrote in column `before_row` of the rows of `source` (a CTE), as a
    * SELECT of `columns` (each as its column of `table` holds it, so conditions and orders over
    * them compare as over the table's own), skipping rows without one.

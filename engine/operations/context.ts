@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { CursorSettings } from '../cursor/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
@@ -6,6 +6,7 @@ import type { Registry, Resource } from '../registry.ts';
 import { toRecord, type ApiRecord } from '../records.ts';
 import { compiledFamily, compiledPer } from '../compiled-queries.ts';
 import { dialectOf } from '../dialects/index.ts';
+import { lazyMarkOf } from '../cursor/lazy-mark.ts';
 
 /** What an operation runs with: the tenant's database and the caller. Never HTTP. */
 export interface OperationContext {
@@ -45,22 +46,26 @@ const BEFORE_ROW = 'mrs_before_row';
 
 /**
  * A write's read of its row (loadForWrite), compiled once per collection (its fields decide the
- * row's JSON) and database setup.
+ * row's JSON) and database setup. `now`: the write's time, against the collection's lazy-cursor
+ * mark where the dialect keeps rows only while it lasts.
  */
-const rowForWrite = compiledPer<Resource, [number], Record<string, unknown>>((resource, db, id) => {
+const rowForWrite = compiledPer<Resource, [number, number], Record<string, unknown>>((resource, db, id, now) => {
   const dialect = dialectOf(db);
-  const read = db.selectFrom(`${resource.name} as r`).selectAll('r').select(dialect.rowJson('r', resource.fieldNames).as(BEFORE_ROW)).where('r.id', '=', id);
+  const json = dialect.rowJson('r', resource.fieldNames);
+  const before = dialect.beforeRowsWhileMarked ? sql<string | null>`case when ${lazyMarkOf(db, resource.name)} >= ${now} then ${json} end` : json;
+  const read = db.selectFrom(`${resource.name} as r`).selectAll('r').select(before.as(BEFORE_ROW)).where('r.id', '=', id);
   return (dialect.readsForUpdate ? read.forUpdate() : read).compile();
 });
 
 /**
  * loadRecord for a write in a transaction: the live record, and its row as the dialect's rowJson
  * writes it, kept with the write's event (NewEvent.before) for lazy snapshots
- * (engine/cursor/lazy.ts). The row is locked until the transaction ends (Dialect.readsForUpdate),
- * or the transaction holds the whole database: what the write replaces is the row read here.
+ * (engine/cursor/lazy.ts), or only while a lazy cursor may need it (cursor/lazy-mark.ts). The row
+ * is locked until the transaction ends (Dialect.readsForUpdate), or the transaction holds the
+ * whole database: what the write replaces is the row read here.
  */
 export async function loadForWrite(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number): Promise<ApiRecord | undefined> {
-  const row = (await rowForWrite(resource, db, id)).rows[0];
+  const row = (await rowForWrite(resource, db, id, ctx.cursors.now())).rows[0];
   const record = recordOf(ctx, resource, row, false);
   if (record) Object.defineProperty(record, BEFORE, { value: row![BEFORE_ROW] });
   return record;

@@ -91,6 +91,7 @@ export const postgresDialect: Dialect = {
       sql.lit('}'),
     ]),
   readsForUpdate: true,
+  beforeRowsWhileMarked: false,
   // Every column, in its own JSON form: json_populate_record reads each back as its type.
   rowJson: (alias) => sql<string>`row_to_json(${sql.ref(alias)})::text`,
   // The table's row type restores every column with its type and collation.

@@ -75,6 +75,7 @@ export const sqliteDialect: Dialect = {
       ),
     )})`,
   readsForUpdate: false,
+  beforeRowsWhileMarked: true,
   // Integers and text, the only types SQLite's columns hold here (TYPES), go through JSON
   // exactly. json_object takes a limited number of arguments: wide rows are merged in parts.
   rowJson: (alias, columns) => {

@@ -39,6 +39,7 @@ describe('packStatement on SQLite', () => {
     binding: { collection: 'items', scope: '', owner: '' },
     query: query(),
     expiresAt: 0,
+    markUntil: 0,
     start: 0,
     end: 10,
     searchKey: 'k',

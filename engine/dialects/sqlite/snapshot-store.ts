@@ -7,6 +7,7 @@ import { chunksOf, LAZY, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offse
 import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, readsWholeTable, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
+import { lazyMarkOf, raiseLazyMark } from '../../cursor/lazy-mark.ts';
 import { orderBySql } from '../order-by.ts';
 import type { TenantDb } from '../types.ts';
 import { highestSeqSql } from './event-log.ts';
@@ -298,11 +299,19 @@ const MAX_DELTA_WIDTH = WIDTHS.findLast((w) => limitOf(w) <= DELTA_ID_LIMIT)!;
 const lazyStatement = (t: TenantDb, args: SnapshotArgs) => {
   const table = sql.table(args.table);
   const where = whereOf(args);
-  return sql<{ total: unknown; page: string; change_seq: unknown; largest: unknown }>`select
+  return sql<LazyRead>`select
     (select count(*) from ${table} where ${where(expressionBuilder())}) as total,
     ${firstPageJson(t, args, args.end, where)} as page, ${changeSeq} as change_seq,
-    (select max(id) from ${table}) as largest`.compile(t.db);
+    (select max(id) from ${table}) as largest, ${lazyMarkOf(t.db, args.table)} as marked_until`.compile(t.db);
 };
+
+interface LazyRead {
+  total: unknown;
+  page: string;
+  change_seq: unknown;
+  largest: unknown;
+  marked_until: unknown;
+}
 
 /** A lazy cursor's head row: chunk 0 without ids, with its seq and the largest id. */
 const insertLazyHead = compiledOnce<unknown[]>((db, ...values) =>
@@ -316,8 +325,14 @@ async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> 
   // A ranged snapshot costs about the COUNT a lazy one reads anyway, and needs no making later.
   const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
   if (ranged) return ranged;
-  const { rows } = await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, () => lazyStatement(t, args));
-  const row = rows[0] as { total: unknown; page: string; change_seq: unknown; largest: unknown };
+  const read = async () => (await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, () => lazyStatement(t, args))).rows[0] as LazyRead;
+  let row = await read();
+  // Writes keep the rows this cursor needs only while the collection's mark lasts: raised first
+  // when it ends too soon, then the seq read again after it (cursor/lazy-mark.ts).
+  if (Number(row.marked_until ?? 0) < args.expiresAt) {
+    await raiseLazyMark(args.table, t.db, args.markUntil);
+    row = await read();
+  }
   const total = Number(row.total);
   const seq = Number(row.change_seq);
   const b = args.binding;
