@@ -5,7 +5,8 @@
  * prints each run's req/s, server CPU per request and RSS, and the medians of each side. CPU per
  * request (Linux) is the steadier measure: req/s swings with the machine, and one server process
  * can run a few percent faster or slower than the next for no reason in the code, hence a fresh
- * one each run. A path with `{cursor}` gets a search's cursor first, as in bench/profile.ts. Not
+ * one each run. Also prints each round's B/A and their median, which a slow spell sways less.
+ * A path with `{cursor}` gets a search's cursor first, as in bench/profile.ts. Not
  * part of `npm run bench` (it needs two trees).
  *
  *   node --import tsx bench/ab.ts <dirA> <dirB> [rounds=3] [path=/maintenance/work_orders/12345]
@@ -88,6 +89,11 @@ try {
   const [a, b] = [results.A, results.B];
   console.log(`medians: A ${fmt(median(a.rps), 0)} req/s, B ${fmt(median(b.rps), 0)} req/s, B/A ${fmt(median(b.rps) / median(a.rps))}`);
   console.log(`CPU per request: A ${fmt(median(a.cpu), 1)} us, B ${fmt(median(b.cpu), 1)} us, B/A ${fmt(median(b.cpu) / median(a.cpu))}`);
+  // A round's two runs are back to back, so they share what the machine was doing then: the
+  // median of the rounds' own ratios leaves out a slow spell that the ratio of medians keeps
+  // when it hit one side's runs more than the other's.
+  const pairs = a.rps.map((x, i) => b.rps[i]! / x);
+  console.log(`rounds' B/A: ${pairs.map((p) => fmt(p)).join(', ')}; median ${fmt(median(pairs))} (CPU ${fmt(median(a.cpu.map((x, i) => b.cpu[i]! / x)))})`);
 } finally {
   for (const side of made) await side.drop();
 }
