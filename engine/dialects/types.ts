@@ -113,7 +113,8 @@ export interface Dialect {
    * mark. Not PostgreSQL: a statement whose snapshot was taken before the mark committed can
    * commit after a seq read later; making writes wait for the mark's writer would take a shared
    * lock on one row in every write (a MultiXact each under concurrent writes), so every update
-   * keeps its row there.
+   * keeps its row there, where it costs a PATCH little beside the rest of its statement
+   * (BENCHMARKS.md, twelfth session).
    */
   readonly beforeRowsWhileMarked: boolean;
   /**
