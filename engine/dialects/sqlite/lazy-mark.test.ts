@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { lazyMarkOf, raiseLazyMark } from '../../cursor/lazy-mark.ts';
 
@@ -8,7 +8,7 @@ describe('the lazy-cursor mark', () => {
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) });
   raw.exec('create table mrs_meta (key text primary key, value text not null)');
   afterAll(() => raw.close());
-  const markOf = async (table: string) => (await db.selectNoFrom(lazyMarkOf(db, table).as('m')).executeTakeFirstOrThrow()).m;
+  const markOf = async (table: string) => (await db.selectNoFrom(sql<number | null>`${lazyMarkOf(db, table)}`.as('m')).executeTakeFirstOrThrow()).m;
 
   it('is none until raised, and is only ever raised, per collection', async () => {
     expect(await markOf('items')).toBeNull();
