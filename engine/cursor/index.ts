@@ -141,7 +141,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         query: args.canonical,
         searchKey: searchKeyOf(args.table, args.where, args.canonical.order),
         expiresAt,
-        markUntil: expiresAt + settings.ttlMs,
+        markUntil: Math.ceil(expiresAt + settings.ttlMs), // the mark is kept as an integer
         start: span.start,
         end: span.end,
         recordJson: args.recordJson,
