@@ -395,10 +395,17 @@ describeEachDatabase(
       expect((await h().patch(`${M}/work_orders/${made[0]}`, { priority: 0 })).status).toBe(200);
       expect(await kept(made[0]!)).toBe(!sqlite);
 
-      // A lazy search, then writes that move records in and out of its order: their rows are
+      // A lazy search, then writes that move records in and out of its order, one from another
+      // service on the same data (the mark is the database's, not a process's): their rows are
       // kept, and its pages are the records as they matched at the search.
       const cursor = await search();
-      expect((await h().patch(`${M}/work_orders/${made[1]}`, { priority: 9 })).status).toBe(200);
+      const cfg = h().service.config;
+      const other = await startHarness(h().db, { reuse: { dataDir: cfg.dataDir, databaseUrl: cfg.databaseUrl }, now: () => clock.t });
+      try {
+        expect((await other.harness.patch(`${M}/work_orders/${made[1]}`, { priority: 9 })).status).toBe(200);
+      } finally {
+        await other.stop(true);
+      }
       expect((await h().del(`${M}/work_orders/${made[2]}`)).status).toBe(204);
       expect([await kept(made[1]!), await kept(made[2]!)]).toEqual([true, true]);
       expect(await pages(cursor)).toEqual(made);
