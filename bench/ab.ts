@@ -19,13 +19,14 @@
  * database (TEST_DATABASE_URL's server, dropped afterwards) instead of SQLite; CPU per request
  * then counts the server process only, not PostgreSQL's. Each side has a database of its own,
  * created, migrated and seeded (the same deterministic rows) by its own checkout, so a change
- * that brings a migration is compared with the code before it.
+ * that brings a migration is compared with the code before it. AB_WRITES=N makes N creates
+ * through each side's own server first (events for `/events?$after=...`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
-import { bodyRequestsFromEnv, demoTenant, serveEnv, withCursor } from './support/demo.ts';
+import { bodyRequestsFromEnv, demoTenant, serveEnv, withCursor, writeEvents } from './support/demo.ts';
 import { load } from './support/load.ts';
 import { cpuMicros, rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
@@ -53,7 +54,9 @@ async function sideOf(dir: string) {
     await pgdb?.drop();
   };
   try {
-    return { dir, env, drop, key: await demoTenant((...args) => runCommand([join(dir, 'bin', 'mrs.js'), ...args], env)) };
+    const key = await demoTenant((...args) => runCommand([join(dir, 'bin', 'mrs.js'), ...args], env));
+    await writeEvents(Number(process.env.AB_WRITES ?? 0), origin, key, () => startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`));
+    return { dir, env, drop, key };
   } catch (e) {
     await drop();
     throw e;

@@ -18,7 +18,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
-import { bodyRequestsFromEnv, demoTenant, serveEnv, withCursor } from './support/demo.ts';
+import { bodyRequestsFromEnv, demoTenant, serveEnv, withCursor, writeEvents } from './support/demo.ts';
 import { load } from './support/load.ts';
 import { runCommand, SERVE, startProcess } from './support/processes.ts';
 import { freshPostgresDatabase } from '../test/support/pg.ts';
@@ -60,23 +60,8 @@ function selfTimes(profile: Profile): { total: number; rows: [string, number][] 
 
 try {
   const key = await demoTenant((...args) => runCommand(['bin/mrs.js', ...args], env));
-  // PROFILE_WRITES: that many creates through a server of their own first, 50 at a time (events to read).
-  const writes = Number(process.env.PROFILE_WRITES ?? 0);
-  if (writes > 0) {
-    const writer = await startProcess(SERVE, env, `${origin}/healthz`);
-    const h = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
-    for (let i = 0; i < writes; i += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, writes - i) }, async () => {
-          const body = JSON.stringify({ department_id: 1 + (i % 9), work_order_type_id: 2, work_order_type_group_id: 3, description: `profile ${i}` });
-          const w = await fetch(`${origin}${BASE}/maintenance/work_orders`, { method: 'POST', headers: h, body });
-          if (w.status !== 201) throw new Error(`a create answered ${w.status}: ${await w.text()}`);
-        }),
-      );
-    }
-    writer.kill('SIGTERM');
-    await new Promise((resolve) => writer.once('exit', resolve));
-  }
+  // PROFILE_WRITES: that many creates through a server of their own first (events to read).
+  await writeEvents(Number(process.env.PROFILE_WRITES ?? 0), origin, key, () => startProcess(SERVE, env, `${origin}/healthz`));
   const server = await startProcess(['--cpu-prof', `--cpu-prof-dir=${profileDir}`, ...SERVE], env, `${origin}/healthz`);
   const headers = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
   const target = await withCursor(origin, path, headers);

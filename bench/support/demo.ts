@@ -1,5 +1,7 @@
 /** The demo tenant and server settings that the one-path tools (ab.ts, profile.ts) share. */
+import type { ChildProcess } from 'node:child_process';
 import type autocannon from 'autocannon';
+import { bearer } from './auth.ts';
 
 /** `mrs serve`'s environment for a benchmark: no rate limit in the way, no log lines. */
 export const serveEnv = (dataDir: string, port: number): Record<string, string> => ({
@@ -53,4 +55,28 @@ export async function withCursor(origin: string, path: string, headers: Record<s
   const search = process.env.CURSOR_SEARCH ?? 'department_id=7&status=open';
   const first = await fetch(`${origin}/v4_server/external/v1/maintenance/work_orders?${search}`, { headers });
   return path.replace('{cursor}', first.headers.get('x-cursor') ?? 'none');
+}
+
+/**
+ * `n` creates of work orders through a server of their own, 50 at a time (events for a path such
+ * as `/events?$after=...`): `start` starts it, and it is stopped after. None when `n` is 0.
+ */
+export async function writeEvents(n: number, origin: string, key: string, start: () => Promise<ChildProcess>): Promise<void> {
+  if (n <= 0) return;
+  const writer = await start();
+  try {
+    const h = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
+    for (let i = 0; i < n; i += 50) {
+      await Promise.all(
+        Array.from({ length: Math.min(50, n - i) }, async () => {
+          const body = JSON.stringify({ department_id: 1 + (i % 9), work_order_type_id: 2, work_order_type_group_id: 3, description: `events ${i}` });
+          const w = await fetch(`${origin}/v4_server/external/v1/maintenance/work_orders`, { method: 'POST', headers: h, body });
+          if (w.status !== 201) throw new Error(`a create answered ${w.status}: ${await w.text()}`);
+        }),
+      );
+    }
+  } finally {
+    writer.kill('SIGTERM');
+    await new Promise((resolve) => writer.once('exit', resolve));
+  }
 }
