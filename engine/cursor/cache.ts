@@ -5,10 +5,11 @@ import type { CursorMeta } from './snapshot-store.ts';
  * What this process read of cursors lately. A cursor's metadata and chunk rows never change
  * once written, but for a lazy cursor's head, which its ids replace once (lazy.ts: a lazy head
  * is always read again, its chunk never kept); only its expiry moves, and only later (use
- * refreshes it, nothing shortens it, and the sweep removes only cursors past it). So while the remembered expiry is ahead of the
- * clock, a page can be served from memory without asking the database whether the cursor
- * still exists; past it, the database is asked again. Shared by every tenant of the process:
- * keys carry the tenant's number, and both maps are bounded (least recently used out first).
+ * refreshes it, nothing shortens it, and the sweep removes only cursors past it). So while the
+ * remembered expiry is ahead of the clock, a page can be served from memory without asking the
+ * database whether the cursor still exists; past it, the database is asked again. Shared by
+ * every tenant of the process: keys carry the tenant's number, and both maps are bounded (least
+ * recently used out first).
  */
 export interface CachedHead {
   readonly meta: CursorMeta;
