@@ -51,14 +51,15 @@ const CHANGE_SEQ = '$change_seq';
  */
 /**
  * A ranged snapshot (layout.ts) of a search that reads the whole table in id order, written in
- * one statement when its ids are one; undefined when they are not (nothing written). The table's
+ * one statement when its ids are one; undefined when they are not, or for any other search
+ * (nothing written). The table's
  * least and largest ids come from the primary key, the matching rows' COUNT and the first
  * holes (rows the search does not match: deleted ones, read from the live list's index on
  * `deleted, id`) from the index: when the two add up to every id between the ends, those are
  * the ids, and the snapshot costs about the search's COUNT.
  */
 async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
-  if (!rangedTries.due(t, args.searchKey)) return undefined;
+  if (!readsTableInIdOrder(args) || !rangedTries.due(t, args.searchKey)) return undefined;
   const { db } = t;
   const b = args.binding;
   const withPage = pageOneWithIds(args);
@@ -184,7 +185,7 @@ const PACKED = {};
 const packedOf = (t: TenantDb) => t.state.get(PACKED, () => new Lru<'small' | 'wide'>(500));
 
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
-  const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
+  const ranged = await rangedSnapshot(t, args);
   if (ranged) return ranged;
   const idOrder = args.order.field === 'id' && args.order.direction === 'asc';
   if (idOrder && !packedOf(t).get(args.searchKey)) {
@@ -257,7 +258,7 @@ async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
  */
 async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
   // A ranged snapshot costs about the COUNT a lazy one reads anyway, and needs no making later.
-  const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
+  const ranged = await rangedSnapshot(t, args);
   if (ranged) return ranged;
   const b = args.binding;
   const table = tableRef(t, args.table);

@@ -177,9 +177,12 @@ export const rangeStatement = (t: TenantDb, args: SnapshotArgs, width: number, p
       ${changeSeq} as change_seq`.compile(t.db);
 };
 
-/** A ranged snapshot of the search (layout.ts), written; undefined when its ids are not one. */
+/**
+ * A ranged snapshot of the search (layout.ts), written; undefined when its ids are not one (or
+ * it does not read the whole table in id order).
+ */
 async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
-  if (!rangedTries.due(t, args.searchKey)) return undefined;
+  if (!readsTableInIdOrder(args) || !rangedTries.due(t, args.searchKey)) return undefined;
   const withPage = pageOneWithIds(args);
   let width = await widthGuess(t, args.table);
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -231,7 +234,7 @@ async function insertSnapshot(t: TenantDb, args: SnapshotArgs, width: number, to
 }
 
 async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
-  const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
+  const ranged = await rangedSnapshot(t, args);
   if (ranged) return ranged;
   const { db } = t;
   const withPage = pageOneWithIds(args);
@@ -323,7 +326,7 @@ const insertLazyHead = compiledOnce<unknown[]>((db, ...values) =>
 
 async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   // A ranged snapshot costs about the COUNT a lazy one reads anyway, and needs no making later.
-  const ranged = readsTableInIdOrder(args) ? await rangedSnapshot(t, args) : undefined;
+  const ranged = await rangedSnapshot(t, args);
   if (ranged) return ranged;
   const read = async () => (await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, () => lazyStatement(t, args))).rows[0] as LazyRead;
   let row = await read();
