@@ -55,6 +55,18 @@ export async function rssMiB(pid: number): Promise<number> {
  * ticks of 10 ms). Over a load of thousands of requests, CPU per request moves far less with
  * the machine's drift than requests per second do.
  */
+/**
+ * The whole machine's busy CPU time so far, in microseconds (Linux, /proc/stat: every core's
+ * time in anything but idle, I/O wait and steal): a run's cost including what a server's own
+ * count leaves out, such as PostgreSQL's processes and the load generator. Steal, the time a
+ * virtual machine's host ran something else instead, is not the run's.
+ */
+export async function machineBusyMicros(): Promise<number> {
+  const { readFile } = await import('node:fs/promises');
+  const [user, nice, system, , , irq, softirq] = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!.split(/ +/).slice(1).map(Number);
+  return (user! + nice! + system! + irq! + softirq!) * 10_000;
+}
+
 export async function cpuMicros(pid: number): Promise<number> {
   const { readFile } = await import('node:fs/promises');
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');

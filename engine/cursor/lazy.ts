@@ -78,7 +78,7 @@ function asOfStatement(t: TenantDb, search: LazySearch, seq: unknown, largest: u
   );
   return sql<{ ids: string; stale: unknown; gone: unknown }>`with
     mrs_after as (select record_id, op, before_row, row_number() over (partition by record_id order by ${log.writeOrder}) as n
-      from ${events} where collection = ${sql.lit(search.table)} and ${log.writtenAfter(s)} and record_id <= cast(${largest} as bigint)),
+      from ${events} where collection = ${sql.lit(search.table)} and ${log.writtenAfter(t, s)} and record_id <= cast(${largest} as bigint)),
     mrs_first as (select record_id, op, before_row from mrs_after where n = 1),
     mrs_asof as (select ${cols} from ${table} where id <= cast(${largest} as bigint) and id not in (select record_id from mrs_first)
       union all ${t.dialect.rowsOfJson(t, search.table, 'mrs_first', search.columns)})

@@ -23,6 +23,8 @@ export interface EventLog {
   written?(t: TenantDb): void;
   /** Brings 008's tables to this database's later layout (the engine migration 012-event-positions). */
   upgrade?(t: TenantDb, db: Kysely<any>): Promise<void>;
+  /** Brings 012's layout to this database's way of finding the events to number (the engine migration 015-event-finding). */
+  upgradeFinding?(t: TenantDb, db: Kysely<any>): Promise<void>;
   /**
    * Appends events in `trx`, the transaction of the writes they record, as its last statement.
    * Their seqs follow the order given and the order the transactions commit.
@@ -41,7 +43,7 @@ export interface EventLog {
    * A condition on an event row: written after the one at `seq` (which a reader saw as the
    * highest committed), numbered or not yet (engine/cursor/lazy.ts).
    */
-  writtenAfter(seq: Expression<unknown>): RawBuilder<SqlBool>;
+  writtenAfter(t: TenantDb, seq: Expression<unknown>): RawBuilder<SqlBool>;
   /** The order events were written in, numbered or not yet: an ORDER BY list over event rows. */
   readonly writeOrder: RawBuilder<unknown>;
   /**

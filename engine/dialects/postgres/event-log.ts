@@ -33,6 +33,17 @@ const COUNTER = 'mrs_event_counter';
  * (snapshot-store.ts). Writes of one record keep their order: the later one waits for the
  * earlier one's row lock, so inserts its event after the earlier one committed, with a greater
  * `pos`. No session state: safe behind a transaction pooler.
+ *
+ * Finding the unnumbered events costs about what was written since the last numbering, whatever
+ * the feed's size. A numbered event leaves its unnumbered version dead in the table, and in any
+ * index of unnumbered events, until a vacuum removes it; a search of such an index from its start
+ * visited every one of them, in every numbering and in every list's snapshot (BENCHMARKS.md, "Finding
+ * the unnumbered events"). So each event keeps the id of the transaction that wrote it (`xid`),
+ * and the counter keeps the oldest transaction still running when the last numbering that took
+ * everything it saw was made (`numbered_xmin`, that snapshot's xmin). A transaction older than
+ * that had ended then: its events, if committed, were seen and numbered. So every unnumbered event
+ * has an `xid` at or above `numbered_xmin`, and the index of unnumbered events is searched from
+ * there (`pendingFrom`).
  */
 export const postgresEvents: EventLog = {
   async createTables(db: Kysely<any>) {
@@ -51,6 +62,18 @@ export const postgresEvents: EventLog = {
     await db.schema.createIndex(`${EVENTS_TABLE}_seq`).unique().on(EVENTS_TABLE).column('seq').where(sql.ref('seq'), 'is not', null).execute();
     await db.schema.createIndex(`${EVENTS_TABLE}_unnumbered`).on(EVENTS_TABLE).column('pos').where(sql.ref('seq'), 'is', null).execute();
   },
+  async upgradeFinding(t: TenantDb, db: Kysely<any>) {
+    // Events written from now on carry their transaction's id. The ones still unnumbered get the
+    // lowest id (the migration's ALTER waited for every write then running, so none is missed);
+    // the counter's bound starts there too (null), until the first numbering raises it.
+    const events = tableRef(t, EVENTS_TABLE);
+    await sql`alter table ${events} add column xid xid8`.execute(db);
+    await sql`alter table ${events} alter column xid set default pg_current_xact_id()`.execute(db);
+    await sql`update ${events} set xid = '0' where seq is null`.execute(db);
+    await sql`create index ${sql.id(`${EVENTS_TABLE}_pending`)} on ${events} (xid) where seq is null`.execute(db);
+    await sql`drop index ${tableRef(t, `${EVENTS_TABLE}_unnumbered`)}`.execute(db);
+    await sql`alter table ${tableRef(t, COUNTER)} add column numbered_xmin xid8`.execute(db);
+  },
   // Data-modifying CTEs: a create with nothing to look up first is one statement, record and event.
   inStatement: true,
   // Plain inserts: no lock taken, nothing read. A VALUES list takes its pos values in order.
@@ -68,7 +91,7 @@ export const postgresEvents: EventLog = {
   readJson: (t, q) => numberedFirst(readText, t, q),
   highest: (t) => numberEvents(t),
   // Unnumbered events were committed after any reader's highest (a reader numbers what it sees).
-  writtenAfter: (seq) => sql<SqlBool>`(seq > ${seq} or seq is null)`,
+  writtenAfter: (t, seq) => sql<SqlBool>`(seq > ${seq} or (seq is null and ${pendingFrom(t)}))`,
   writeOrder: sql`seq nulls last, pos`,
   // Numbered first: an event is removed by its seq, and the gone mark is a seq.
   async sweep(t, olderThan, limit) {
@@ -118,8 +141,17 @@ function numberSoon(written: TenantDb): void {
 }
 
 const highestNumbered = (t: TenantDb) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`;
-// Through the partial index of the unnumbered (a LIMIT keeps the planner on it).
-const unnumbered = (t: TenantDb) => sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null limit 1)`;
+
+/** The lowest transaction id an unnumbered event can have (see postgresEvents): 0 before the first numbering. */
+const LOWEST_PENDING = sql`coalesce(numbered_xmin, '0'::xid8)`;
+
+/**
+ * On an unnumbered event (`seq is null`): the bound of its transaction id, which the partial
+ * index of unnumbered events (`mrs_events_pending`) searches from.
+ */
+const pendingFrom = (t: TenantDb) => sql<SqlBool>`xid >= (select ${LOWEST_PENDING} from ${tableRef(t, COUNTER)})`;
+
+const unnumbered = (t: TenantDb) => sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null and ${pendingFrom(t)} limit 1)`;
 const readPage = pageReader(highestNumbered, unnumbered);
 
 /**
@@ -152,14 +184,17 @@ async function numberedFirst<P>(read: (t: TenantDb, q: EventQuery) => Promise<Pa
 export const numbering = (t: TenantDb, limit?: number): RawBuilder<unknown> => {
   const counter = tableRef(t, COUNTER);
   const events = tableRef(t, EVENTS_TABLE);
-  // The unnumbered ones through their partial index, in pos order (a LIMIT keeps the planner on
-  // it whatever its statistics say); the rows to number by ctid, which the ANY(...) makes a TID
-  // scan: a join the planner costed from stale statistics read the whole table instead, in
-  // every numbering.
-  return sql`mrs_c0 as materialized (select seq as c from ${counter}),
-    mrs_p as materialized (select ctid as tid, row_number() over (order by pos) as rn from ${events} where seq is null
+  // The unnumbered ones through their partial index, from the counter's bound, in pos order; the
+  // rows to number by ctid, which the ANY(...) makes a TID scan: a join the planner costed from
+  // stale statistics read the whole table instead, in every numbering. The bound rises to this
+  // snapshot's xmin when the numbering takes every event it sees (a LIMIT may leave some).
+  const took = limit === undefined ? sql`true` : sql`(select count(*) from mrs_p) < ${sql.lit(limit)}`;
+  return sql`mrs_c0 as materialized (select seq as c, ${LOWEST_PENDING} as x from ${counter}),
+    mrs_p as materialized (select ctid as tid, row_number() over (order by pos) as rn from ${events}
+      where seq is null and xid >= (select x from mrs_c0)
       order by pos${limit === undefined ? sql`` : sql` limit ${sql.lit(limit)}`}),
-    mrs_cu as (update ${counter} set seq = seq + (select count(*) from mrs_p)
+    mrs_cu as (update ${counter} set seq = seq + (select count(*) from mrs_p),
+        numbered_xmin = case when ${took} then pg_snapshot_xmin(pg_current_snapshot()) else numbered_xmin end
       where seq = (select c from mrs_c0) and exists (select 1 from mrs_p) returning seq),
     mrs_eu as (update ${events} as e set seq = (select c from mrs_c0) + mrs_p.rn from mrs_p
       where e.ctid = any (array(select tid from mrs_p)) and e.ctid = mrs_p.tid and exists (select 1 from mrs_cu) returning 1)`;

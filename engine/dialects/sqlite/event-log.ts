@@ -29,7 +29,7 @@ export const sqliteEvents: EventLog = {
   read: async (t, q) => (await readPage(t, q)).page,
   readJson: pageJsonReader(highestSeqSql),
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
-  writtenAfter: (seq) => sql<SqlBool>`seq > ${seq}`,
+  writtenAfter: (_t, seq) => sql<SqlBool>`seq > ${seq}`,
   writeOrder: sql`seq`,
   sweep: sweepEvents,
 };

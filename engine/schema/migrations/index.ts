@@ -11,6 +11,7 @@ import { idempotencyKeys } from './010-idempotency-keys.ts';
 import { eventPositions } from './012-event-positions.ts';
 import { cursorDeltas } from './013-cursor-deltas.ts';
 import { lazySnapshots } from './014-lazy-snapshots.ts';
+import { eventFinding } from './015-event-finding.ts';
 
 /**
  * The engine's own tables in a tenant database, in order (names are sorted by Kysely: keep the
@@ -29,4 +30,5 @@ export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
   '012-event-positions': eventPositions(t),
   '013-cursor-deltas': cursorDeltas(t),
   '014-lazy-snapshots': lazySnapshots,
+  '015-event-finding': eventFinding(t),
 });

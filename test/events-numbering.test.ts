@@ -1,0 +1,125 @@
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenantDb, type TenantDb } from '../engine/index.ts';
+import type { NewEvent } from '../engine/events/event-log.ts';
+import { tableRef } from '../engine/dialects/table-ref.ts';
+import { migrateEngineTables } from '../engine/schema/engine-tables.ts';
+import { engineMigrations } from '../engine/schema/migrations/index.ts';
+import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from './support/pg.ts';
+
+/**
+ * PostgreSQL numbers events after they commit (dialects/postgres/event-log.ts), finding the
+ * unnumbered ones from the oldest transaction still running at the last numbering. These pin
+ * what that bound must keep: a transaction that commits long after its event was written is
+ * still numbered, after everything numbered before; the search for them does not grow with the
+ * events numbered before; a feed written before the bound existed keeps every event.
+ */
+const event = (id: number): NewEvent => ({
+  collection: 'work_orders',
+  id,
+  op: 'create',
+  changed: [],
+  record: `{"id":${id}}`,
+  user: 'admin',
+  at: '2026-11-28T00:00:00.000Z',
+});
+
+describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', () => {
+  let fresh: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+  let db: Kysely<any>;
+  let t: TenantDb;
+  const append = (ids: number[], on: Kysely<any> = t.db) => on.transaction().execute((trx) => t.dialect.events.append(t, trx, ids.map(event)));
+  const feed = async (after = 0) => (await t.dialect.events.read(t, { after, limit: 1000 })).events.map((e) => [e.seq, e.id]);
+
+  beforeAll(async () => {
+    fresh = await freshPostgresDatabase();
+    db = new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url) }) });
+    await sql`create schema "n"`.execute(db);
+    t = tenantDb(db, { schema: 'n', key: 'n' });
+    await migrateEngineTables(t);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await fresh?.drop();
+  });
+
+  it('numbers an event whose transaction commits after later ones were numbered, above them', async () => {
+    await append([1]);
+    expect(await feed()).toEqual([[1, 1]]);
+    // A transaction that writes its event and stays open while others commit and are numbered:
+    // each of those numberings saw it running, so none raised the bound past it.
+    const late = new pg.Client({ connectionString: fresh.url });
+    await late.connect();
+    try {
+      await late.query('begin');
+      await late.query(`insert into "n".mrs_events (at, collection, record_id, op, changed, record, username) values ('2026-11-28T00:00:00.000Z', 'work_orders', 99, 'create', '[]', '{"id":99}', null)`);
+      for (const id of [2, 3, 4]) {
+        await append([id]);
+        await t.dialect.events.highest(t);
+      }
+      expect(await feed(1)).toEqual([[2, 2], [3, 3], [4, 4]]);
+      await late.query('commit');
+    } finally {
+      await late.end();
+    }
+    await append([5]);
+    expect(await feed(1)).toEqual([[2, 2], [3, 3], [4, 4], [5, 99], [6, 5]]);
+  });
+
+  it('looks at the events written since the last numbering, not at every event numbered before', async () => {
+    // Numbered events stay in the table (and in the index of unnumbered ones, dead) until a
+    // vacuum, which this test never runs: a search from the index's start would visit each.
+    for (let i = 0; i < 20; i++) {
+      await append(Array.from({ length: 100 }, (_, k) => 1000 + i * 100 + k));
+      await t.dialect.events.highest(t);
+    }
+    await append([7777]);
+    const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, buffers, format json)
+      select ctid from ${tableRef(t, 'mrs_events')} where seq is null
+        and xid >= (select coalesce(numbered_xmin, '0'::xid8) from ${tableRef(t, 'mrs_event_counter')})`.execute(db);
+    const plan = (rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan;
+    const blocks = Number(plan['Shared Hit Blocks'] ?? 0) + Number(plan['Shared Read Blocks'] ?? 0);
+    expect(Number(plan['Actual Rows'])).toBe(1);
+    // The 2,000 numbered events fill about 25 heap pages and 5 index pages.
+    expect(blocks).toBeLessThan(8);
+    const last = await feed(6 + 2000);
+    expect(last).toEqual([[2007, 7777]]);
+  });
+});
+
+describe.skipIf(!TEST_DATABASE_URL)('a feed written before the events to number were found from a bound [postgres]', () => {
+  it('numbers the events left unnumbered before the migration, in their order, after the numbered ones', async () => {
+    const fresh = await freshPostgresDatabase();
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url) }) });
+    try {
+      await sql`create schema "old"`.execute(db);
+      const t = tenantDb(db, { schema: 'old', key: 'old' });
+      const earlier = Object.fromEntries(Object.entries(engineMigrations(t)).filter(([name]) => name < '015'));
+      const migrator = new Migrator({
+        db: t.db,
+        provider: { getMigrations: async () => earlier },
+        migrationTableName: 'mrs_migration',
+        migrationLockTableName: 'mrs_migration_lock',
+        allowUnorderedMigrations: true,
+        migrationTableSchema: 'old',
+      });
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      // As the earlier code left them: one numbered, two written and not numbered yet.
+      await sql`insert into "old".mrs_events (seq, at, collection, record_id, op, changed, record, username) values
+        (1, '2026-11-01T00:00:00.000Z', 'work_orders', 7, 'create', '[]', '{"id":7}', 'admin'),
+        (null, '2026-11-01T00:00:01.000Z', 'work_orders', 8, 'create', '[]', '{"id":8}', 'admin'),
+        (null, '2026-11-01T00:00:02.000Z', 'work_orders', 9, 'create', '[]', '{"id":9}', 'admin')`.execute(db);
+      await sql`update "old".mrs_event_counter set seq = 1`.execute(db);
+
+      await migrateEngineTables(t);
+      await t.db.transaction().execute((trx) => t.dialect.events.append(t, trx, [event(10)]));
+      const page = await t.dialect.events.read(t, { after: 0, limit: 10 });
+      expect(page.events.map((e) => [e.seq, e.id])).toEqual([[1, 7], [2, 8], [3, 9], [4, 10]]);
+      expect(page.highest).toBe(4);
+    } finally {
+      await db.destroy();
+      await fresh.drop();
+    }
+  });
+});
