@@ -2,7 +2,7 @@
  * An interleaved A/B of two checkouts of this project over HTTP, for judging one change on a
  * machine whose speed drifts: a fresh server of A, then of B, then B, then A (the order turns
  * each round), each on the same seeded data, pinned to CPU 0, with autocannon from this process;
- * prints each run's req/s, server CPU per request, the whole machine's CPU per request (PostgreSQL and the load included) and RSS, and the medians of each side. CPU per
+ * prints each run's req/s, server CPU per request, PostgreSQL's processes' CPU per request, the whole machine's (PostgreSQL and the load included) and RSS, and the medians of each side. CPU per
  * request (Linux) is the steadier measure: req/s swings with the machine, and one server process
  * can run a few percent faster or slower than the next for no reason in the code, hence a fresh
  * one each run. Also prints each round's B/A and their median, which a slow spell sways less.
@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
 import { bodyRequestsFromEnv, demoTenant, serveEnv, withCursor, writeEvents } from './support/demo.ts';
 import { load } from './support/load.ts';
-import { cpuMicros, machineBusyMicros, rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
+import { cpuMicros, machineBusyMicros, processesCpuMicros, rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
 import { freshPostgresDatabase } from '../test/support/pg.ts';
 
@@ -66,8 +66,11 @@ async function sideOf(dir: string) {
 const made: Awaited<ReturnType<typeof sideOf>>[] = [];
 try {
   for (const dir of [dirA, dirB]) made.push(await sideOf(dir));
-  const rows: (string | number)[][] = [['run', 'side', 'req/s', 'CPU us/req', 'machine us/req', 'RSS MiB']];
-  const results: Record<'A' | 'B', { rps: number[]; cpu: number[]; machine: number[] }> = { A: { rps: [], cpu: [], machine: [] }, B: { rps: [], cpu: [], machine: [] } };
+  const rows: (string | number)[][] = [['run', 'side', 'req/s', 'CPU us/req', 'PostgreSQL us/req', 'machine us/req', 'RSS MiB']];
+  const results: Record<'A' | 'B', { rps: number[]; cpu: number[]; machine: number[]; postgres: number[] }> = {
+    A: { rps: [], cpu: [], machine: [], postgres: [] },
+    B: { rps: [], cpu: [], machine: [], postgres: [] },
+  };
   const sides = [['A', made[0]!], ['B', made[1]!]] as const;
   for (let round = 1; round <= rounds; round++) {
     for (const [side, { dir, env, key }] of round % 2 ? sides : [...sides].reverse()) {
@@ -76,14 +79,16 @@ try {
         const opts = { headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' }, warmupSeconds: 0, connections: Number(process.env.AB_CONNECTIONS ?? 50), ...bodyRequestsFromEnv() };
         const url = `${origin}${BASE}${await withCursor(origin, path, opts.headers)}`;
         await load(url, { ...opts, seconds: 2 }); // warm-up, outside the CPU count
-        const [cpuBefore, machineBefore] = [await cpuMicros(server.pid!), await machineBusyMicros()];
+        const [cpuBefore, machineBefore, pgBefore] = [await cpuMicros(server.pid!), await machineBusyMicros(), await processesCpuMicros('postgres')];
         const r = await load(url, { ...opts, seconds: Number(process.env.BENCH_SECONDS ?? 5) });
         const cpu = ((await cpuMicros(server.pid!)) - cpuBefore) / r.requests;
         const machine = ((await machineBusyMicros()) - machineBefore) / r.requests;
+        const postgres = ((await processesCpuMicros('postgres')) - pgBefore) / r.requests;
         results[side].rps.push(r.rps);
         results[side].cpu.push(cpu);
         results[side].machine.push(machine);
-        rows.push([round, side, fmt(r.rps, 0), fmt(cpu, 1), fmt(machine, 1), fmt(await rssMiB(server.pid!), 0)]);
+        results[side].postgres.push(postgres);
+        rows.push([round, side, fmt(r.rps, 0), fmt(cpu, 1), fmt(postgres, 1), fmt(machine, 1), fmt(await rssMiB(server.pid!), 0)]);
       } finally {
         server.kill('SIGTERM');
         await new Promise((r) => server.once('exit', r));
@@ -94,6 +99,7 @@ try {
   const [a, b] = [results.A, results.B];
   console.log(`medians: A ${fmt(median(a.rps), 0)} req/s, B ${fmt(median(b.rps), 0)} req/s, B/A ${fmt(median(b.rps) / median(a.rps))}`);
   console.log(`CPU per request: A ${fmt(median(a.cpu), 1)} us, B ${fmt(median(b.cpu), 1)} us, B/A ${fmt(median(b.cpu) / median(a.cpu))}`);
+  console.log(`PostgreSQL's CPU per request: A ${fmt(median(a.postgres), 1)} us, B ${fmt(median(b.postgres), 1)} us, B/A ${fmt(median(b.postgres) / median(a.postgres))}`);
   console.log(`machine CPU per request: A ${fmt(median(a.machine), 1)} us, B ${fmt(median(b.machine), 1)} us, B/A ${fmt(median(b.machine) / median(a.machine))}`);
   // A round's two runs are back to back, so they share what the machine was doing then: the
   // median of the rounds' own ratios leaves out a slow spell that the ratio of medians keeps

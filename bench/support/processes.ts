@@ -67,6 +67,25 @@ export async function machineBusyMicros(): Promise<number> {
   return (user! + nice! + system! + irq! + softirq!) * 10_000;
 }
 
+/**
+ * The CPU time so far of every process named `name` (Linux, /proc), in microseconds: for
+ * PostgreSQL's backends, which come and go with the server's connections. Processes that exit
+ * between two readings take their time with them, so read it while the connections are open.
+ */
+export async function processesCpuMicros(name: string): Promise<number> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  let total = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const open = stat.indexOf(' ('), close = stat.lastIndexOf(') ');
+    if (open < 0 || stat.slice(open + 2, close) !== name) continue;
+    const fields = stat.slice(close + 2).split(' ');
+    total += (Number(fields[11]) + Number(fields[12])) * 10_000;
+  }
+  return total;
+}
+
 export async function cpuMicros(pid: number): Promise<number> {
   const { readFile } = await import('node:fs/promises');
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
