@@ -74,17 +74,29 @@ describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', (
       await append(Array.from({ length: 100 }, (_, k) => 1000 + i * 100 + k));
       await t.dialect.events.highest(t);
     }
-    await append([7777]);
-    const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, buffers, format json)
-      select ctid from ${tableRef(t, 'mrs_events')} where seq is null
-        and xid >= (select coalesce(numbered_xmin, '0'::xid8) from ${tableRef(t, 'mrs_event_counter')})`.execute(db);
-    const plan = (rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan;
-    const blocks = Number(plan['Shared Hit Blocks'] ?? 0) + Number(plan['Shared Read Blocks'] ?? 0);
-    expect(Number(plan['Actual Rows'])).toBe(1);
+    // The bound is the oldest transaction running anywhere on the server: another test's
+    // transaction open meanwhile holds it back for a moment, so the search is measured again
+    // after the next numbering, a few times at most.
+    const search = async () => {
+      const { rows } = await sql<{ 'QUERY PLAN': unknown }>`explain (analyze, buffers, format json)
+        select ctid from ${tableRef(t, 'mrs_events')} where seq is null
+          and xid >= (select coalesce(numbered_xmin, '0'::xid8) from ${tableRef(t, 'mrs_event_counter')})`.execute(db);
+      const plan = (rows[0]!['QUERY PLAN'] as { Plan: Record<string, unknown> }[])[0]!.Plan;
+      return { rows: Number(plan['Actual Rows']), blocks: Number(plan['Shared Hit Blocks'] ?? 0) + Number(plan['Shared Read Blocks'] ?? 0) };
+    };
+    let seen = { rows: 0, blocks: Infinity };
+    for (let i = 0; i < 10 && seen.blocks >= 8; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 200));
+      await t.dialect.events.highest(t);
+      await append([7777 + i]);
+      seen = await search();
+    }
     // The 2,000 numbered events fill about 25 heap pages and 5 index pages.
-    expect(blocks).toBeLessThan(8);
+    expect(seen.rows).toBe(1);
+    expect(seen.blocks).toBeLessThan(8);
     const last = await feed(6 + 2000);
-    expect(last).toEqual([[2007, 7777]]);
+    expect(last.map(([, id]) => id)).toContain(7777);
+    expect(last.every(([seq], i) => seq === 2007 + i)).toBe(true);
   });
 });
 
