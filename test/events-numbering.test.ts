@@ -1,11 +1,11 @@
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantDb, type TenantDb } from '../engine/index.ts';
 import type { NewEvent } from '../engine/events/event-log.ts';
 import { tableRef } from '../engine/dialects/table-ref.ts';
 import { migrateEngineTables } from '../engine/schema/engine-tables.ts';
-import { engineMigrations } from '../engine/schema/migrations/index.ts';
+import { migrateEngineTablesBefore } from './support/engine-migrations.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from './support/pg.ts';
 
 /**
@@ -107,16 +107,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a feed written before the events to number 
     try {
       await sql`create schema "old"`.execute(db);
       const t = tenantDb(db, { schema: 'old', key: 'old' });
-      const earlier = Object.fromEntries(Object.entries(engineMigrations(t)).filter(([name]) => name < '015'));
-      const migrator = new Migrator({
-        db: t.db,
-        provider: { getMigrations: async () => earlier },
-        migrationTableName: 'mrs_migration',
-        migrationLockTableName: 'mrs_migration_lock',
-        allowUnorderedMigrations: true,
-        migrationTableSchema: 'old',
-      });
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      expect(await migrateEngineTablesBefore(t, 'old', '015')).toBeUndefined();
       // As the earlier code left them: one numbered, two written and not numbered yet.
       await sql`insert into "old".mrs_events (seq, at, collection, record_id, op, changed, record, username) values
         (1, '2026-11-01T00:00:00.000Z', 'work_orders', 7, 'create', '[]', '{"id":7}', 'admin'),

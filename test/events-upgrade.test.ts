@@ -1,8 +1,8 @@
-import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { tenantDb } from '../engine/index.ts';
 import { migrateEngineTables } from '../engine/schema/engine-tables.ts';
-import { engineMigrations } from '../engine/schema/migrations/index.ts';
+import { migrateEngineTablesBefore } from './support/engine-migrations.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from './support/pg.ts';
 
 /**
@@ -17,16 +17,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a feed written before events were numbered 
     try {
       await sql`create schema "old"`.execute(db);
       const t = tenantDb(db, { schema: 'old', key: 'old' });
-      const earlier = Object.fromEntries(Object.entries(engineMigrations(t)).filter(([name]) => name < '012'));
-      const migrator = new Migrator({
-        db: t.db,
-        provider: { getMigrations: async () => earlier },
-        migrationTableName: 'mrs_migration',
-        migrationLockTableName: 'mrs_migration_lock',
-        allowUnorderedMigrations: true,
-        migrationTableSchema: 'old',
-      });
-      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      expect(await migrateEngineTablesBefore(t, 'old', '012')).toBeUndefined();
       // Two events as the earlier code wrote them: their seqs from the counter.
       await sql`insert into "old".mrs_events (seq, at, collection, record_id, op, changed, record, username) values
         (1, '2026-11-01T00:00:00.000Z', 'work_orders', 7, 'create', '[]', '{"id":7}', 'admin'),
