@@ -5,8 +5,11 @@
  * COUNT in the same run, on SQLite and (with TEST_DATABASE_URL) PostgreSQL. Also the bytes each
  * new search adds to the cursor store (the store's size before and after a case, over the
  * cursors the case made). Servers are pinned to CPU 0; BENCH_SECONDS sets each run's length.
- * The floors run before and after the engine's cases; ratios use their mean. BENCH_PORT sets the
- * ports (SQLite's server, PostgreSQL's 10 above; each baseline one above its server).
+ * The floors run before and after the engine's cases; ratios use their mean. Then the smallest
+ * search again after AFTER_WRITES creates through the server (outside its matches): a search
+ * must not grow dearer with the writes since the last vacuum (each write leaves its event, and
+ * on PostgreSQL a numbered event's dead version). BENCH_PORT sets the ports (SQLite's server,
+ * PostgreSQL's 10 above; each baseline one above its server).
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -14,6 +17,7 @@ import { load, type LoadResult } from './support/load.ts';
 import { SERVE, startProcess } from './support/processes.ts';
 import { onEachDatabase, withCleanup, type BenchDatabase } from './support/databases.ts';
 import { seededDemo } from './support/seeded-demo.ts';
+import { createWorkOrders } from './support/demo.ts';
 import { fmt, table } from './support/stats.ts';
 
 const M = '/v4_server/external/v1/maintenance';
@@ -25,6 +29,8 @@ const SEARCHES = {
   all: { query: '', where: 'deleted = 0' },
 } as const;
 const ORDERS = { id: undefined, priority: 'priority' } as const;
+/** Creates made before the smallest search is measured again (department 1: none of its matches). */
+const AFTER_WRITES = 20_000;
 
 type Kind = BenchDatabase;
 
@@ -76,6 +82,7 @@ async function measureDatabase(kind: Kind): Promise<void> {
 
     const rows: (string | number)[][] = [];
     const targets: [string, number, number][] = [];
+    const rates: Record<string, number> = {};
     for (const [s, search] of Object.entries(SEARCHES)) {
       for (const [o, order] of Object.entries(ORDERS)) {
         const name = `${s}-${o}`;
@@ -95,7 +102,20 @@ async function measureDatabase(kind: Kind): Promise<void> {
         const later = await laterPages(url, headers);
         rows.push([name, total, fmt(floor, 0), fmt(engine.rps, 0), engine.non2xx + engine.errors, fmt(engine.rps / floor), fmt(bytes, 0), fmt(later.first, 1), fmt(later.next, 1)]);
         targets.push([`${name} / floor`, engine.rps / floor, 0.5]);
+        rates[name] = engine.rps;
       }
+    }
+    // The smallest search again, after many writes and nothing vacuumed.
+    const s500 = `${origin}${M}/work_orders?${SEARCHES.s500.query}`;
+    await createWorkOrders(origin, headers, AFTER_WRITES, (i) => ({ department_id: 1, work_order_type_id: 2, work_order_type_group_id: 3, description: `after ${i}` }));
+    {
+      const floor1 = await load(floorUrl('s500-id'));
+      const engine = await load(s500, { headers });
+      const floor2 = await load(floorUrl('s500-id'));
+      const floor = (floor1.rps + floor2.rps) / 2;
+      rows.push([`s500-id after ${AFTER_WRITES} creates`, Number((await fetch(s500, { headers })).headers.get('x-total')), fmt(floor, 0), fmt(engine.rps, 0), engine.non2xx + engine.errors, fmt(engine.rps / floor), '', '', '']);
+      targets.push([`s500-id after ${AFTER_WRITES} creates / floor`, engine.rps / floor, 0.5]);
+      console.log(`${kind}: s500-id after ${AFTER_WRITES} creates against before them: ${fmt(engine.rps / rates['s500-id']!)}`);
     }
     console.log(`\n${kind}: new searches against their floor (page + COUNT of the same filter)`);
     console.log(table([['search', 'matches', 'floor req/s', 'engine req/s', 'errors', 'ratio', 'cursor bytes/search', 'first later page ms', 'later page ms'], ...rows]));

@@ -58,23 +58,30 @@ export async function withCursor(origin: string, path: string, headers: Record<s
 }
 
 /**
- * `n` creates of work orders through a server of their own, 50 at a time (events for a path such
- * as `/events?$after=...`): `start` starts it, and it is stopped after. None when `n` is 0.
+ * `n` creates of work orders through the server at `origin`, 50 at a time; `body(i)` is the i-th
+ * one's body (by default spread over departments 1-9).
+ */
+export async function createWorkOrders(origin: string, headers: Record<string, string>, n: number, body = (i: number) => ({ department_id: 1 + (i % 9), work_order_type_id: 2, work_order_type_group_id: 3, description: `events ${i}` })): Promise<void> {
+  const h = { ...headers, 'content-type': 'application/json' };
+  for (let i = 0; i < n; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, n - i) }, async () => {
+        const w = await fetch(`${origin}/v4_server/external/v1/maintenance/work_orders`, { method: 'POST', headers: h, body: JSON.stringify(body(i)) });
+        if (w.status !== 201) throw new Error(`a create answered ${w.status}: ${await w.text()}`);
+      }),
+    );
+  }
+}
+
+/**
+ * `n` creates of work orders through a server of their own (events for a path such as
+ * `/events?$after=...`): `start` starts it, and it is stopped after. None when `n` is 0.
  */
 export async function writeEvents(n: number, origin: string, key: string, start: () => Promise<ChildProcess>): Promise<void> {
   if (n <= 0) return;
   const writer = await start();
   try {
-    const h = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
-    for (let i = 0; i < n; i += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, n - i) }, async () => {
-          const body = JSON.stringify({ department_id: 1 + (i % 9), work_order_type_id: 2, work_order_type_group_id: 3, description: `events ${i}` });
-          const w = await fetch(`${origin}/v4_server/external/v1/maintenance/work_orders`, { method: 'POST', headers: h, body });
-          if (w.status !== 201) throw new Error(`a create answered ${w.status}: ${await w.text()}`);
-        }),
-      );
-    }
+    await createWorkOrders(origin, await bearer(origin, key), n);
   } finally {
     writer.kill('SIGTERM');
     await new Promise((resolve) => writer.once('exit', resolve));
