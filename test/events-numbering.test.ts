@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantDb, type TenantDb } from '../engine/index.ts';
 import type { NewEvent } from '../engine/events/event-log.ts';
 import { tableRef } from '../engine/dialects/table-ref.ts';
+import { NUMBER_BATCH } from '../engine/dialects/postgres/event-log.ts';
 import { migrateEngineTables } from '../engine/schema/engine-tables.ts';
 import { migrateEngineTablesBefore } from './support/engine-migrations.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from './support/pg.ts';
@@ -97,6 +98,20 @@ describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', (
     const last = await feed(6 + 2000);
     expect(last.map(([, id]) => id)).toContain(7777);
     expect(last.every(([seq], i) => seq === 2007 + i)).toBe(true);
+  });
+
+  it('numbers a backlog of several batches at once, in the order it was written', async () => {
+    const before = await t.dialect.events.highest(t);
+    const n = Math.round(2.5 * NUMBER_BATCH);
+    // As if written by many writes while nothing numbered them: one insert, pos in series order.
+    await sql`insert into ${tableRef(t, 'mrs_events')} (at, collection, record_id, op, changed, record, username)
+      select '2026-11-28T00:00:00.000Z', 'work_orders', 100000 + g, 'create', '[]', '{"id":' || (100000 + g) || '}', null
+      from generate_series(1, ${n}) as g`.execute(db);
+    expect(await t.dialect.events.highest(t)).toBe(before + n);
+    const { rows } = await sql<{ seq: unknown; id: unknown }>`select seq, record_id as id from ${tableRef(t, 'mrs_events')}
+      where record_id > 100000 order by seq`.execute(db);
+    expect(rows.length).toBe(n);
+    expect(rows.every((r, i) => Number(r.seq) === before + 1 + i && Number(r.id) === 100001 + i)).toBe(true);
   });
 });
 

@@ -181,18 +181,18 @@ async function numberedFirst<P>(read: (t: TenantDb, q: EventQuery) => Promise<Pa
  * CTEs numbering the events the statement's snapshot shows unnumbered (see postgresEvents), for
  * a statement of its own or inside another (a search's snapshot). With `numberedHighest`.
  */
-export const numbering = (t: TenantDb, limit?: number): RawBuilder<unknown> => {
+export const numbering = (t: TenantDb, limit?: unknown): RawBuilder<unknown> => {
   const counter = tableRef(t, COUNTER);
   const events = tableRef(t, EVENTS_TABLE);
   // The unnumbered ones through their partial index, from the counter's bound, in pos order; the
   // rows to number by ctid, which the ANY(...) makes a TID scan: a join the planner costed from
   // stale statistics read the whole table instead, in every numbering. The bound rises to this
   // snapshot's xmin when the numbering takes every event it sees (a LIMIT may leave some).
-  const took = limit === undefined ? sql`true` : sql`(select count(*) from mrs_p) < ${sql.lit(limit)}`;
+  const took = limit === undefined ? sql`true` : sql`(select count(*) from mrs_p) < cast(${limit} as bigint)`;
   return sql`mrs_c0 as materialized (select seq as c, ${LOWEST_PENDING} as x from ${counter}),
     mrs_p as materialized (select ctid as tid, row_number() over (order by pos) as rn from ${events}
       where seq is null and xid >= (select x from mrs_c0)
-      order by pos${limit === undefined ? sql`` : sql` limit ${sql.lit(limit)}`}),
+      order by pos${limit === undefined ? sql`` : sql` limit cast(${limit} as bigint)`}),
     mrs_cu as (update ${counter} set seq = seq + (select count(*) from mrs_p),
         numbered_xmin = case when ${took} then pg_snapshot_xmin(pg_current_snapshot()) else numbered_xmin end
       where seq = (select c from mrs_c0) and exists (select 1 from mrs_p) returning seq),
@@ -210,12 +210,24 @@ export const numberedHighest = sql<number | null>`(case when not exists (select 
 /** Compiled once per database setup (the setup names the tenant's schema). */
 const compiled = compiledByKey(10);
 
-/** Events one numbering statement of its own takes at most: each stays short; the rest go in the next. */
-const NUMBER_BATCH = 5000;
+/**
+ * Events the first numbering statement of a run takes at most, so the usual one stays short.
+ * When it takes that many, the next takes twice as many, and so on: each statement searches from
+ * the same bound (it rises only with a numbering that took everything it saw), past the dead
+ * versions the statements before it left, so batches of one size would make a long backlog cost
+ * its square; doubling keeps it about twice its length.
+ */
+export const NUMBER_BATCH = 5000;
 
-const numberStatement = (t: TenantDb) =>
-  compiled<{ highest: unknown; numbered: unknown }>(t.db, 'number', () =>
-    sql`with ${numbering(t, NUMBER_BATCH)} select ${numberedHighest} as highest, (select count(*) from mrs_p) as numbered`.compile(t.db),
+// The batch's size as a parameter: a statement with one is sent as a named prepared statement
+// where the pool allows it (server/tenants/named-statements.ts), planned once per connection
+// rather than at every numbering and every idle poll of the feed.
+const numberStatement = (t: TenantDb, limit: number) =>
+  compiled<{ highest: unknown; numbered: unknown }>(
+    t.db,
+    'number',
+    (limit) => sql`with ${numbering(t, limit)} select ${numberedHighest} as highest, (select count(*) from mrs_p) as numbered`.compile(t.db),
+    limit,
   );
 
 /** Times a numbering is run again after losing to another before giving up (each loss is another's progress). */
@@ -227,11 +239,13 @@ export const numberingLost = () =>
 
 /** Numbers the events committed and not numbered yet; returns the highest seq. */
 async function numberEvents(t: TenantDb): Promise<number> {
+  let limit = NUMBER_BATCH;
   for (let lost = 0; lost < NUMBERING_TRIES; ) {
-    const row = (await numberStatement(t)).rows[0];
+    const row = (await numberStatement(t, limit)).rows[0];
     const highest = row?.highest;
     if (highest === null || highest === undefined) lost++;
-    else if (Number(row!.numbered) < NUMBER_BATCH) return Number(highest);
+    else if (Number(row!.numbered) < limit) return Number(highest);
+    else limit *= 2;
   }
   throw numberingLost();
 }
