@@ -2,10 +2,12 @@
  * An interleaved A/B of two checkouts of this project over HTTP, for judging one change on a
  * machine whose speed drifts: a fresh server of A, then of B, then B, then A (the order turns
  * each round), each on the same seeded data, pinned to CPU 0, with autocannon from this process;
- * prints each run's req/s, server CPU per request, PostgreSQL's processes' CPU per request, the whole machine's (PostgreSQL and the load included) and RSS, and the medians of each side. CPU per
- * request (Linux) is the steadier measure: req/s swings with the machine, and one server process
- * can run a few percent faster or slower than the next for no reason in the code, hence a fresh
- * one each run. Also prints each round's B/A and their median, which a slow spell sways less.
+ * prints each run's req/s, server CPU per request, PostgreSQL's processes' CPU per request (0
+ * on SQLite), the whole machine's (PostgreSQL and the load included) and RSS, and the medians of
+ * each side. CPU per request (Linux) is the steadier measure: req/s swings with the machine, and
+ * one server process can run a few percent faster or slower than the next for no reason in the
+ * code, hence a fresh one each run. Also prints each round's B/A and their median, which a slow
+ * spell sways less.
  * A path with `{cursor}` gets a search's cursor first, as in bench/profile.ts. Not
  * part of `npm run bench` (it needs two trees).
  *
@@ -15,11 +17,12 @@
  * node_modules into its own node_modules folder (not the folder itself: the compiled build's
  * cache lives there). BENCH_SECONDS sets each run's length (default 5), AB_CONNECTIONS the load's
  * concurrent connections (default 50; 1 measures a lone client's latency). POST and PATCH paths
- * take AB_METHOD and AB_BODY; AB_PORT sets the port (default 18390). AB_DATABASE=postgres serves each side from a fresh PostgreSQL
- * database (TEST_DATABASE_URL's server, dropped afterwards) instead of SQLite; CPU per request
- * then counts the server process only, not PostgreSQL's. Each side has a database of its own,
- * created, migrated and seeded (the same deterministic rows) by its own checkout, so a change
- * that brings a migration is compared with the code before it. AB_WRITES=N makes N creates
+ * take AB_METHOD and AB_BODY; AB_PORT sets the port (default 18390). AB_DATABASE=postgres
+ * serves each side from a fresh PostgreSQL database (TEST_DATABASE_URL's server, dropped
+ * afterwards) instead of SQLite; the server's CPU then leaves out PostgreSQL's, which has its
+ * own column (every process named `postgres`, so run nothing else on it meanwhile). Each side
+ * has a database of its own, created, migrated and seeded (the same deterministic rows) by its
+ * own checkout, so a change that brings a migration is compared with the code before it. AB_WRITES=N makes N creates
  * through each side's own server first (events for `/events?$after=...`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';

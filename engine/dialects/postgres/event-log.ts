@@ -36,14 +36,14 @@ const COUNTER = 'mrs_event_counter';
  *
  * Finding the unnumbered events costs about what was written since the last numbering, whatever
  * the feed's size. A numbered event leaves its unnumbered version dead in the table, and in any
- * index of unnumbered events, until a vacuum removes it; a search of such an index from its start
- * visited every one of them, in every numbering and in every list's snapshot (BENCHMARKS.md, "Finding
- * the unnumbered events"). So each event keeps the id of the transaction that wrote it (`xid`),
- * and the counter keeps the oldest transaction still running when the last numbering that took
- * everything it saw was made (`numbered_xmin`, that snapshot's xmin). A transaction older than
- * that had ended then: its events, if committed, were seen and numbered. So every unnumbered event
- * has an `xid` at or above `numbered_xmin`, and the index of unnumbered events is searched from
- * there (`pendingFrom`).
+ * index of unnumbered events, until a vacuum removes it; a search of such an index from its
+ * start visited every one of them, in every numbering and in every list's snapshot
+ * (BENCHMARKS.md, "Finding the unnumbered events"). So each event keeps the id of the
+ * transaction that wrote it (`xid`), and the counter keeps the oldest transaction still running
+ * when the last numbering that took everything it saw was made (`numbered_xmin`, that snapshot's
+ * xmin). A transaction older than that had ended then: its events, if committed, were seen and
+ * numbered. So every unnumbered event has an `xid` at or above `numbered_xmin`, and the index of
+ * unnumbered events is searched from there (`pendingFrom`).
  */
 export const postgresEvents: EventLog = {
   async createTables(db: Kysely<any>) {
