@@ -22,8 +22,9 @@
  * afterwards) instead of SQLite; the server's CPU then leaves out PostgreSQL's, which has its
  * own column (every process named `postgres`, so run nothing else on it meanwhile). Each side
  * has a database of its own, created, migrated and seeded (the same deterministic rows) by its
- * own checkout, so a change that brings a migration is compared with the code before it. AB_WRITES=N makes N creates
- * through each side's own server first (events for `/events?$after=...`).
+ * own checkout, so a change that brings a migration is compared with the code before it.
+ * AB_WRITES=N makes N creates through each side's own server first (events for
+ * `/events?$after=...`, or dead versions left for a search to pass).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
