@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tenantDb, type TenantDb } from '../engine/index.ts';
 import type { NewEvent } from '../engine/events/event-log.ts';
@@ -139,5 +140,93 @@ describe.skipIf(!TEST_DATABASE_URL)('a feed written before the events to number 
       await db.destroy();
       await fresh.drop();
     }
+  });
+});
+
+/**
+ * Random interleavings of transactions that write events and stay open, commit or roll back,
+ * with numberings and reads between: every committed event is numbered exactly once, none that
+ * was rolled back, and a reader never sees a smaller seq appear after a larger one (SPEC 9), with
+ * the bound rising past events whose transactions are still open.
+ */
+const step = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('write' as const), conn: fc.nat(3) }), weight: 3 },
+  { arbitrary: fc.record({ kind: fc.constant('end' as const), conn: fc.nat(3), commit: fc.boolean() }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('number' as const) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('read' as const) }), weight: 1 },
+);
+
+describe.skipIf(!TEST_DATABASE_URL)('numbering with transactions open at random [postgres]', () => {
+  let fresh: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+  let db: Kysely<any>;
+  const conns: pg.Client[] = [];
+  beforeAll(async () => {
+    fresh = await freshPostgresDatabase();
+    db = new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url) }) });
+    for (let i = 0; i < 4; i++) {
+      const c = new pg.Client({ connectionString: fresh.url });
+      await c.connect();
+      conns.push(c);
+    }
+  });
+  afterAll(async () => {
+    for (const c of conns) await c.end();
+    await db?.destroy();
+    await fresh?.drop();
+  });
+
+  it('numbers every committed event once and never shows a smaller seq after a larger one', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), async (steps) => {
+        const schema = `p${run++}`;
+        await sql`create schema ${sql.id(schema)}`.execute(db);
+        const t = tenantDb(db, { schema, key: schema });
+        await migrateEngineTables(t);
+        const open: (number[] | undefined)[] = [undefined, undefined, undefined, undefined];
+        const committed: number[] = [];
+        let next = 1;
+        let seen: [number, number][] = [];
+        const end = async (c: number, commit: boolean) => {
+          const ids = open[c];
+          if (!ids) return;
+          await conns[c]!.query(commit ? 'commit' : 'rollback');
+          if (commit) committed.push(...ids);
+          open[c] = undefined;
+        };
+        const read = async () => {
+          const page = (await t.dialect.events.read(t, { after: 0, limit: 1000 })).events.map((e): [number, number] => [e.seq, e.id]);
+          // What was seen before is still the start: nothing appeared below a seq already seen.
+          expect(page.slice(0, seen.length)).toEqual(seen);
+          expect(page.every(([seq], i) => i === 0 || seq > page[i - 1]![0])).toBe(true);
+          seen = page;
+        };
+        try {
+          for (const s of steps) {
+            if (s.kind === 'write') {
+              if (!open[s.conn]) {
+                await conns[s.conn]!.query('begin');
+                open[s.conn] = [];
+              }
+              const id = next++;
+              await conns[s.conn]!.query(
+                `insert into ${JSON.stringify(schema)}.mrs_events (at, collection, record_id, op, changed, record, username) values ('2026-11-28T00:00:00.000Z', 'work_orders', $1, 'create', '[]', '{}', null)`,
+                [id],
+              );
+              open[s.conn]!.push(id);
+            } else if (s.kind === 'end') await end(s.conn, s.commit);
+            else if (s.kind === 'number') await t.dialect.events.highest(t);
+            else await read();
+          }
+          for (let c = 0; c < 4; c++) await end(c, true);
+          await read();
+          expect(seen.map(([, id]) => id).sort((a, b) => a - b)).toEqual([...committed].sort((a, b) => a - b));
+        } finally {
+          for (let c = 0; c < 4; c++) if (open[c]) await end(c, false);
+          await sql`drop schema ${sql.id(schema)} cascade`.execute(db);
+        }
+      }),
+      { numRuns: 100 },
+    );
   });
 });
