@@ -103,7 +103,8 @@ try {
   const [a, b] = [results.A, results.B];
   console.log(`medians: A ${fmt(median(a.rps), 0)} req/s, B ${fmt(median(b.rps), 0)} req/s, B/A ${fmt(median(b.rps) / median(a.rps))}`);
   console.log(`CPU per request: A ${fmt(median(a.cpu), 1)} us, B ${fmt(median(b.cpu), 1)} us, B/A ${fmt(median(b.cpu) / median(a.cpu))}`);
-  console.log(`PostgreSQL's CPU per request: A ${fmt(median(a.postgres), 1)} us, B ${fmt(median(b.postgres), 1)} us, B/A ${fmt(median(b.postgres) / median(a.postgres))}`);
+  if (process.env.AB_DATABASE === 'postgres')
+    console.log(`PostgreSQL's CPU per request: A ${fmt(median(a.postgres), 1)} us, B ${fmt(median(b.postgres), 1)} us, B/A ${fmt(median(b.postgres) / median(a.postgres))}`);
   console.log(`machine CPU per request: A ${fmt(median(a.machine), 1)} us, B ${fmt(median(b.machine), 1)} us, B/A ${fmt(median(b.machine) / median(a.machine))}`);
   // A round's two runs are back to back, so they share what the machine was doing then: the
   // median of the rounds' own ratios leaves out a slow spell that the ratio of medians keeps
