@@ -114,8 +114,9 @@ export interface ChunkRowsForm {
 /**
  * Fills a lazy cursor (engine/cursor/lazy.ts) with its ids: its chunk rows after the first,
  * copied from the head row's metadata but for the width, then the head row's own chunk and
- * width, in one transaction. Both only while the head is lazy, and chunk rows already there are left: another
- * process that made the same ids (they depend on the cursor's seq alone) wrote the same rows.
+ * width, in one transaction. Both only while the head is lazy, and chunk rows already there are
+ * left: another process that made the same ids (they depend on the cursor's seq alone) wrote
+ * the same rows.
  */
 export function cursorFiller(form: () => ChunkRowsForm) {
   const insertRest = compiledOnce<[number, unknown, string]>((db, width, list, id) => {

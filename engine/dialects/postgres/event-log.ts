@@ -54,8 +54,8 @@ export const postgresEvents: EventLog = {
   async upgrade(t: TenantDb, db: Kysely<any>) {
     // seq is given after the commit; pos orders the events until then. Events already there
     // keep their seqs. Each index is one an event's two writes (its insert, its numbering) must
-    // keep: the numbered ones by seq, the unnumbered ones by pos; the numbering finds its rows
-    // by ctid, so pos needs no index of its own.
+    // keep: the numbered ones by seq, the unnumbered ones by pos (since 015 by transaction id:
+    // upgradeFinding); the numbering finds its rows by ctid, so pos needs no index of its own.
     await sql`alter table ${tableRef(t, EVENTS_TABLE)} drop constraint if exists ${sql.id(`${EVENTS_TABLE}_pkey`)}`.execute(db);
     await db.schema.alterTable(EVENTS_TABLE).alterColumn('seq', (c) => c.dropNotNull()).execute();
     await db.schema.alterTable(EVENTS_TABLE).addColumn('pos', 'bigserial', (c) => c.notNull()).execute();

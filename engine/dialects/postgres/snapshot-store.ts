@@ -52,11 +52,10 @@ const CHANGE_SEQ = '$change_seq';
 /**
  * A ranged snapshot (layout.ts) of a search that reads the whole table in id order, written in
  * one statement when its ids are one; undefined when they are not, or for any other search
- * (nothing written). The table's
- * least and largest ids come from the primary key, the matching rows' COUNT and the first
- * holes (rows the search does not match: deleted ones, read from the live list's index on
- * `deleted, id`) from the index: when the two add up to every id between the ends, those are
- * the ids, and the snapshot costs about the search's COUNT.
+ * (nothing written). The table's least and largest ids come from the primary key, the matching
+ * rows' COUNT and the first holes (rows the search does not match: deleted ones, read from the
+ * live list's index on `deleted, id`) from the index: when the two add up to every id between
+ * the ends, those are the ids, and the snapshot costs about the search's COUNT.
  */
 async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
   if (!readsTableInIdOrder(args) || !rangedTries.due(t, args.searchKey)) return undefined;
