@@ -7,7 +7,7 @@ import type { NewEvent } from '../engine/events/event-log.ts';
 import { tableRef } from '../engine/dialects/table-ref.ts';
 import { NUMBER_BATCH } from '../engine/dialects/postgres/event-log.ts';
 import { migrateEngineTables } from '../engine/schema/engine-tables.ts';
-import { migrateEngineTablesBefore } from './support/engine-migrations.ts';
+import { withEarlierTenant } from './support/engine-migrations.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from './support/pg.ts';
 
 /**
@@ -118,12 +118,7 @@ describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', (
 
 describe.skipIf(!TEST_DATABASE_URL)('a feed written before the events to number were found from a bound [postgres]', () => {
   it('numbers the events left unnumbered before the migration, in their order, after the numbered ones', async () => {
-    const fresh = await freshPostgresDatabase();
-    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url) }) });
-    try {
-      await sql`create schema "old"`.execute(db);
-      const t = tenantDb(db, { schema: 'old', key: 'old' });
-      expect(await migrateEngineTablesBefore(t, 'old', '015')).toBeUndefined();
+    await withEarlierTenant('015', async (t, db) => {
       // As the earlier code left them: one numbered, two written and not numbered yet.
       await sql`insert into "old".mrs_events (seq, at, collection, record_id, op, changed, record, username) values
         (1, '2026-11-01T00:00:00.000Z', 'work_orders', 7, 'create', '[]', '{"id":7}', 'admin'),
@@ -136,10 +131,7 @@ describe.skipIf(!TEST_DATABASE_URL)('a feed written before the events to number 
       const page = await t.dialect.events.read(t, { after: 0, limit: 10 });
       expect(page.events.map((e) => [e.seq, e.id])).toEqual([[1, 7], [2, 8], [3, 9], [4, 10]]);
       expect(page.highest).toBe(4);
-    } finally {
-      await db.destroy();
-      await fresh.drop();
-    }
+    });
   });
 });
 

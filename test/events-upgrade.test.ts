@@ -1,9 +1,8 @@
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { tenantDb } from '../engine/index.ts';
 import { migrateEngineTables } from '../engine/schema/engine-tables.ts';
-import { migrateEngineTablesBefore } from './support/engine-migrations.ts';
-import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from './support/pg.ts';
+import { withEarlierTenant } from './support/engine-migrations.ts';
+import { TEST_DATABASE_URL } from './support/pg.ts';
 
 /**
  * PostgreSQL's feed was first numbered by the writes themselves (a counter row taken in each
@@ -12,12 +11,7 @@ import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from './support/pg
  */
 describe.skipIf(!TEST_DATABASE_URL)('a feed written before events were numbered after commit [postgres]', () => {
   it('keeps its events and their seqs through the migration, and numbers new events after them', async () => {
-    const fresh = await freshPostgresDatabase();
-    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url) }) });
-    try {
-      await sql`create schema "old"`.execute(db);
-      const t = tenantDb(db, { schema: 'old', key: 'old' });
-      expect(await migrateEngineTablesBefore(t, 'old', '012')).toBeUndefined();
+    await withEarlierTenant('012', async (t, db) => {
       // Two events as the earlier code wrote them: their seqs from the counter.
       await sql`insert into "old".mrs_events (seq, at, collection, record_id, op, changed, record, username) values
         (1, '2026-11-01T00:00:00.000Z', 'work_orders', 7, 'create', '[]', '{"id":7}', 'admin'),
@@ -39,9 +33,6 @@ describe.skipIf(!TEST_DATABASE_URL)('a feed written before events were numbered 
       const after = await t.dialect.events.read(t, { after: 2, limit: 10 });
       expect(after.events.map((e) => [e.seq, e.id])).toEqual([[3, 8]]);
       expect(after.highest).toBe(3);
-    } finally {
-      await db.destroy();
-      await fresh.drop();
-    }
+    });
   });
 });

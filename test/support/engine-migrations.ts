@@ -1,21 +1,33 @@
-import { Migrator } from 'kysely';
-import type { TenantDb } from '../../engine/index.ts';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { expect } from 'vitest';
+import { tenantDb, type TenantDb } from '../../engine/index.ts';
 import { engineMigrations } from '../../engine/schema/migrations/index.ts';
+import { freshPostgresDatabase, testPool } from './pg.ts';
 
 /**
- * Runs the engine's own migrations named before `before` in the tenant's schema, as a tenant
- * made by an earlier release has them; `migrateEngineTables` then brings it up to date. Returns
- * the migrator's error, if any.
+ * Runs `test` on a tenant (schema "old" of a fresh PostgreSQL database, `db` its handle) made as
+ * an earlier release made it: the engine's own migrations named before `before` only.
+ * `migrateEngineTables` then brings it up to date. The database is dropped after.
  */
-export async function migrateEngineTablesBefore(t: TenantDb, schema: string, before: string): Promise<unknown> {
-  const earlier = Object.fromEntries(Object.entries(engineMigrations(t)).filter(([name]) => name < before));
-  const migrator = new Migrator({
-    db: t.db,
-    provider: { getMigrations: async () => earlier },
-    migrationTableName: 'mrs_migration',
-    migrationLockTableName: 'mrs_migration_lock',
-    allowUnorderedMigrations: true,
-    migrationTableSchema: schema,
-  });
-  return (await migrator.migrateToLatest()).error;
+export async function withEarlierTenant(before: string, test: (t: TenantDb, db: Kysely<any>) => Promise<void>): Promise<void> {
+  const fresh = await freshPostgresDatabase();
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url) }) });
+  try {
+    await sql`create schema "old"`.execute(db);
+    const t = tenantDb(db, { schema: 'old', key: 'old' });
+    const earlier = Object.fromEntries(Object.entries(engineMigrations(t)).filter(([name]) => name < before));
+    const migrator = new Migrator({
+      db: t.db,
+      provider: { getMigrations: async () => earlier },
+      migrationTableName: 'mrs_migration',
+      migrationLockTableName: 'mrs_migration_lock',
+      allowUnorderedMigrations: true,
+      migrationTableSchema: 'old',
+    });
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    await test(t, db);
+  } finally {
+    await db.destroy();
+    await fresh.drop();
+  }
 }
