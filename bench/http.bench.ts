@@ -6,6 +6,9 @@
  * autocannon (this process) is the load generator. BENCH_SECONDS sets each run's length. The
  * baselines run before and after the engine's cases; ratios use their mean (the machine drifts).
  */
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { atRandomRecord } from './support/demo.ts';
 import { load, type LoadResult } from './support/load.ts';
 import { rssMiB, SERVE, startProcess } from './support/processes.ts';
 import { seededDemo } from './support/seeded-demo.ts';
@@ -23,13 +26,20 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
   const { env, origin, sqliteFile } = demo;
   const stops: (() => void)[] = [];
   try {
+    // The writes' floor writes a copy of the seeded file (the engine writes the seeded one).
+    const writeFile = join(env.DATA_DIR!, 'write-floor.sqlite');
+    if (kind === 'sqlite') {
+      const seeded = new Database(sqliteFile, { readonly: true });
+      seeded.exec(`vacuum into '${writeFile}'`);
+      seeded.close();
+    }
     const server = await startProcess(SERVE, env, `${origin}/healthz`);
     stops.push(() => server.kill('SIGTERM'));
     const headers = await demo.adminHeaders();
     const json = { ...headers, 'content-type': 'application/json' };
     const baseline = await startProcess(
       ['--import', 'tsx', 'bench/servers/baseline.ts', String(port + 1), sqliteFile],
-      { BASELINE_WHERE: "department_id = 7 and status = 'open' and deleted = 0", ...demo.baselineEnv },
+      { BASELINE_WHERE: "department_id = 7 and status = 'open' and deleted = 0", ...demo.baselineEnv, ...(kind === 'sqlite' ? { BASELINE_WRITE_FILE: writeFile } : {}) },
       `http://127.0.0.1:${port + 1}/bare`,
     );
     stops.push(() => baseline.kill('SIGTERM'));
@@ -56,7 +66,15 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
     const page = await measure('later page of a cursor', `${origin}${M}/work_orders?$cursor=${cursor}&$page=3`, server.pid!, { headers });
     const read = await measure('read by id', `${origin}${M}/work_orders/12345`, server.pid!, { headers });
     const create = await measure('create', `${origin}${M}/work_orders`, server.pid!, { headers: json, requests: [{ method: 'POST', body: newWorkOrder }] });
-    const patch = await measure('PATCH', `${origin}${M}/work_orders/23456`, server.pid!, { headers: json, requests: [{ method: 'PATCH', body: '{"priority":3}' }] });
+    // PATCHes spread over the seeded records: one hot row would measure its lock's waits.
+    const patchOf = { headers: json, requests: [{ method: 'PATCH' as const, body: '{"priority":3}', setupRequest: atRandomRecord(100_000) }] };
+    const patch = await measure('PATCH (a random record each)', `${origin}${M}/work_orders/{id}`, server.pid!, patchOf);
+    const floorWrites = `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor' : 'floor-pg'}`;
+    const createFloor = await measure('write floor: create (bare Hono + INSERT + event)', `${floorWrites}-create`, baseline.pid!, {
+      headers: { 'content-type': 'application/json' },
+      requests: [{ method: 'POST', body: newWorkOrder }],
+    });
+    const patchFloor = await measure('write floor: PATCH (bare Hono + UPDATE + event)', `${floorWrites}-patch/{id}`, baseline.pid!, { ...patchOf, headers: { 'content-type': 'application/json' } });
     const bare2 = await measure('bare Hono, fixed array (after)', bareUrl, baseline.pid!);
     const floor2 = await measure(`${floorLabel} (after)`, floorUrl, baseline.pid!);
     const bare = { rps: (bare1.rps + bare2.rps) / 2 };
@@ -70,6 +88,7 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
       ]),
     );
     console.log(`baselines for the ratios (mean of before and after): bare ${fmt(bare.rps, 0)} req/s, floor ${fmt(floor.rps, 0)} req/s`);
+    console.log(`writes to their floor: create ${fmt(create.rps / createFloor.rps)}, PATCH ${fmt(patch.rps / patchFloor.rps)}`);
     const targets: [string, number, number][] =
       kind === 'sqlite'
         ? [

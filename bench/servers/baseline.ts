@@ -11,12 +11,18 @@
  *   /floor/<name>, /floor-pg/<name>
  *                the same for each search of BASELINE_FLOORS (JSON: name -> {where, order}),
  *                its page in its own order (ties by id, empty values last, as the engine).
+ *   POST /floor-create, PATCH /floor-patch/:id (and /floor-pg-create, /floor-pg-patch/:id)
+ *                the writes' floor (write-floors.ts): the JSON body parsed, the work order
+ *                written and its event appended in one transaction, the row answered as JSON; on
+ *                BASELINE_WRITE_FILE (a copy of the seeded file: the engine writes the seeded
+ *                one) and in schema `floor` (a copy of BASELINE_PG_SCHEMA's tables).
  * Usage: node --import tsx bench/servers/baseline.ts <port> <sqlite-file>
  */
 import { serve } from '@hono/node-server';
 import Database from 'better-sqlite3';
 import { Hono } from 'hono';
 import pg from 'pg';
+import { postgresWriteFloors, sqliteWriteFloors } from './write-floors.ts';
 
 const port = Number(process.argv[2]);
 const file = process.argv[3]!;
@@ -86,4 +92,6 @@ if (process.env.BASELINE_PG_URL) {
     });
   }
 }
+if (process.env.BASELINE_WRITE_FILE) sqliteWriteFloors(app, process.env.BASELINE_WRITE_FILE);
+if (process.env.BASELINE_PG_URL) await postgresWriteFloors(app, process.env.BASELINE_PG_URL, process.env.BASELINE_PG_SCHEMA ?? 'public');
 serve({ fetch: app.fetch, port, hostname: '127.0.0.1' }, () => console.log('ready'));

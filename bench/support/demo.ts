@@ -35,15 +35,26 @@ export function bodyRequestsFromEnv(): { requests?: autocannon.Request[] } {
   const keyed = process.env.AB_IDEMPOTENCY_KEYS === 'true';
   const prefix = `${Date.now().toString(36)}-`;
   let n = 0;
-  const ids = Number(process.env.AB_IDS ?? 100_000);
+  const atRandom = atRandomRecord(Number(process.env.AB_IDS ?? 100_000));
   request.setupRequest = (req) => {
-    const out = Object.assign({}, req);
+    const out = atRandom(req);
     if (keyed) out.headers = Object.assign({}, req.headers, { 'idempotency-key': `${prefix}${n++}` });
-    // `{id}` in the path: a record picked at random among the first AB_IDS for each request (writes spread, no hot row).
-    if (req.path?.includes('%7Bid%7D') || req.path?.includes('{id}')) out.path = req.path.replace(/%7Bid%7D|\{id\}/, String(1 + Math.floor(Math.random() * ids)));
     return out;
   };
   return { requests: [request] };
+}
+
+/**
+ * An autocannon `setupRequest` that replaces `{id}` in the path with a record picked at random
+ * among the first `ids` for each request: writes spread over many records, no hot row (whose
+ * lock waits a benchmark of one record would measure).
+ */
+export function atRandomRecord(ids: number): (req: autocannon.Request) => autocannon.Request {
+  return (req) => {
+    const out = Object.assign({}, req);
+    if (req.path?.includes('%7Bid%7D') || req.path?.includes('{id}')) out.path = req.path.replace(/%7Bid%7D|\{id\}/, String(1 + Math.floor(Math.random() * ids)));
+    return out;
+  };
 }
 
 /**
