@@ -207,11 +207,12 @@ export async function insertRowClaimed(
 }
 
 /**
- * updateRow and the record's update event in one statement (EventLog.inStatement), the event's
- * record written from the updated row and its `changed` (the collection's own fields whose value
- * the UPDATE changed) from that row against the one the statement's snapshot holds: a PATCH or
- * PUT is its read and this one statement, atomic without a transaction. The event keeps the row
- * the UPDATE replaced (before_row), read under the row's lock in the same statement.
+ * updateRow and the record's update event in one statement (EventLog.inStatement: PostgreSQL's
+ * data-modifying CTEs), the event's record written from the updated row and its `changed` (the
+ * collection's own fields whose value the UPDATE changed) from that row against the one it
+ * replaced: a PATCH or PUT is this one statement (after a read when its checks need the record),
+ * atomic without a transaction. The event keeps the row the UPDATE replaced (before_row), read
+ * under the row's lock in the same statement. Undefined when no live row was written.
  */
 export async function updateRowWithEvent(
   t: TenantDb,
@@ -231,6 +232,9 @@ export async function updateRowWithEvent(
     (...p) => {
       const [rowId, version, at, user] = p.slice(columns.length);
       const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
+      // `updated` after the stamp of the row replaced, as nextTimestamp, from the row as the lock
+      // finds it: a write that did not read the record first (update.ts) has no stamp to follow.
+      if ('updated' in set) set.updated = sql`greatest(cast(${set.updated} as timestamptz), updated + interval '1 millisecond')`;
       // After `o` has locked the row: `o` is then the row the UPDATE replaces.
       const q = db.updateTable(table).set(set).where('id', '=', rowId).where(sql<boolean>`exists (select 1 from o)`);
       const update = (cas ? q.where(VERSION_COLUMN, '=', version) : q).returningAll();
@@ -245,8 +249,9 @@ export async function updateRowWithEvent(
       // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
       // event's before_row). Without the lock, a write committed meanwhile would be missed by
       // both; a compare-and-set instead made writes of one row retry each other, hundreds of
-      // times a second under load (BENCHMARKS.md, lazy snapshots).
-      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} for update),
+      // times a second under load (BENCHMARKS.md, lazy snapshots). A live row only: one deleted
+      // meanwhile is not written (no row: the caller answers 404).
+      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, 'update', '[' || substr(${changed}, 2) || ']',
