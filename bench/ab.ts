@@ -17,7 +17,9 @@
  * node_modules into its own node_modules folder (not the folder itself: the compiled build's
  * cache lives there). BENCH_SECONDS sets each run's length (default 5), AB_CONNECTIONS the load's
  * concurrent connections (default 50; 1 measures a lone client's latency). POST and PATCH paths
- * take AB_METHOD and AB_BODY; AB_PORT sets the port (default 18390). AB_DATABASE=postgres
+ * take AB_METHOD and AB_BODY; AB_PORT sets the port (default 18390). AB_B_ENV (`NAME=value ...`)
+ * adds settings to side B's server only: with one checkout for both sides, an A/B of a setting
+ * (`AB_B_ENV='RATE_LIMIT_STORE=memory' ... bench/ab.ts . .`). AB_DATABASE=postgres
  * serves each side from a fresh PostgreSQL database (TEST_DATABASE_URL's server, dropped
  * afterwards) instead of SQLite; the server's CPU then leaves out PostgreSQL's, which has its
  * own column (every process named `postgres`, so run nothing else on it meanwhile). Each side
@@ -49,10 +51,10 @@ const origin = `http://127.0.0.1:${port}`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** A side's own database (a SQLite folder, or a fresh PostgreSQL database), set up by its checkout. */
-async function sideOf(dir: string) {
+async function sideOf(dir: string, extra: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'mrs-ab-'));
   const pgdb = process.env.AB_DATABASE === 'postgres' ? await freshPostgresDatabase() : undefined;
-  const env = { ...serveEnv(dataDir, port), DATABASE_URL: pgdb?.url ?? '' }; // empty: SQLite under DATA_DIR
+  const env = { ...serveEnv(dataDir, port), DATABASE_URL: pgdb?.url ?? '', ...extra }; // empty: SQLite under DATA_DIR
   const drop = async () => {
     rmSync(dataDir, { recursive: true, force: true });
     await pgdb?.drop();
@@ -67,9 +69,16 @@ async function sideOf(dir: string) {
   }
 }
 
+/** AB_B_ENV's settings (`NAME=value`, separated by spaces), for side B's server only. */
+function settingsOf(list: string): Record<string, string> {
+  const pairs = list.split(' ').filter(Boolean).map((p) => p.split('='));
+  if (pairs.some((p) => p.length !== 2 || !p[0])) throw new Error(`AB_B_ENV takes NAME=value pairs separated by spaces, not ${JSON.stringify(list)}`);
+  return Object.fromEntries(pairs);
+}
+
 const made: Awaited<ReturnType<typeof sideOf>>[] = [];
 try {
-  for (const dir of [dirA, dirB]) made.push(await sideOf(dir));
+  for (const [dir, extra] of [[dirA, {}], [dirB, settingsOf(process.env.AB_B_ENV ?? '')]] as const) made.push(await sideOf(dir, extra));
   const rows: (string | number)[][] = [['run', 'side', 'req/s', 'CPU us/req', 'PostgreSQL us/req', 'machine us/req', 'RSS MiB']];
   const results: Record<'A' | 'B', { rps: number[]; cpu: number[]; machine: number[]; postgres: number[] }> = {
     A: { rps: [], cpu: [], machine: [], postgres: [] },

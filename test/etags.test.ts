@@ -72,6 +72,8 @@ describeEachDatabase('ETags and conditional requests (SPEC 10)', (h) => {
     expectProblem(await withTag(h(), 'DELETE', url, second), 412);
     expect((await withTag(h(), 'DELETE', url, tagOf(star))).status).toBe(204);
     expectProblem(await withTag(h(), 'DELETE', url, '*'), 404);
+    // A deleted record is gone whatever the tag: 404, not 412.
+    for (const tag of [tagOf(star), first, '*']) expectProblem(await withTag(h(), 'PATCH', url, tag, { priority: 9 }), 404);
   });
 
   it('a malformed If-Match is 400 naming the header; nothing is written', async () => {

@@ -8,7 +8,7 @@ import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
 import { beforeRowOf, inTransaction, loadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
 import { stateFields } from '../states/machine.ts';
-import type { Condition } from '../http/conditional.ts';
+import type { Condition, EntityTag } from '../http/conditional.ts';
 import { expectedVersion, lostRace } from './precondition.ts';
 import { checkTransition } from '../states/transition.ts';
 import { appendEvent, changedFields, eventTime } from './events.ts';
@@ -43,13 +43,15 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
 
 /**
  * The write as its one statement alone, when none of its checks needs the record as it is: no
- * If-Match, no states, no read-only field or parent link sent, and a body that passes its checks.
- * The statement stamps `updated` after the record's own and writes a live record only (none: 404).
- * A round trip and a read fewer. Undefined when the write needs its read first (updateOnce),
- * which also reports the body's problems, after a missing record's 404 as before.
+ * states, no read-only field or parent link sent, at most one tag in If-Match, and a body that
+ * passes its checks. The statement stamps `updated` after the record's own and writes a live
+ * record only, at the tag's version (a compare-and-set); when it writes none, the record is read
+ * to answer 404 or 412 (lostRace). A round trip and a read fewer. Undefined when the write needs
+ * its read first (updateOnce), which also reports the body's problems, in SPEC 1's order.
  */
 async function writtenUnread(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch: Condition | undefined): Promise<ApiRecord | undefined> {
-  if (ifMatch !== undefined || stateFields(resource).length > 0 || !isPlainObject(body)) return undefined;
+  const guarded = ifMatch === undefined || ifMatch.any ? undefined : versionOfOnlyTag(ifMatch.tags);
+  if (guarded === null || stateFields(resource).length > 0 || !isPlainObject(body)) return undefined;
   if (resource.fieldNames.some((n) => resource.fields[n]!.readOnly && body[n] !== undefined)) return undefined;
   if (Object.keys(sentLinks(resource, body)).length > 0) return undefined;
   const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
@@ -57,9 +59,22 @@ async function writtenUnread(ctx: OperationContext, resource: Resource, id: numb
   const values = writableValues(resource, checked.value as ApiRecord);
   values.updated = nextTimestamp(undefined); // now: the statement keeps it after the record's own
   const { tenant } = ctx;
-  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, toRow(resource, tenant.dialect, values), undefined, { at: eventTime(ctx), user: ctx.user ?? null });
+  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, toRow(resource, tenant.dialect, values), guarded, { at: eventTime(ctx), user: ctx.user ?? null });
+  if (!updated && guarded !== undefined) return lostRace(tenant.db, ctx, resource, id);
   if (!updated) throw notFound(resource.name, id);
   return toRecord(resource, tenant.dialect, updated);
+}
+
+/**
+ * The version an If-Match of one strong tag of ours names (`"7"`); null for any other list (weak
+ * tags never match a write's, several need the record to say which holds, and a tag that is no
+ * version of ours never matches: the read answers those).
+ */
+function versionOfOnlyTag(tags: readonly EntityTag[]): number | null {
+  const [tag] = tags;
+  if (tags.length !== 1 || tag!.weak) return null;
+  const version = /^"([1-9]\d{0,14})"$/.exec(tag!.opaque)?.[1];
+  return version === undefined ? null : Number(version);
 }
 
 /**
