@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { etagOf, ifMatchHolds, preconditionFailed, type Condition } from '../http/conditional.ts';
+import { etagOf, ifMatchHolds, preconditionFailed, type Condition, type EntityTag } from '../http/conditional.ts';
 import type { Resource } from '../registry.ts';
 import { versionOf, type ApiRecord } from '../records.ts';
 import { loadRecord, notFound, type OperationContext } from './context.ts';
@@ -21,4 +21,21 @@ export async function lostRace(db: Kysely<any>, ctx: OperationContext, resource:
   const now = await loadRecord(db, ctx, resource, id);
   if (!now) throw notFound(resource.name, id);
   throw preconditionFailed(etagOf(versionOf(now)));
+}
+
+/**
+ * A write's If-Match as the compare-and-set of a write that does not read its record first: none
+ * (undefined: no header, or `*`, the record exists, which the write checks anyway), the version
+ * of one strong tag of ours (`"7"`), or null when the condition needs the record read (weak tags
+ * never match a write's, several need the record to say which holds, and a tag that is no
+ * version of ours never matches: the read answers those, 412 or 404).
+ */
+export const unreadVersion = (ifMatch: Condition | undefined): number | undefined | null =>
+  ifMatch === undefined || ifMatch.any ? undefined : versionOfOnlyTag(ifMatch.tags);
+
+function versionOfOnlyTag(tags: readonly EntityTag[]): number | null {
+  const [tag] = tags;
+  if (tags.length !== 1 || tag!.weak) return null;
+  const version = /^"([1-9]\d{0,14})"$/.exec(tag!.opaque)?.[1];
+  return version === undefined ? null : Number(version);
 }

@@ -2,18 +2,20 @@ import type { Condition } from '../http/conditional.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, toRecord } from '../records.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
-import { nextVersion } from '../sql/record-writes.ts';
+import { nextVersion, updateRowWithEvent } from '../sql/record-writes.ts';
 import { beforeRowOf, inTransaction, loadForWrite, notFound, type OperationContext } from './context.ts';
-import { appendEvent } from './events.ts';
-import { expectedVersion, lostRace } from './precondition.ts';
+import { appendEvent, eventTime } from './events.ts';
+import { expectedVersion, lostRace, unreadVersion } from './precondition.ts';
 
 /**
  * Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One
- * transaction, with its event, which keeps the row it replaced (read under its lock:
- * loadForWrite). A delete is a write: it advances the version, under If-Match as a compare-and-set.
+ * statement (deletedInStatement) or one transaction, with its event, which keeps the row it
+ * replaced (read under its lock: loadForWrite). A delete is a write: it advances the version,
+ * under If-Match as a compare-and-set.
  */
 export async function softDelete(ctx: OperationContext, resource: Resource, id: number, ifMatch?: Condition): Promise<void> {
   const { dialect } = ctx.tenant;
+  if (await deletedInStatement(ctx, resource, id, ifMatch)) return;
   await inTransaction(ctx.tenant.db, async (trx) => {
     const current = await loadForWrite(trx, ctx, resource, id);
     if (!current) throw notFound(resource.name, id);
@@ -31,4 +33,22 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
     }
     await appendEvent(trx, ctx, resource, 'delete', toRecord(resource, dialect, row), ['deleted'], beforeRowOf(current));
   });
+}
+
+/**
+ * The delete as one statement, record and event, without a transaction (EventLog.inStatement,
+ * outside a caller's transaction), when its If-Match needs no read (unreadVersion): the
+ * statement writes a live row only, at the tag's version; when it writes none, the record is
+ * read to answer 404 or 412. False when the delete needs its transaction.
+ */
+async function deletedInStatement(ctx: OperationContext, resource: Resource, id: number, ifMatch: Condition | undefined): Promise<boolean> {
+  const { tenant } = ctx;
+  const expected = unreadVersion(ifMatch);
+  if (!tenant.dialect.events.inStatement || tenant.db.isTransaction || expected === null) return false;
+  const row = { deleted: tenant.dialect.encode('boolean', true), updated: nextTimestamp(undefined) };
+  const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, expected, { at: eventTime(ctx), user: ctx.user ?? null, op: 'delete' });
+  if (!written && expected !== undefined) await lostRace(tenant.db, ctx, resource, id);
+  if (!written) throw notFound(resource.name, id);
+  tenant.dialect.events.written?.(tenant);
+  return true;
 }

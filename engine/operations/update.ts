@@ -8,8 +8,8 @@ import { schemasOf } from '../validate/cache.ts';
 import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
 import { beforeRowOf, inTransaction, loadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
 import { stateFields } from '../states/machine.ts';
-import type { Condition, EntityTag } from '../http/conditional.ts';
-import { expectedVersion, lostRace } from './precondition.ts';
+import type { Condition } from '../http/conditional.ts';
+import { expectedVersion, lostRace, unreadVersion } from './precondition.ts';
 import { checkTransition } from '../states/transition.ts';
 import { appendEvent, changedFields, eventTime } from './events.ts';
 
@@ -50,7 +50,7 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
  * its read first (updateOnce), which also reports the body's problems, in SPEC 1's order.
  */
 async function writtenUnread(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch: Condition | undefined): Promise<ApiRecord | undefined> {
-  const guarded = ifMatch === undefined || ifMatch.any ? undefined : versionOfOnlyTag(ifMatch.tags);
+  const guarded = unreadVersion(ifMatch);
   if (guarded === null || stateFields(resource).length > 0 || !isPlainObject(body)) return undefined;
   if (resource.fieldNames.some((n) => resource.fields[n]!.readOnly && body[n] !== undefined)) return undefined;
   if (Object.keys(sentLinks(resource, body)).length > 0) return undefined;
@@ -63,18 +63,6 @@ async function writtenUnread(ctx: OperationContext, resource: Resource, id: numb
   if (!updated && guarded !== undefined) return lostRace(tenant.db, ctx, resource, id);
   if (!updated) throw notFound(resource.name, id);
   return toRecord(resource, tenant.dialect, updated);
-}
-
-/**
- * The version an If-Match of one strong tag of ours names (`"7"`); null for any other list (weak
- * tags never match a write's, several need the record to say which holds, and a tag that is no
- * version of ours never matches: the read answers those).
- */
-function versionOfOnlyTag(tags: readonly EntityTag[]): number | null {
-  const [tag] = tags;
-  if (tags.length !== 1 || tag!.weak) return null;
-  const version = /^"([1-9]\d{0,14})"$/.exec(tag!.opaque)?.[1];
-  return version === undefined ? null : Number(version);
 }
 
 /**

@@ -212,7 +212,8 @@ export async function insertRowClaimed(
  * collection's own fields whose value the UPDATE changed) from that row against the one it
  * replaced: a PATCH or PUT is this one statement (after a read when its checks need the record),
  * atomic without a transaction. The event keeps the row the UPDATE replaced (before_row), read
- * under the row's lock in the same statement. Undefined when no live row was written.
+ * under the row's lock in the same statement. Undefined when no live row was written. A soft
+ * delete (`op`) is this statement too, `deleted` among the row's values, its `changed` that one.
  */
 export async function updateRowWithEvent(
   t: TenantDb,
@@ -221,14 +222,15 @@ export async function updateRowWithEvent(
   id: number,
   row: Record<string, unknown>,
   expectedVersion: number | undefined,
-  event: { readonly at: string; readonly user: string | null },
+  event: { readonly at: string; readonly user: string | null; readonly op?: 'update' | 'delete' },
 ): Promise<Record<string, unknown> | undefined> {
   const table = resource.name;
   const columns = Object.keys(row);
   const cas = expectedVersion !== undefined;
+  const op = event.op ?? 'update';
   const { rows } = await writes<Record<string, unknown>>(
     db,
-    `update+event\0${table}\0${cas}\0${columns.join('\0')}`,
+    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}`,
     (...p) => {
       const [rowId, version, at, user] = p.slice(columns.length);
       const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
@@ -254,7 +256,7 @@ export async function updateRowWithEvent(
       return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
-          select cast(${at} as text), ${sql.lit(table)}, w.id, 'update', '[' || substr(${changed}, 2) || ']',
+          select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
             ${recordJsonOf(t.dialect, resource, 'w')}, cast(${user} as text), ${t.dialect.rowJson('o', resource.fieldNames)}
           from w left join o on true)
         select * from w`.compile(db);
@@ -267,6 +269,9 @@ export async function updateRowWithEvent(
   );
   return rows[0];
 }
+
+/** A soft delete's `changed`, as engine/operations/events.ts names it. */
+const DELETE_CHANGED = JSON.stringify(['deleted']);
 
 /** Every write advances the row's version in the database itself, so no two writes can leave the same one. */
 export const nextVersion = sql`${sql.ref(VERSION_COLUMN)} + 1`;
