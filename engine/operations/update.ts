@@ -29,10 +29,11 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
       if (written) return written;
     }
   };
-  // Where the UPDATE and its event can be one statement, that statement is the write: its read
-  // before it is what a transaction's read would be (read committed, no lock taken), and the
-  // checks against the version read are the statement's compare-and-set. In a caller's
-  // transaction (a keyed request's, a batch's), the write is one of its statements.
+  // Where the UPDATE and its event can be one statement, that statement is the write: alone when
+  // its checks need nothing of the record (writtenUnread); otherwise its read before it is what
+  // a transaction's read would be (read committed, no lock taken), and the checks against the
+  // version read are the statement's compare-and-set. In a caller's transaction (a keyed
+  // request's, a batch's), the write is one of its statements.
   if (ctx.tenant.dialect.events.inStatement && !db.isTransaction) {
     const written = (await writtenUnread(ctx, resource, id, body, mode, ifMatch)) ?? (await untilWritten(db, 'statement'));
     ctx.tenant.dialect.events.written?.(ctx.tenant);
