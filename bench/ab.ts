@@ -71,8 +71,8 @@ async function sideOf(dir: string, extra: Record<string, string>) {
 
 /** AB_B_ENV's settings (`NAME=value`, separated by spaces), for side B's server only. */
 function settingsOf(list: string): Record<string, string> {
-  const pairs = list.split(' ').filter(Boolean).map((p) => p.split('='));
-  if (pairs.some((p) => p.length !== 2 || !p[0])) throw new Error(`AB_B_ENV takes NAME=value pairs separated by spaces, not ${JSON.stringify(list)}`);
+  const pairs = list.split(' ').filter(Boolean).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]);
+  if (pairs.some(([name]) => !name)) throw new Error(`AB_B_ENV takes NAME=value pairs separated by spaces, not ${JSON.stringify(list)}`);
   return Object.fromEntries(pairs);
 }
 
