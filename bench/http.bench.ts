@@ -1,16 +1,20 @@
 /**
  * The HTTP hot paths (issues 4 and 9), with authentication and rate limiting on, 100,000 work
  * orders seeded by `mrs seed`, as ratios to two baselines of the same run: bare Hono (a fixed
- * array) and the database floor (bare Hono + the same prepared SELECT + COUNT). SQLite always;
- * PostgreSQL too when TEST_DATABASE_URL is set (floor through pg). Servers are pinned to CPU 0;
- * autocannon (this process) is the load generator. BENCH_SECONDS sets each run's length. The
- * baselines run before and after the engine's cases; ratios use their mean (the machine drifts).
+ * array) and the database floor (bare Hono + the same prepared SELECT + COUNT); creates and
+ * PATCHes also to their write floor (servers/write-floors.ts, issue 27). SQLite, and PostgreSQL
+ * too when TEST_DATABASE_URL is set (floor through pg; BENCH_DATABASES picks). Servers are
+ * pinned to CPU 0; autocannon (this process) is the load generator. BENCH_SECONDS sets each
+ * run's length. Each case prints its server's CPU per request (and PostgreSQL's), steadier than
+ * req/s here. The baselines run before and after the engine's cases; ratios use their mean
+ * (the machine drifts).
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { onEachDatabase } from './support/databases.ts';
 import { atRandomRecord } from './support/demo.ts';
 import { load, type LoadResult } from './support/load.ts';
-import { rssMiB, SERVE, startProcess } from './support/processes.ts';
+import { cpuMicros, processesCpuMicros, rssMiB, SERVE, startProcess } from './support/processes.ts';
 import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
 
@@ -49,11 +53,19 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
     const total = Number(first.headers.get('x-total'));
     const cursor = first.headers.get('x-cursor');
 
-    const results: [string, LoadResult, number][] = [];
+    // Each case's server CPU per request (and PostgreSQL's on its runs) beside its req/s: the
+    // steadier of the two on a machine whose speed drifts. Warmed up first, unmeasured, so the
+    // CPU read counts the measured requests only.
+    const results: [string, LoadResult & { cpu: number; pg: number }, number][] = [];
     const measure = async (label: string, url: string, pid: number, opts: Parameters<typeof load>[1] = {}) => {
-      const r = await load(url, opts);
-      results.push([label, r, await rssMiB(pid)]);
-      return r;
+      const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+      if (warmup > 0) await load(url, { ...opts, seconds: warmup, warmupSeconds: 0 });
+      const [cpu0, pg0] = [await cpuMicros(pid), kind === 'postgres' ? await processesCpuMicros('postgres') : 0];
+      const r = await load(url, { ...opts, warmupSeconds: 0 });
+      const [cpu1, pg1] = [await cpuMicros(pid), kind === 'postgres' ? await processesCpuMicros('postgres') : 0];
+      const measured = { ...r, cpu: (cpu1 - cpu0) / r.requests, pg: (pg1 - pg0) / r.requests };
+      results.push([label, measured, await rssMiB(pid)]);
+      return measured;
     };
     // The machine's speed drifts during a run: each baseline is measured before and after the
     // engine's cases, and the ratios use the mean of the two.
@@ -83,12 +95,27 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
     console.log(`\n${kind}`);
     console.log(
       table([
-        ['case', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MiB', 'ratio to bare', 'ratio to floor'],
-        ...results.map(([label, r, rss]) => [label, fmt(r.rps, 0), r.p50, r.p99, r.non2xx + r.errors, fmt(rss, 0), fmt(r.rps / bare.rps), fmt(r.rps / floor.rps)]),
+        ['case', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MiB', 'CPU us/req', ...(kind === 'postgres' ? ['PostgreSQL us/req'] : []), 'ratio to bare', 'ratio to floor'],
+        ...results.map(([label, r, rss]) => [
+          label,
+          fmt(r.rps, 0),
+          r.p50,
+          r.p99,
+          r.non2xx + r.errors,
+          fmt(rss, 0),
+          fmt(r.cpu, 1),
+          ...(kind === 'postgres' ? [fmt(r.pg, 1)] : []),
+          fmt(r.rps / bare.rps),
+          fmt(r.rps / floor.rps),
+        ]),
       ]),
     );
     console.log(`baselines for the ratios (mean of before and after): bare ${fmt(bare.rps, 0)} req/s, floor ${fmt(floor.rps, 0)} req/s`);
-    console.log(`writes to their floor: create ${fmt(create.rps / createFloor.rps)}, PATCH ${fmt(patch.rps / patchFloor.rps)}`);
+    console.log(
+      `writes to their floor: create ${fmt(create.rps / createFloor.rps)}, PATCH ${fmt(patch.rps / patchFloor.rps)} (req/s); ` +
+        `server CPU per request ${fmt(create.cpu / createFloor.cpu)} and ${fmt(patch.cpu / patchFloor.cpu)} times the floor's` +
+        (kind === 'postgres' ? `, PostgreSQL's ${fmt(create.pg / createFloor.pg)} and ${fmt(patch.pg / patchFloor.pg)}` : ''),
+    );
     const targets: [string, number, number][] =
       kind === 'sqlite'
         ? [
@@ -108,6 +135,5 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
 }
 
 export async function run(): Promise<void> {
-  await measureDatabase('sqlite');
-  if (process.env.TEST_DATABASE_URL) await measureDatabase('postgres');
+  await onEachDatabase(measureDatabase);
 }

@@ -68,9 +68,10 @@ export async function machineBusyMicros(): Promise<number> {
 }
 
 /**
- * The CPU time so far of every process named `name` (Linux, /proc), in microseconds: for
- * PostgreSQL's backends, which come and go with the server's connections. Processes that exit
- * between two readings take their time with them, so read it while the connections are open.
+ * The CPU time so far of every process named `name` (Linux, /proc), in microseconds, with the
+ * time of their children that have exited: for PostgreSQL's backends, which come and go with the
+ * server's connections (a pool closes idle ones). A backend that exits between two readings
+ * moves its time into the postmaster's count of its exited children, so the sum still holds it.
  */
 export async function processesCpuMicros(name: string): Promise<number> {
   const { readdir, readFile } = await import('node:fs/promises');
@@ -81,7 +82,7 @@ export async function processesCpuMicros(name: string): Promise<number> {
     const open = stat.indexOf(' ('), close = stat.lastIndexOf(') ');
     if (open < 0 || stat.slice(open + 2, close) !== name) continue;
     const fields = stat.slice(close + 2).split(' ');
-    total += (Number(fields[11]) + Number(fields[12])) * 10_000;
+    total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10_000;
   }
   return total;
 }
