@@ -197,6 +197,7 @@ for (const db of DATABASES)
       const mid = (await feedAfter(first.harness, 0)).at(-1)!.seq;
       await eventually(async () => (await hookOf(first.harness, hook.id)).position === mid, 'the first deliveries');
       await first.stop(true);
+      stops.push(first.cleanup); // its data, which the second service reuses and leaves: after it stops
       const second = await startHarness(db, { env: ENV, webhookRefreshMs: 100, reuse: { dataDir: first.dataDir, databaseUrl: first.databaseUrl } });
       stops.push(() => second.stop());
       expect((await hookOf(second.harness, hook.id)).position).toBe(mid);
