@@ -9,6 +9,8 @@ export interface Resource {
   readonly fieldNames: readonly string[];
   /** Fields a client may write. */
   readonly writable: readonly string[];
+  /** Fields the server sets: a client may send them only with their current value. */
+  readonly readOnly: readonly string[];
   readonly filterable: readonly string[];
   /** Child collection name -> the child's field that links to this resource. */
   readonly children: ReadonlyMap<string, string>;
@@ -56,6 +58,7 @@ export function createRegistry(definitions: readonly ResourceDefinition[]): Regi
         fields,
         fieldNames: Object.freeze(names),
         writable: Object.freeze(names.filter((n) => !fields[n]!.readOnly)),
+        readOnly: Object.freeze(names.filter((n) => fields[n]!.readOnly)),
         filterable: Object.freeze(names.filter((n) => fields[n]!.filterable)),
         children: children.get(d.name)!,
         parents,

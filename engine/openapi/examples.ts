@@ -20,21 +20,19 @@ function exampleValue(name: string, f: FieldDef): unknown {
   return typeof value === 'string' && f.maxLength !== undefined ? value.slice(0, f.maxLength) : value;
 }
 
-const writable = (resource: Resource) => resource.fieldNames.filter((n) => !resource.fields[n]!.readOnly);
-
 /**
  * A body that creates a record: every writable field but optional parent links (a parent named
  * in an example would have to exist) and the parent link a child path supplies.
  */
 export function createExample(resource: Resource, fromPath?: string): Json {
   const keep = (n: string) => n !== fromPath && (resource.fields[n]!.parent === undefined || resource.fields[n]!.required === true);
-  return Object.fromEntries(writable(resource).filter(keep).map((n) => [n, exampleValue(n, resource.fields[n]!)]));
+  return Object.fromEntries(resource.writable.filter(keep).map((n) => [n, exampleValue(n, resource.fields[n]!)]));
 }
 
 /** A PATCH body: one field, an optional one when there is one. */
 export function patchExample(resource: Resource): Json {
-  const names = writable(resource).filter((n) => resource.fields[n]!.parent === undefined);
-  const name = names.find((n) => !resource.fields[n]!.required) ?? names[0] ?? writable(resource)[0];
+  const names = resource.writable.filter((n) => resource.fields[n]!.parent === undefined);
+  const name = names.find((n) => !resource.fields[n]!.required) ?? names[0] ?? resource.writable[0];
   return name === undefined ? {} : { [name]: exampleValue(name, resource.fields[name]!) };
 }
 

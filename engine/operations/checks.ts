@@ -8,9 +8,8 @@ import { loadRecord, type OperationContext } from './context.ts';
 /** Read-only fields may be sent in PUT and PATCH only with their current value. */
 export function readOnlyProblems(resource: Resource, body: ApiRecord, current: ApiRecord): ProblemItem[] {
   const problems: ProblemItem[] = [];
-  for (const name of resource.fieldNames) {
-    if (!resource.fields[name]!.readOnly || body[name] === undefined) continue;
-    if (body[name] !== current[name])
+  for (const name of resource.readOnly) {
+    if (body[name] !== undefined && body[name] !== current[name])
       problems.push({ field: name, message: `is set by the server; send it only with its current value ${JSON.stringify(current[name])}` });
   }
   return problems;

@@ -53,7 +53,7 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
 async function writtenUnread(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch: Condition | undefined): Promise<ApiRecord | undefined> {
   const guarded = unreadVersion(ifMatch);
   if (guarded === null || stateFields(resource).length > 0 || !isPlainObject(body)) return undefined;
-  if (resource.fieldNames.some((n) => resource.fields[n]!.readOnly && body[n] !== undefined)) return undefined;
+  if (resource.readOnly.some((n) => body[n] !== undefined)) return undefined;
   if (Object.keys(sentLinks(resource, body)).length > 0) return undefined;
   const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
   if (!checked.ok) return undefined;
