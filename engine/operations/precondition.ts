@@ -24,6 +24,15 @@ export async function lostRace(db: Kysely<any>, ctx: OperationContext, resource:
 }
 
 /**
+ * A write that wrote no live row: with the version it required, 412 with the tag the record has
+ * now (lostRace, 404 if it went); without one, the record went: 404.
+ */
+export async function notWritten(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, version: number | undefined): Promise<never> {
+  if (version !== undefined) return lostRace(db, ctx, resource, id);
+  throw notFound(resource.name, id);
+}
+
+/**
  * A write's If-Match as the compare-and-set of a write that does not read its record first: none
  * (undefined: no header, or `*`, the record exists, which the write checks anyway), the version
  * of one strong tag of ours (`"7"`), or null when the condition needs the record read (weak tags

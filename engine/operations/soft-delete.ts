@@ -5,7 +5,7 @@ import { VERSION_COLUMN } from '../schema/table.ts';
 import { nextVersion, updateRowWithEvent } from '../sql/record-writes.ts';
 import { beforeRowOf, inTransaction, loadForWrite, notFound, type OperationContext } from './context.ts';
 import { appendEvent, eventTime } from './events.ts';
-import { expectedVersion, lostRace, unreadVersion } from './precondition.ts';
+import { expectedVersion, notWritten, unreadVersion } from './precondition.ts';
 
 /**
  * Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One
@@ -27,10 +27,7 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
       .where('deleted', '=', dialect.encode('boolean', false));
     if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
     const row = await update.returningAll().executeTakeFirst();
-    if (!row) {
-      if (expected !== undefined) await lostRace(trx, ctx, resource, id);
-      throw notFound(resource.name, id);
-    }
+    if (!row) return notWritten(trx, ctx, resource, id, expected);
     await appendEvent(trx, ctx, resource, 'delete', toRecord(resource, dialect, row), ['deleted'], beforeRowOf(current));
   });
 }
@@ -47,8 +44,7 @@ async function deletedInStatement(ctx: OperationContext, resource: Resource, id:
   if (!tenant.dialect.events.inStatement || tenant.db.isTransaction || expected === null) return false;
   const row = { deleted: tenant.dialect.encode('boolean', true), updated: nextTimestamp(undefined) };
   const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, expected, { at: eventTime(ctx), user: ctx.user ?? null, op: 'delete' });
-  if (!written && expected !== undefined) await lostRace(tenant.db, ctx, resource, id);
-  if (!written) throw notFound(resource.name, id);
+  if (!written) return notWritten(tenant.db, ctx, resource, id, expected);
   tenant.dialect.events.written?.(tenant);
   return true;
 }

@@ -9,7 +9,7 @@ import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableVa
 import { beforeRowOf, inTransaction, loadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
 import { stateFields } from '../states/machine.ts';
 import type { Condition } from '../http/conditional.ts';
-import { expectedVersion, lostRace, unreadVersion } from './precondition.ts';
+import { expectedVersion, lostRace, notWritten, unreadVersion } from './precondition.ts';
 import { checkTransition } from '../states/transition.ts';
 import { appendEvent, changedFields, eventTime } from './events.ts';
 
@@ -47,7 +47,7 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
  * states, no read-only field or parent link sent, at most one tag in If-Match, and a body that
  * passes its checks. The statement stamps `updated` after the record's own and writes a live
  * record only, at the tag's version (a compare-and-set); when it writes none, the record is read
- * to answer 404 or 412 (lostRace). A round trip and a read fewer. Undefined when the write needs
+ * to answer 404 or 412 (notWritten). A round trip and a read fewer. Undefined when the write needs
  * its read first (updateOnce), which also reports the body's problems, in SPEC 1's order.
  */
 async function writtenUnread(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch: Condition | undefined): Promise<ApiRecord | undefined> {
@@ -61,8 +61,7 @@ async function writtenUnread(ctx: OperationContext, resource: Resource, id: numb
   values.updated = nextTimestamp(undefined); // now: the statement keeps it after the record's own
   const { tenant } = ctx;
   const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, toRow(resource, tenant.dialect, values), guarded, { at: eventTime(ctx), user: ctx.user ?? null });
-  if (!updated && guarded !== undefined) return lostRace(tenant.db, ctx, resource, id);
-  if (!updated) throw notFound(resource.name, id);
+  if (!updated) return notWritten(tenant.db, ctx, resource, id, guarded);
   return toRecord(resource, tenant.dialect, updated);
 }
 
