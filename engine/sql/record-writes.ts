@@ -214,6 +214,8 @@ export async function insertRowClaimed(
  * atomic without a transaction. The event keeps the row the UPDATE replaced (before_row), read
  * under the row's lock in the same statement. Undefined when no live row was written. A soft
  * delete (`op`) is this statement too, `deleted` among the row's values, its `changed` that one.
+ * With `unchanged`, the row is written only where those fields, as the record shows them, are
+ * the JSON given (readOnlyJson): a body's read-only fields checked without reading the record.
  */
 export async function updateRowWithEvent(
   t: TenantDb,
@@ -223,16 +225,18 @@ export async function updateRowWithEvent(
   row: Record<string, unknown>,
   expectedVersion: number | undefined,
   event: { readonly at: string; readonly user: string | null; readonly op?: 'update' | 'delete' },
+  unchanged?: { readonly fields: readonly string[]; readonly json: string },
 ): Promise<Record<string, unknown> | undefined> {
   const table = resource.name;
   const columns = Object.keys(row);
   const cas = expectedVersion !== undefined;
   const op = event.op ?? 'update';
+  const kept = unchanged?.fields ?? [];
   const { rows } = await writes<Record<string, unknown>>(
     db,
-    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}`,
+    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0kept\0${kept.join('\0')}`,
     (...p) => {
-      const [rowId, version, at, user] = p.slice(columns.length);
+      const [rowId, version, at, user, keptJson] = p.slice(columns.length);
       const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
       // `updated` after the stamp of the row replaced, as nextTimestamp, from the row as the lock
       // finds it: a write that did not read the record first (update.ts) has no stamp to follow.
@@ -253,7 +257,10 @@ export async function updateRowWithEvent(
       // both; a compare-and-set instead made writes of one row retry each other, hundreds of
       // times a second under load (BENCHMARKS.md, lazy snapshots). A live row only: one deleted
       // meanwhile is not written (no row: the caller answers 404).
-      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false for update),
+      // The fields kept compared as the record shows them (recordJson, as a read by id answers):
+      // equal text is equal values; a value written otherwise only costs the caller its read.
+      const keeps = kept.length === 0 ? sql`` : sql` and ${readOnlyJsonOf(t, resource, kept)} = cast(${keptJson} as text)`;
+      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps} for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
@@ -266,8 +273,28 @@ export async function updateRowWithEvent(
     cas ? expectedVersion : null,
     event.at,
     event.user,
+    ...(unchanged ? [unchanged.json] : []),
   );
   return rows[0];
+}
+
+/** Some fields of a record as the record's JSON shows them, in the order given. */
+const readOnlyJsonOf = (t: TenantDb, resource: Resource, fields: readonly string[]) =>
+  t.dialect.recordJson(fields.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(name) })));
+
+/**
+ * Fields of a body as readOnlyJsonOf writes them of a record, or undefined when a value is not
+ * one whose JSON text is equal exactly when the value is (`===`, readOnlyProblems): an object or
+ * array is never equal to the record's.
+ */
+export function readOnlyJson(body: Record<string, unknown>, fields: readonly string[]): string | undefined {
+  let json = '{';
+  for (const [i, name] of fields.entries()) {
+    const value = body[name];
+    if (value !== null && typeof value === 'object') return undefined;
+    json += `${i === 0 ? '' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+  return `${json}}`;
 }
 
 /** A soft delete's `changed`, as engine/operations/events.ts names it. */
