@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeEachDatabase, M } from './support/harness.ts';
+import { BASE, describeEachDatabase, M } from './support/harness.ts';
 import { expectProblem, make, makeNote, makeWorkOrder, SERVICE_REQUEST, WORK_ORDER } from './support/fixtures.ts';
 
 describeEachDatabase('child collections', (h) => {
@@ -77,6 +77,36 @@ describeEachDatabase('child collections', (h) => {
     const again = await h().patch(`${M}/work_orders/${wo.id}`, { priority: 1 });
     expect(again.status, again.text).toBe(200);
     expect(again.body.service_request_id).toBe(sr.id);
+  });
+
+  it('creates under live and deleted parents sent at once are each answered on their own, with their events', async () => {
+    // A create looks its parents up in its own INSERT: one that finds a parent gone inserts
+    // nothing, which must not undo the creates written beside it (SQLite: in one group commit).
+    const live = await makeWorkOrder(h());
+    const gone = await makeWorkOrder(h());
+    expect((await h().del(`${M}/work_orders/${gone.id}`)).status).toBe(204);
+    const sent = Array.from({ length: 24 }, (_, i) =>
+      i % 3 === 0
+        ? h().post(`${M}/work_orders/${gone.id}/notes`, { note: `late ${i}` })
+        : i % 3 === 1
+          ? h().post(`${M}/notes`, { note: `linked ${i}`, work_order_id: i % 2 ? live.id : gone.id })
+          : h().post(`${M}/work_orders/${live.id}/notes`, { note: `under ${i}` }),
+    );
+    const answers = await Promise.all(sent);
+    const made: unknown[] = [];
+    answers.forEach((r, i) => {
+      if (i % 3 === 0) expectProblem(r, 404);
+      else if (i % 3 === 1 && i % 2 === 0) expectProblem(r, 422, ['work_order_id']);
+      else {
+        expect(r.status, r.text).toBe(201);
+        made.push(r.body);
+      }
+    });
+    const listed = (await h().get(`${M}/work_orders/${live.id}/notes?$limit=100`)).body as { id: number }[];
+    expect(listed).toEqual([...made].sort((a, b) => (a as { id: number }).id - (b as { id: number }).id));
+    expect((await h().get(`${M}/work_orders/${gone.id}/notes?$deleted=true`)).body).toEqual([]);
+    const events = (await h().get(`${BASE}/events?collection=notes&op=create&$limit=1000`)).body as { id: number; record: unknown }[];
+    for (const note of made) expect(events.find((e) => e.id === (note as { id: number }).id)?.record).toEqual(note);
   });
 
   it('a child list or create under a missing parent is 404', async () => {

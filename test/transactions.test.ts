@@ -37,6 +37,10 @@ describeEachDatabase('each write is one transaction', (h) => {
     const sr = await make(h(), 'service_requests', SERVICE_REQUEST);
     const before = (await h().get(`${M}/work_orders?$deleted=true`)).headers.get('x-total');
     const ctx = await failingContext(h(), 'InsertQueryNode');
+    // Where the create and its event are one statement (PostgreSQL), its parent looked up by its
+    // INSERT, nothing comes after it to fail: test/events-written.test.ts has the database refuse
+    // the event instead.
+    if (ctx.tenant.dialect.events.inStatement) return;
     const body = { ...WORK_ORDER, department_id: 5150, service_request_id: sr.id };
     await expect(create(ctx, ctx.registry.get('work_orders')!, body)).rejects.toThrow(/the write failed/);
     expect((await h().get(`${M}/work_orders?department_id=5150&$deleted=true`)).body).toEqual([]);
@@ -63,11 +67,17 @@ describeEachDatabase('each write is one transaction', (h) => {
     const expected = tenant.dialect.events.inStatement ? 'executeQuery' : writeThenOf(tenant.db) ? 'writeThen' : 'transaction';
     expect([...new Set(calls)]).toEqual([expected]);
     expect((await h().get(`${M}/work_orders/${made.id}`)).body).toEqual(made);
-    // Naming a parent needs a lookup first: all run in one transaction.
+    // Naming a parent: the INSERT looks it up itself, so the create is written the same way.
     const sr = await make(h(), 'service_requests', SERVICE_REQUEST);
     calls.length = 0;
-    await create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, service_request_id: sr.id });
-    expect(calls).toEqual(['transaction']);
+    const linked = await create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, service_request_id: sr.id });
+    expect([...new Set(calls)]).toEqual([expected]);
+    expect((await h().get(`${M}/work_orders/${linked.id}`)).body).toEqual(linked);
+    // A parent that is gone: the INSERT writes nothing, and the transaction says so (422).
+    expect((await h().del(`${M}/service_requests/${sr.id}`)).status).toBe(204);
+    calls.length = 0;
+    await expect(create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, service_request_id: sr.id })).rejects.toThrow(/not a valid record/);
+    expect([...new Set(calls)]).toEqual([expected, 'transaction']);
     // A PATCH: its read, then its UPDATE and event in one statement where the database allows
     // it; else all in one transaction.
     calls.length = 0;
@@ -94,6 +104,7 @@ describeEachDatabase('each write is one transaction', (h) => {
   it('a child create that fails after its insert leaves no row', async () => {
     const wo = await makeWorkOrder(h());
     const ctx = await failingContext(h(), 'InsertQueryNode');
+    if (ctx.tenant.dialect.events.inStatement) return; // one statement: as above
     const parent = { resource: ctx.registry.get('work_orders')!, id: wo.id, field: 'work_order_id' };
     await expect(create(ctx, ctx.registry.get('notes')!, { note: 'lost' }, parent)).rejects.toThrow(/the write failed/);
     expect((await h().get(`${M}/work_orders/${wo.id}/notes`)).body).toEqual([]);

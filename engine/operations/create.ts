@@ -3,7 +3,7 @@ import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
 import { answerOf, keepQuery, type Claim, type KeptAnswer } from '../idempotency/store.ts';
-import { insertRow, insertRowClaimed, insertRows, insertRowsWithEvents, insertRowThen, insertRowUnclaimedThen, insertRowWithEvent } from '../sql/record-writes.ts';
+import { insertLinkedThen, insertLinkedWithEvent, insertRow, insertRowClaimed, insertRows, insertRowsWithEvents, insertRowThen, insertRowUnclaimedThen, insertRowWithEvent } from '../sql/record-writes.ts';
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
@@ -49,6 +49,12 @@ export async function create(
   // without a transaction's savepoint and its release (engine/sql/write-then.ts).
   const writeThen = plain && events.appendQuery ? writeThenOf(ctx.tenant.db) : undefined;
   if (writeThen) return insertChecked(ctx.tenant.db, ctx, resource, linked, [], writeThen);
+  // Parents to look up: the INSERT looks them up itself, when the body is valid. When it
+  // inserts nothing (a parent missing or deleted), the transaction below says which.
+  if (!plain) {
+    const record = await insertLinked(ctx, resource, linked);
+    if (record) return record;
+  }
   // Otherwise its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
   // create with nothing to look up first is more than its INSERT alone. The caller's transaction
   // when there is one (an idempotency key's).
@@ -88,6 +94,37 @@ async function insertChecked(
   return made ?? toRecord(resource, ctx.tenant.dialect, inserted);
 }
 
+/**
+ * A create with parents to look up, as one statement whose INSERT checks each parent is live
+ * (record-writes.ts linkedValues): on a database that writes the record and its event in one
+ * statement, or with a WRITE_THEN handle. Undefined when not done (nothing written): the body has
+ * problems (reported by the transaction, in SPEC 1's order: a missing parent in the path is 404
+ * first), no such database or handle, or a parent is not live.
+ */
+async function insertLinked(ctx: OperationContext, resource: Resource, linked: { body: unknown; problems: ProblemItem[] }): Promise<ApiRecord | undefined> {
+  const { tenant } = ctx;
+  const { events } = tenant.dialect;
+  const writeThen = events.inStatement ? undefined : events.appendQuery && writeThenOf(tenant.db);
+  if (!events.inStatement && !writeThen) return undefined;
+  if (linked.problems.length > 0) return undefined;
+  const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
+  if (!checked.ok) return undefined;
+  const row = rowOf(ctx, resource, checked.value as ApiRecord);
+  const links = [...resource.parents].filter(([, column]) => row[column] !== null && row[column] !== undefined).map(([table, column]) => ({ table, column }));
+  if (links.length === 0) return undefined;
+  if (!writeThen) {
+    const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
+    const inserted = await insertLinkedWithEvent(tenant, tenant.db, resource, row, links, event);
+    if (inserted) events.written?.(tenant);
+    return inserted && toRecord(resource, tenant.dialect, inserted);
+  }
+  let made: ApiRecord | undefined; // the record `then` made its event of
+  await insertLinkedThen(writeThen, tenant, resource.name, row, links, (r) =>
+    events.appendQuery!(tenant, tenant.db, eventOf(ctx, resource, 'create', (made = toRecord(resource, tenant.dialect, r)), createdFields(resource))),
+  );
+  return made;
+}
+
 /** A create with no parent path and no link sent: no record to look up before its INSERT. */
 const nothingToLookUp = (resource: Resource, body: unknown, parent: ParentScope | undefined) =>
   !parent && Object.keys(sentLinks(resource, body)).length === 0;
@@ -97,9 +134,14 @@ function checkedRow(ctx: OperationContext, resource: Resource, linked: { body: u
   const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
   throwIfAny([...linked.problems, ...checked.problems, ...links]);
   if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
+  return rowOf(ctx, resource, checked.value as ApiRecord);
+}
+
+/** A checked body's values (the schema's keys only) as the row to insert, stamped now. */
+function rowOf(ctx: OperationContext, resource: Resource, values: ApiRecord): Record<string, unknown> {
   const t = now();
-  // checked.value holds the schema's keys only. Not a spread: `{ ...a, b }` is slow on Node 20 (engine/http/headers.ts).
-  return toRow(resource, ctx.tenant.dialect, Object.assign({}, checked.value as ApiRecord, { created: t.date, updated: t.timestamp, deleted: false }));
+  // Not a spread: `{ ...a, b }` is slow on Node 20 (engine/http/headers.ts).
+  return toRow(resource, ctx.tenant.dialect, Object.assign({}, values, { created: t.date, updated: t.timestamp, deleted: false }));
 }
 
 /**

@@ -55,6 +55,81 @@ export async function insertRowThen(
   return rows[0] as Record<string, unknown> | undefined;
 }
 
+/** A parent link a create's INSERT checks itself: `column` names a record of `table`, which must be live. */
+export interface LinkCheck {
+  readonly table: string;
+  readonly column: string;
+}
+
+/**
+ * The row's values as the SELECT of an INSERT, where each link names a live record: a create
+ * whose parents are looked up by its own statement (no row: one is missing or deleted).
+ */
+function linkedValues(t: TenantDb, columns: readonly string[], p: readonly unknown[], links: readonly LinkCheck[]) {
+  const live = links.map(({ table, column }) => sql`exists (select 1 from ${tableRef(t, table)} where id = ${p[columns.indexOf(column)]} and deleted = false)`);
+  // INSERT ... SELECT, for its WHERE: PostgreSQL types the parameters from the columns, as for VALUES.
+  return sql`select ${sql.join(p.slice(0, columns.length))} where ${sql.join(live, sql` and `)}`;
+}
+
+const linkedKey = (links: readonly LinkCheck[]) => links.map((l) => `${l.column}>${l.table}`).join('\0');
+
+/**
+ * insertRowWithEvent where the row is inserted only when each link names a live record, checked
+ * by the statement itself (linkedValues). Undefined when one does not: nothing was written.
+ */
+export async function insertLinkedWithEvent(
+  t: TenantDb,
+  db: Kysely<any>,
+  resource: Resource,
+  row: Record<string, unknown>,
+  links: readonly LinkCheck[],
+  event: WriteEvent,
+): Promise<Record<string, unknown> | undefined> {
+  const table = resource.name;
+  const columns = Object.keys(row);
+  const { rows } = await writes<Record<string, unknown>>(
+    db,
+    `insert+links+event\0${table}\0${columns.join('\0')}\0${linkedKey(links)}`,
+    (...p) => {
+      const [at, changed, user] = p.slice(columns.length);
+      const insert = db.insertInto(table).columns(columns).expression(linkedValues(t, columns, p, links)).returningAll();
+      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), { at, collection: table, op: 'create', changed, user }).compile(db);
+    },
+    ...columns.map((c) => row[c]),
+    event.at,
+    JSON.stringify(event.changed),
+    event.user,
+  );
+  return rows[0];
+}
+
+/**
+ * insertRowThen where the row is inserted only when each link names a live record, checked by
+ * the INSERT itself (linkedValues); `then` runs only after a row was inserted. Undefined when
+ * none was: nothing was written, and nothing run after.
+ */
+export async function insertLinkedThen(
+  writeThen: WriteThen,
+  t: TenantDb,
+  table: string,
+  row: Record<string, unknown>,
+  links: readonly LinkCheck[],
+  then: (inserted: Record<string, unknown>) => CompiledQuery,
+): Promise<Record<string, unknown> | undefined> {
+  const columns = Object.keys(row);
+  const insert = queries<Record<string, unknown>>(
+    t.db,
+    `insert+links\0${table}\0${columns.join('\0')}\0${linkedKey(links)}`,
+    (...p) => t.db.insertInto(table).columns(columns).expression(linkedValues(t, columns, p, links)).returningAll().compile(),
+    ...columns.map((c) => row[c]),
+  );
+  const { rows } = await writeThen(insert, (result) => {
+    const inserted = result.rows[0] as Record<string, unknown> | undefined;
+    return inserted ? then(inserted) : [];
+  });
+  return rows[0] as Record<string, unknown> | undefined;
+}
+
 /**
  * insertRowThen for a keyed create (engine/idempotency/) on a database whose writes of one key
  * cannot interleave (one writer: SQLite): the row is inserted only while no answer is kept for

@@ -74,7 +74,7 @@ export const postgresEvents: EventLog = {
     await sql`drop index ${tableRef(t, `${EVENTS_TABLE}_unnumbered`)}`.execute(db);
     await sql`alter table ${tableRef(t, COUNTER)} add column numbered_xmin xid8`.execute(db);
   },
-  // Data-modifying CTEs: a create with nothing to look up first is one statement, record and event.
+  // Data-modifying CTEs: a create is one statement, record and event (its parents looked up by its INSERT).
   inStatement: true,
   // Plain inserts: no lock taken, nothing read. A VALUES list takes its pos values in order.
   async append(t, trx, events) {
