@@ -82,6 +82,9 @@ describeEachDatabase('ETags and conditional requests (SPEC 10)', (h) => {
     for (const value of ['3', '"a', 'W/3', '"a" "b"', ',', '**'])
       expectProblem(await withTag(h(), 'PATCH', url, value, { priority: 5 }), 400, ['If-Match']);
     expectProblem(await withTag(h(), 'DELETE', url, 'x'), 400, ['If-Match']);
+    // An unquoted tag is named as sent, not in the quotes that would make it a tag.
+    const unquoted = await withTag(h(), 'PATCH', url, '8', { priority: 5 });
+    expect(unquoted.body.errors[0].message).toMatch(/^`8` is not an entity tag: .*quoted tags like "3"/);
     expect((await h().get(url)).body).toEqual(wo);
   });
 

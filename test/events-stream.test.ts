@@ -79,6 +79,7 @@ describeEachDatabase(
       for (const bad of ['-1', '1.5', '', 'x1']) {
         const r = await h().get(EVENTS, { accept: 'text/event-stream', 'last-event-id': bad });
         expectProblem(r, 400, ['Last-Event-ID']);
+        expect(r.body.errors[0]).toMatchObject({ header: 'Last-Event-ID' }); // a header, as If-Match's
       }
       expectProblem(await h().as(null).get(EVENTS, { accept: 'text/event-stream' }), 401);
     });

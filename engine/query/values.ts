@@ -14,7 +14,9 @@ export const MAX_PATTERN_LENGTH = 4096;
 export const VALUE_PARSERS: Record<FieldKind, (s: string) => Parsed> = {
   integer: (s) => {
     const n = /^[+-]?\d{1,16}$/.test(s) ? Number(s) : NaN;
-    return Number.isSafeInteger(n) ? { ok: true, value: n } : { ok: false, message: 'must be an integer' };
+    if (Number.isSafeInteger(n)) return { ok: true, value: n };
+    // A whole number past what a JSON number holds exactly (and so past any id or value stored).
+    return { ok: false, message: /^[+-]?\d+$/.test(s) ? `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` : 'must be an integer' };
   },
   string: (s) => (isStorableText(s) ? { ok: true, value: s } : { ok: false, message: UNSTORABLE_MESSAGE }),
   date: (s) => (isDate(s) ? { ok: true, value: s } : { ok: false, message: 'must be a real date in the form YYYY-MM-DD' }),

@@ -4,13 +4,22 @@ import type { Values } from './args.ts';
 import type { Command } from './command.ts';
 import { COMMANDS } from './commands.ts';
 
-/** What each group of commands is about, for `mrs --help` and `mrs <group> --help`. */
+/**
+ * What each group of commands is about, for `mrs --help` and `mrs <group> --help`; the group's
+ * commands are listed after it from COMMANDS, so a new one is never left out.
+ */
 const GROUPS: Record<string, string> = {
-  tenant: 'Tenants: one database (SQLite file or PostgreSQL schema) each.',
-  user: 'Users of a tenant: create, list, disable.',
-  role: 'Roles of a tenant: what their users may do to which collections.',
-  key: 'API keys of a user: create, list, revoke.',
-  webhook: "Webhooks of a tenant: deliver its change feed to URLs (create, list, delete, enable).",
+  tenant: 'Tenants: one database (SQLite file or PostgreSQL schema) each',
+  user: 'Users of a tenant',
+  role: 'Roles of a tenant: what their users may do to which collections',
+  key: 'API keys of a user',
+  webhook: 'Webhooks of a tenant: deliver its change feed to URLs',
+};
+
+/** A group's description with its commands: `Users of a tenant (create, list, disable, enable).` */
+const groupDescription = (group: string) => {
+  const subs = Object.keys(COMMANDS).filter((n) => n.startsWith(`${group} `)).map((n) => n.slice(group.length + 1));
+  return `${GROUPS[group] ?? group} (${subs.join(', ')}).`;
 };
 
 /** Help is wrapped to this many columns, or to the terminal when it is narrower. */
@@ -69,7 +78,7 @@ export function buildProgram(): Commander {
       continue;
     }
     let parent = groups.get(group);
-    if (!parent) groups.set(group, (parent = root.command(group).description(GROUPS[group] ?? '').usage('<command> [options]').helpCommand(false)));
+    if (!parent) groups.set(group, (parent = root.command(group).description(groupDescription(group)).usage('<command> [options]').helpCommand(false)));
     addCommand(parent, sub, spec);
   }
   const every = Object.values(COMMANDS).map((c) => `  mrs ${c.usage}`);
