@@ -26,13 +26,16 @@
  * has a database of its own, created, migrated and seeded (the same deterministic rows) by its
  * own checkout, so a change that brings a migration is compared with the code before it.
  * AB_WRITES=N makes N creates through each side's own server first (events for
- * `/events?$after=...`, or dead versions left for a search to pass).
+ * `/events?$after=...`, or dead versions left for a search to pass). AB_SETUP=`METHOD /path JSON`
+ * (several separated by `;;`) makes those requests through each side's own server first:
+ * records the load names (`AB_SETUP='POST /maintenance/service_requests {"description":"x"}'`,
+ * then PATCHes linking work orders to service request 1).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bearer } from './support/auth.ts';
-import { bodyRequestsFromEnv, demoTenant, serveEnv, withCursor, writeEvents } from './support/demo.ts';
+import { bodyRequestsFromEnv, demoTenant, serveEnv, setupRequests, withCursor, writeEvents } from './support/demo.ts';
 import { load } from './support/load.ts';
 import { cpuMicros, machineBusyMicros, processesCpuMicros, rssMiB, runCommand, SERVE, startProcess } from './support/processes.ts';
 import { fmt, table } from './support/stats.ts';
@@ -61,7 +64,9 @@ async function sideOf(dir: string, extra: Record<string, string>) {
   };
   try {
     const key = await demoTenant((...args) => runCommand([join(dir, 'bin', 'mrs.js'), ...args], env));
-    await writeEvents(Number(process.env.AB_WRITES ?? 0), origin, key, () => startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`));
+    const serve = () => startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`);
+    await writeEvents(Number(process.env.AB_WRITES ?? 0), origin, key, serve);
+    await setupRequests(process.env.AB_SETUP, origin, key, serve);
     return { dir, env, drop, key };
   } catch (e) {
     await drop();
@@ -79,7 +84,9 @@ function settingsOf(list: string): Record<string, string> {
 const made: Awaited<ReturnType<typeof sideOf>>[] = [];
 try {
   for (const [dir, extra] of [[dirA, {}], [dirB, settingsOf(process.env.AB_B_ENV ?? '')]] as const) made.push(await sideOf(dir, extra));
-  const rows: (string | number)[][] = [['run', 'side', 'req/s', 'CPU us/req', 'PostgreSQL us/req', 'machine us/req', 'RSS MiB']];
+  const rows: (string | number)[][] = [['run', 'side', 'req/s', 'CPU us/req', 'PostgreSQL us/req', 'machine us/req', 'RSS MiB', 'not 2xx']];
+  // Answers that were not 2xx (or failed): a side answering 404s or 422s is measuring those, not the write.
+  let failed = 0;
   const results: Record<'A' | 'B', { rps: number[]; cpu: number[]; machine: number[]; postgres: number[] }> = {
     A: { rps: [], cpu: [], machine: [], postgres: [] },
     B: { rps: [], cpu: [], machine: [], postgres: [] },
@@ -101,7 +108,8 @@ try {
         results[side].cpu.push(cpu);
         results[side].machine.push(machine);
         results[side].postgres.push(postgres);
-        rows.push([round, side, fmt(r.rps, 0), fmt(cpu, 1), fmt(postgres, 1), fmt(machine, 1), fmt(await rssMiB(server.pid!), 0)]);
+        rows.push([round, side, fmt(r.rps, 0), fmt(cpu, 1), fmt(postgres, 1), fmt(machine, 1), fmt(await rssMiB(server.pid!), 0), r.non2xx + r.errors]);
+        failed += r.non2xx + r.errors;
       } finally {
         server.kill('SIGTERM');
         await new Promise((r) => server.once('exit', r));
@@ -109,6 +117,7 @@ try {
     }
   }
   console.log(table(rows));
+  if (failed > 0) console.log(`warning: ${failed} answers were not 2xx (column "not 2xx"): the runs measured those too`);
   const [a, b] = [results.A, results.B];
   console.log(`medians: A ${fmt(median(a.rps), 0)} req/s, B ${fmt(median(b.rps), 0)} req/s, B/A ${fmt(median(b.rps) / median(a.rps))}`);
   console.log(`CPU per request: A ${fmt(median(a.cpu), 1)} us, B ${fmt(median(b.cpu), 1)} us, B/A ${fmt(median(b.cpu) / median(a.cpu))}`);

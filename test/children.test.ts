@@ -109,6 +109,30 @@ describeEachDatabase('child collections', (h) => {
     for (const note of made) expect(events.find((e) => e.id === (note as { id: number }).id)?.record).toEqual(note);
   });
 
+  it('a child read back and sent again keeps its link, even to a parent deleted since; a link moved to a gone parent is 422', async () => {
+    const wo = await makeWorkOrder(h());
+    const other = await makeWorkOrder(h());
+    const note = await makeNote(h(), wo.id, 'read back');
+    const put = await h().put(`${M}/notes/${note.id}`, { ...note, note: 'sent again' });
+    expect(put.status, put.text).toBe(200);
+    expect((await h().del(`${M}/work_orders/${wo.id}`)).status).toBe(204);
+    const kept = await h().put(`${M}/notes/${note.id}`, { ...put.body, note: 'parent gone' });
+    expect(kept.status, kept.text).toBe(200);
+    expect(kept.body).toMatchObject({ work_order_id: wo.id, note: 'parent gone' });
+    const same = await h().patch(`${M}/notes/${note.id}`, { work_order_id: wo.id, note: 'still' });
+    expect(same.status, same.text).toBe(200);
+    expectProblem(await h().patch(`${M}/notes/${note.id}`, { work_order_id: 987654 }), 422, ['work_order_id']);
+    expect((await h().del(`${M}/work_orders/${other.id}`)).status).toBe(204);
+    expectProblem(await h().put(`${M}/notes/${note.id}`, { ...same.body, work_order_id: other.id }), 422, ['work_order_id']);
+    expectProblem(await h().put(`${M}/notes/${note.id}`, { ...same.body, work_order_id: other.id, deleted: true }), 422, ['work_order_id', 'deleted']);
+    expect((await h().get(`${M}/notes/${note.id}`)).body).toEqual(same.body);
+    const moved = await makeWorkOrder(h());
+    const to = await h().put(`${M}/notes/${note.id}`, { ...same.body, work_order_id: moved.id });
+    expect(to.status, to.text).toBe(200);
+    const events = (await h().get(`${BASE}/events?collection=notes&$limit=1000`)).body as { id: number; changed: string[] }[];
+    expect(events.filter((e) => e.id === note.id).map((e) => e.changed)).toEqual([['work_order_id', 'note'], ['note'], ['note'], ['note'], ['work_order_id']]);
+  });
+
   it('a child list or create under a missing parent is 404', async () => {
     expectProblem(await h().get(`${M}/work_orders/987654/notes`), 404);
     expectProblem(await h().post(`${M}/work_orders/987654/notes`, { note: 'x' }), 404);

@@ -90,11 +90,34 @@ export async function createWorkOrders(origin: string, headers: Record<string, s
  */
 export async function writeEvents(n: number, origin: string, key: string, start: () => Promise<ChildProcess>): Promise<void> {
   if (n <= 0) return;
-  const writer = await start();
+  await throughServer(start, async () => createWorkOrders(origin, await bearer(origin, key), n));
+}
+
+/**
+ * AB_SETUP's requests (`METHOD /path JSON`, several separated by `;;`), each made through a server
+ * of their own before the load, each expected to succeed: records the load's writes name (a
+ * service request its PATCHes link work orders to, say). Paths are under `/v4_server/external/v1`.
+ */
+export async function setupRequests(spec: string | undefined, origin: string, key: string, start: () => Promise<ChildProcess>): Promise<void> {
+  const requests = (spec ?? '').split(';;').map((r) => r.trim()).filter(Boolean);
+  if (requests.length === 0) return;
+  await throughServer(start, async () => {
+    const headers = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
+    for (const r of requests) {
+      const [method, path, ...body] = r.split(' ');
+      const res = await fetch(`${origin}/v4_server/external/v1${path}`, { method, headers, body: body.length ? body.join(' ') : undefined });
+      if (!res.ok) throw new Error(`AB_SETUP: ${method} ${path} answered ${res.status}: ${await res.text()}`);
+    }
+  });
+}
+
+/** Runs `work` with a server `start` starts, and stops it after. */
+async function throughServer(start: () => Promise<ChildProcess>, work: () => Promise<void>): Promise<void> {
+  const server = await start();
   try {
-    await createWorkOrders(origin, await bearer(origin, key), n);
+    await work();
   } finally {
-    writer.kill('SIGTERM');
-    await new Promise((resolve) => writer.once('exit', resolve));
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('exit', resolve));
   }
 }

@@ -44,17 +44,16 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
 
 /**
  * The write as its one statement alone, when none of its checks needs the record as it is: no
- * states, no parent link sent, at most one tag in If-Match, and a body that passes its checks.
- * The statement stamps `updated` after the record's own and writes a live record only, at the
- * tag's version (a compare-and-set), whose read-only fields hold the values sent; when it writes
- * none, the record is read to answer 404 or 412 (notWritten), or the write is left to its read
- * when read-only fields were sent. A round trip and a read fewer. Undefined when the write needs
+ * states, at most one tag in If-Match, and a body that passes its checks. The statement stamps
+ * `updated` after the record's own and writes a live record only, at the tag's version (a
+ * compare-and-set), whose read-only fields hold the values sent and whose parent links sent are
+ * its own or name live parents; when it writes none, the record is read to answer 404 or 412
+ * (notWritten), or the write is left to its read when read-only fields or links were sent. A round trip and a read fewer. Undefined when the write needs
  * its read first (updateOnce), which also reports the body's problems, in SPEC 1's order.
  */
 async function writtenUnread(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch: Condition | undefined): Promise<ApiRecord | undefined> {
   const guarded = unreadVersion(ifMatch);
   if (guarded === null || stateFields(resource).length > 0 || !isPlainObject(body)) return undefined;
-  if (Object.keys(sentLinks(resource, body)).length > 0) return undefined;
   const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
   if (!checked.ok) return undefined;
   // Read-only fields sent (a record read back and sent again, most often) must hold the record's
@@ -66,10 +65,13 @@ async function writtenUnread(ctx: OperationContext, resource: Resource, id: numb
   values.updated = nextTimestamp(undefined); // now: the statement keeps it after the record's own
   const { tenant } = ctx;
   const row = toRow(resource, tenant.dialect, values);
+  const sent = new Set(Object.keys(values));
   const event = { at: eventTime(ctx), user: ctx.user ?? null };
-  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, keptJson === undefined ? undefined : { fields: kept, json: keptJson });
-  // Nothing written with read-only fields sent: the read says why (404, 412 or 422, in SPEC 1's order).
-  if (!updated && kept.length > 0) return undefined;
+  // Parent links sent: each keeps the record's value or names a live parent (parentLinkProblems).
+  const links = [...resource.parents].filter(([, column]) => sent.has(column) && row[column] !== null).map(([table, column]) => ({ table, column }));
+  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, keptJson === undefined ? undefined : { fields: kept, json: keptJson }, links);
+  // Nothing written with read-only fields or links sent: the read says why (404, 412 or 422, in SPEC 1's order).
+  if (!updated && (kept.length > 0 || links.length > 0)) return undefined;
   if (!updated) return notWritten(tenant.db, ctx, resource, id, guarded);
   return toRecord(resource, tenant.dialect, updated);
 }

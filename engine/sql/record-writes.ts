@@ -291,6 +291,8 @@ export async function insertRowClaimed(
  * delete (`op`) is this statement too, `deleted` among the row's values, its `changed` that one.
  * With `unchanged`, the row is written only where those fields, as the record shows them, are
  * the JSON given (readOnlyJson): a body's read-only fields checked without reading the record.
+ * With `links`, only where each link written keeps the row's value or names a live record (no
+ * row: the caller's read says which).
  */
 export async function updateRowWithEvent(
   t: TenantDb,
@@ -301,6 +303,7 @@ export async function updateRowWithEvent(
   expectedVersion: number | undefined,
   event: { readonly at: string; readonly user: string | null; readonly op?: 'update' | 'delete' },
   unchanged?: { readonly fields: readonly string[]; readonly json: string },
+  links: readonly LinkCheck[] = [],
 ): Promise<Record<string, unknown> | undefined> {
   const table = resource.name;
   const columns = Object.keys(row);
@@ -309,7 +312,7 @@ export async function updateRowWithEvent(
   const kept = unchanged?.fields ?? [];
   const { rows } = await writes<Record<string, unknown>>(
     db,
-    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0kept\0${kept.join('\0')}`,
+    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0kept\0${kept.join('\0')}\0links\0${linkedKey(links)}`,
     (...p) => {
       const [rowId, version, at, user, keptJson] = p.slice(columns.length);
       const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
@@ -335,7 +338,12 @@ export async function updateRowWithEvent(
       // The fields kept compared as the record shows them (recordJson, as a read by id answers):
       // equal text is equal values; a value written otherwise only costs the caller its read.
       const keeps = kept.length === 0 ? sql`` : sql` and ${readOnlyJsonOf(t, resource, kept)} = cast(${keptJson} as text)`;
-      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps} for update),
+      // A link written keeps its value (a parent deleted since may stay) or names a live record.
+      const linked = links.map(({ table, column }) => {
+        const value = p[columns.indexOf(column)];
+        return sql` and (${sql.ref(column)} = ${value} or exists (select 1 from ${tableRef(t, table)} where id = ${value} and deleted = false))`;
+      });
+      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps}${linked.length > 0 ? sql.join(linked, sql``) : sql``} for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
