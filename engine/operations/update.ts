@@ -10,7 +10,7 @@ import { beforeRowOf, inTransaction, loadForWrite, loadRecord, notFound, type Op
 import { stateFields } from '../states/machine.ts';
 import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace, notWritten, unreadVersion } from './precondition.ts';
-import { checkTransition } from '../states/transition.ts';
+import { checkTransition, stateChecks } from '../states/transition.ts';
 import { appendEvent, changedFields, eventTime } from './events.ts';
 
 type Mode = 'replace' | 'patch';
@@ -43,17 +43,20 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
 }
 
 /**
- * The write as its one statement alone, when none of its checks needs the record as it is: no
- * states, at most one tag in If-Match, and a body that passes its checks. The statement stamps
- * `updated` after the record's own and writes a live record only, at the tag's version (a
- * compare-and-set), whose read-only fields hold the values sent and whose parent links sent are
- * its own or name live parents; when it writes none, the record is read to answer 404 or 412
- * (notWritten), or the write is left to its read when read-only fields or links were sent. A round trip and a read fewer. Undefined when the write needs
- * its read first (updateOnce), which also reports the body's problems, in SPEC 1's order.
+ * The write as its one statement alone, without reading the record first: when If-Match is
+ * absent, `*` or one tag, and the body passes its checks. The statement stamps `updated` after
+ * the record's own and writes a live record only, at the tag's version (a compare-and-set), and
+ * only where what the write's checks ask of the record holds (RowChecks): read-only fields sent
+ * hold the values sent, parent links sent are the record's own or name live parents, a state
+ * sent is the record's own or one it may move to (SPEC 11). When it writes none, the record is
+ * read to answer 404 or 412 (notWritten), or, when the write asked any of those, the write is
+ * left to its read (updateOnce), which says which failed, in SPEC 1's order. A round trip and a
+ * read fewer. Undefined when the write needs its read first, which also reports the body's
+ * problems.
  */
 async function writtenUnread(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch: Condition | undefined): Promise<ApiRecord | undefined> {
   const guarded = unreadVersion(ifMatch);
-  if (guarded === null || stateFields(resource).length > 0 || !isPlainObject(body)) return undefined;
+  if (guarded === null || !isPlainObject(body)) return undefined;
   const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
   if (!checked.ok) return undefined;
   // Read-only fields sent (a record read back and sent again, most often) must hold the record's
@@ -62,18 +65,18 @@ async function writtenUnread(ctx: OperationContext, resource: Resource, id: numb
   const keptJson = kept.length > 0 ? readOnlyJson(body, kept) : undefined;
   if (kept.length > 0 && keptJson === undefined) return undefined;
   const values = writableValues(resource, checked.value as ApiRecord);
+  const states = stateChecks(resource, values, ctx);
+  // Parent links sent: each keeps the record's value or names a live parent (parentLinkProblems).
+  const links = [...resource.parents].filter(([, column]) => values[column] !== undefined && values[column] !== null).map(([table, column]) => ({ table, column }));
   values.updated = nextTimestamp(undefined); // now: the statement keeps it after the record's own
   const { tenant } = ctx;
   const row = toRow(resource, tenant.dialect, values);
-  const sent = new Set(Object.keys(values));
   const event = { at: eventTime(ctx), user: ctx.user ?? null };
-  // Parent links sent: each keeps the record's value or names a live parent (parentLinkProblems).
-  const links = [...resource.parents].filter(([, column]) => sent.has(column) && row[column] !== null).map(([table, column]) => ({ table, column }));
-  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, keptJson === undefined ? undefined : { fields: kept, json: keptJson }, links);
-  // Nothing written with read-only fields or links sent: the read says why (404, 412 or 422, in SPEC 1's order).
-  if (!updated && (kept.length > 0 || links.length > 0)) return undefined;
-  if (!updated) return notWritten(tenant.db, ctx, resource, id, guarded);
-  return toRecord(resource, tenant.dialect, updated);
+  const unchanged = keptJson === undefined ? undefined : { fields: kept, json: keptJson };
+  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, { unchanged, links, states });
+  if (updated) return toRecord(resource, tenant.dialect, updated);
+  if (kept.length > 0 || links.length > 0 || states.length > 0) return undefined;
+  return notWritten(tenant.db, ctx, resource, id, guarded);
 }
 
 /**

@@ -9,6 +9,7 @@ import { claimable, keepFrom, unclaimed, type Claim, type KeptAnswer } from '../
 import type { Resource } from '../registry.ts';
 import { EVENTS_TABLE } from '../events/event-log.ts';
 import { recordJsonOf } from './records-json.ts';
+import type { StateCheck } from '../states/transition.ts';
 
 /**
  * A record's INSERT and UPDATE, compiled once per shape: the table and the columns written
@@ -289,10 +290,8 @@ export async function insertRowClaimed(
  * atomic without a transaction. The event keeps the row the UPDATE replaced (before_row), read
  * under the row's lock in the same statement. Undefined when no live row was written. A soft
  * delete (`op`) is this statement too, `deleted` among the row's values, its `changed` that one.
- * With `unchanged`, the row is written only where those fields, as the record shows them, are
- * the JSON given (readOnlyJson): a body's read-only fields checked without reading the record.
- * With `links`, only where each link written keeps the row's value or names a live record (no
- * row: the caller's read says which).
+ * With `checks`, the row is written only where they hold (RowChecks): a write's checks made by
+ * its statement, without reading the record first (no row: the caller's read says which failed).
  */
 export async function updateRowWithEvent(
   t: TenantDb,
@@ -302,17 +301,18 @@ export async function updateRowWithEvent(
   row: Record<string, unknown>,
   expectedVersion: number | undefined,
   event: { readonly at: string; readonly user: string | null; readonly op?: 'update' | 'delete' },
-  unchanged?: { readonly fields: readonly string[]; readonly json: string },
-  links: readonly LinkCheck[] = [],
+  checks: RowChecks = {},
 ): Promise<Record<string, unknown> | undefined> {
   const table = resource.name;
   const columns = Object.keys(row);
   const cas = expectedVersion !== undefined;
   const op = event.op ?? 'update';
-  const kept = unchanged?.fields ?? [];
+  const kept = checks.unchanged?.fields ?? [];
+  const links = checks.links ?? [];
+  const states = checks.states ?? [];
   const { rows } = await writes<Record<string, unknown>>(
     db,
-    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0kept\0${kept.join('\0')}\0links\0${linkedKey(links)}`,
+    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0kept\0${kept.join('\0')}\0links\0${linkedKey(links)}\0states\0${JSON.stringify(states)}`,
     (...p) => {
       const [rowId, version, at, user, keptJson] = p.slice(columns.length);
       const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
@@ -343,7 +343,18 @@ export async function updateRowWithEvent(
         const value = p[columns.indexOf(column)];
         return sql` and (${sql.ref(column)} = ${value} or exists (select 1 from ${tableRef(t, table)} where id = ${value} and deleted = false))`;
       });
-      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps}${linked.length > 0 ? sql.join(linked, sql``) : sql``} for update),
+      // A state written is the row's own, or one it may move to with the fields it requires set.
+      // Its values are the shape's (in the compiled statement's key), fixed parameters.
+      const moves = states.map(({ field, to, from, set }) => {
+        const stay = sql`${sql.ref(field)} = ${sql.val(to)}`;
+        if (from.length === 0) return sql` and ${stay}`;
+        const required = set.map((r) => sql` and ${sql.ref(r)} is not null`);
+        return sql` and (${stay} or (${sql.ref(field)} in (${sql.join(from.map((s) => sql.val(s)))})${sql.join(required, sql``)}))`;
+      });
+      // Checked by the lock's WHERE: under a write committed meanwhile, PostgreSQL checks it again
+      // on the row as that write left it, once the lock is taken.
+      const holds = [...linked, ...moves];
+      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps}${holds.length > 0 ? sql.join(holds, sql``) : sql``} for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
@@ -356,9 +367,19 @@ export async function updateRowWithEvent(
     cas ? expectedVersion : null,
     event.at,
     event.user,
-    ...(unchanged ? [unchanged.json] : []),
+    ...(checks.unchanged ? [checks.unchanged.json] : []),
   );
   return rows[0];
+}
+
+/** What a row must hold for updateRowWithEvent to write it, each checked on the row it locks. */
+export interface RowChecks {
+  /** These fields, as the record's JSON shows them, are this JSON (readOnlyJson). */
+  readonly unchanged?: { readonly fields: readonly string[]; readonly json: string };
+  /** Each link written keeps the row's value, or names a live record. */
+  readonly links?: readonly LinkCheck[];
+  /** Each state written (SPEC 11). */
+  readonly states?: readonly StateCheck[];
 }
 
 /** Some fields of a record as the record's JSON shows them, in the order given. */
