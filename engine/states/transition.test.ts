@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import inspections from '../../examples/states/inspections.ts';
 import { createRegistry } from '../registry.ts';
-import { checkTransition, type Mover } from './transition.ts';
+import { checkTransition, stateChecks, type Mover, type StateCheck } from './transition.ts';
 
 const resource = createRegistry([inspections]).get('inspections')!;
 const record = (status: string, more: Record<string, unknown> = {}) => ({ site: 'x', inspector: 'ana', findings: 'ok', status, ...more });
@@ -35,5 +36,35 @@ describe('checkTransition', () => {
       { field: 'status', message: 'may not move from on_hold to done: from on_hold it may move to in_progress or cancelled' },
     ]);
     expect(checkTransition(resource, record('cancelled'), record('done'), ADMIN)?.errors[0]?.message).toMatch(/it may move to none$/);
+  });
+});
+
+describe('stateChecks', () => {
+  /** A StateCheck as the statement's WHERE reads it on the row (NULL is "not set"). */
+  const holds = (c: StateCheck, row: Record<string, unknown>) =>
+    row[c.field] === c.to || (c.from.includes(row[c.field] as string) && c.set.every((r) => row[r] !== null && row[r] !== undefined));
+
+  it('hold on a record exactly where checkTransition allows the write', () => {
+    const states = Object.keys(inspections.fields.status.states);
+    const optional = fc.option(fc.constantFrom('ana', 'fine'), { nil: null });
+    const movers = fc.constantFrom<Mover>(ADMIN, { user: 'b', roles: ['inspector'] }, { user: 'b' }, {}, { user: 'c', roles: ['supervisor'] });
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...states),
+        fc.record({ inspector: optional, findings: optional }),
+        fc.record({ status: fc.constantFrom(...states), inspector: optional, findings: optional }, { requiredKeys: [] }),
+        movers,
+        (from, current, values, mover) => {
+          const row = { site: 'x', status: from, ...current };
+          const allowed = checkTransition(resource, row, { ...row, ...values }, mover) === undefined;
+          expect(stateChecks(resource, values, mover).every((c) => holds(c, row))).toBe(allowed);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('asks nothing of a write that sends no state', () => {
+    expect(stateChecks(resource, { findings: null }, ADMIN)).toEqual([]);
   });
 });
