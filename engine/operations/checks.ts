@@ -4,6 +4,7 @@ import type { Resource } from '../registry.ts';
 import type { ApiRecord } from '../records.ts';
 import { isPlainObject } from '../validate/body.ts';
 import { loadRecord, type OperationContext } from './context.ts';
+import type { LinkCheck } from '../sql/record-writes.ts';
 
 /** Read-only fields may be sent in PUT and PATCH only with their current value. */
 export function readOnlyProblems(resource: Resource, body: ApiRecord, current: ApiRecord): ProblemItem[] {
@@ -32,6 +33,10 @@ export async function parentLinkProblems(
   }
   return problems;
 }
+
+/** The parent links a write's values name (not null), as its statement checks them (LinkCheck). */
+export const linksNamed = (resource: Resource, values: ApiRecord): LinkCheck[] =>
+  [...resource.parents].filter(([, column]) => values[column] !== undefined && values[column] !== null).map(([table, column]) => ({ table, column }));
 
 /** The parent links a body names with an integer, checked even when other fields are invalid. */
 export function sentLinks(resource: Resource, body: unknown): ApiRecord {

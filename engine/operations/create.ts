@@ -7,7 +7,7 @@ import { insertLinkedThen, insertLinkedWithEvent, insertRow, insertRowClaimed, i
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
-import { parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
+import { linksNamed, parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
 import { inTransaction, notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
 import { appendEvent, createdFields, eventOf, eventTime } from './events.ts';
 
@@ -109,9 +109,9 @@ async function insertLinked(ctx: OperationContext, resource: Resource, linked: {
   if (linked.problems.length > 0) return undefined;
   const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
   if (!checked.ok) return undefined;
-  const row = rowOf(ctx, resource, checked.value as ApiRecord);
-  const links = [...resource.parents].filter(([, column]) => row[column] !== null && row[column] !== undefined).map(([table, column]) => ({ table, column }));
+  const links = linksNamed(resource, checked.value as ApiRecord);
   if (links.length === 0) return undefined;
+  const row = rowOf(ctx, resource, checked.value as ApiRecord);
   if (!writeThen) {
     const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
     const inserted = await insertLinkedWithEvent(tenant, tenant.db, resource, row, links, event);

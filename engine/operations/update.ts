@@ -5,7 +5,7 @@ import { nextTimestamp, toRecord, toRow, versionOf, type ApiRecord } from '../re
 import { readOnlyJson, updateRow, updateRowWithEvent } from '../sql/record-writes.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
-import { parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
+import { linksNamed, parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
 import { beforeRowOf, inTransaction, loadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
 import { stateFields } from '../states/machine.ts';
 import type { Condition } from '../http/conditional.ts';
@@ -67,7 +67,7 @@ async function writtenUnread(ctx: OperationContext, resource: Resource, id: numb
   const values = writableValues(resource, checked.value as ApiRecord);
   const states = stateChecks(resource, values, ctx);
   // Parent links sent: each keeps the record's value or names a live parent (parentLinkProblems).
-  const links = [...resource.parents].filter(([, column]) => values[column] !== undefined && values[column] !== null).map(([table, column]) => ({ table, column }));
+  const links = linksNamed(resource, values);
   values.updated = nextTimestamp(undefined); // now: the statement keeps it after the record's own
   const { tenant } = ctx;
   const row = toRow(resource, tenant.dialect, values);
