@@ -30,14 +30,20 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
     }
   };
   // Where the UPDATE and its event can be one statement, that statement is the write: alone when
-  // its checks need nothing of the record (writtenUnread); otherwise its read before it is what
-  // a transaction's read would be (read committed, no lock taken), and the checks against the
-  // version read are the statement's compare-and-set. In a caller's transaction (a keyed
-  // request's, a batch's), the write is one of its statements.
-  if (ctx.tenant.dialect.events.inStatement && !db.isTransaction) {
-    const written = (await writtenUnread(ctx, resource, id, body, mode, ifMatch)) ?? (await untilWritten(db, 'statement'));
-    ctx.tenant.dialect.events.written?.(ctx.tenant);
-    return written;
+  // its checks can be the statement's own (writtenUnread), in a caller's transaction (a keyed
+  // request's, a batch's) too, as one of its statements. Otherwise, outside a transaction, its
+  // read before it is what a transaction's read would be (read committed, no lock taken), and
+  // the checks against the version read are the statement's compare-and-set; in one, the read
+  // takes the row's lock and the event is appended after the UPDATE.
+  const { events } = ctx.tenant.dialect;
+  if (events.inStatement) {
+    const unread = await writtenUnread(ctx, resource, id, body, mode, ifMatch);
+    if (unread && db.isTransaction) return unread;
+    if (!db.isTransaction) {
+      const written = unread ?? (await untilWritten(db, 'statement'));
+      events.written?.(ctx.tenant);
+      return written;
+    }
   }
   return inTransaction(db, (trx) => untilWritten(trx, 'after'));
 }
