@@ -33,18 +33,18 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
 }
 
 /**
- * The delete as one statement, record and event, without a transaction (EventLog.inStatement,
- * outside a caller's transaction), when its If-Match needs no read (unreadVersion): the
- * statement writes a live row only, at the tag's version; when it writes none, the record is
+ * The delete as one statement, record and event (EventLog.inStatement), when its If-Match needs
+ * no read (unreadVersion): without a transaction, or as one statement of a caller's (a batch's).
+ * The statement writes a live row only, at the tag's version; when it writes none, the record is
  * read to answer 404 or 412. False when the delete needs its transaction.
  */
 async function deletedInStatement(ctx: OperationContext, resource: Resource, id: number, ifMatch: Condition | undefined): Promise<boolean> {
   const { tenant } = ctx;
   const expected = unreadVersion(ifMatch);
-  if (!tenant.dialect.events.inStatement || tenant.db.isTransaction || expected === null) return false;
+  if (!tenant.dialect.events.inStatement || expected === null) return false;
   const row = { deleted: tenant.dialect.encode('boolean', true), updated: nextTimestamp(undefined) };
   const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, expected, { at: eventTime(ctx), user: ctx.user ?? null, op: 'delete' });
   if (!written) return notWritten(tenant.db, ctx, resource, id, expected);
-  tenant.dialect.events.written?.(tenant);
+  if (!tenant.db.isTransaction) tenant.dialect.events.written?.(tenant);
   return true;
 }
