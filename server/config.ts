@@ -90,6 +90,9 @@ function read<T>(env: Env, name: string, parse: (v: string) => T, fallback: T): 
   return raw === undefined || raw === '' ? fallback : parse(raw);
 }
 
+/** Where the SQLite files go when DATA_DIR is not set. */
+export const DEFAULT_DATA_DIR = './data';
+
 export function loadConfig(env: Env = process.env): Config {
   const databaseUrl = read(env, 'DATABASE_URL', text, undefined as string | undefined);
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
@@ -105,7 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: read(env, 'PORT', int('PORT', 0, 65535), 8080),
     host: read(env, 'HOST', text, '127.0.0.1'),
     databaseUrl,
-    dataDir: read(env, 'DATA_DIR', text, './data'),
+    dataDir: read(env, 'DATA_DIR', text, DEFAULT_DATA_DIR),
     jwtSecret,
     tokenTtlS: read(env, 'TOKEN_TTL_S', int('TOKEN_TTL_S', 1, 31 * 86400), 3600),
     cursorTtlS: read(env, 'CURSOR_TTL_S', int('CURSOR_TTL_S', 1, 7 * 86400), 900),

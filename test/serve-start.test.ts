@@ -96,7 +96,8 @@ describe('mrs serve that starts', () => {
       const page = await fetch(docs);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-      expect(text).toMatch(/API key: +npx mrs key create demo\.main admin\n/);
+      // A DATA_DIR of its own: the key's command must be given it too (without it, another database).
+      expect(text).toMatch(/API key: +npx mrs key create demo\.main admin +\(with this server's DATA_DIR\)\n/);
     } finally {
       await stopChild(child);
     }

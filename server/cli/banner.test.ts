@@ -21,6 +21,12 @@ describe('the start banner', () => {
     expect(banner({ scheme: 'https', host, port: 8443, basePath: BASE })[1]).toBe(`  API docs:   ${origin}${BASE}/docs`);
   });
 
+  it("names the settings the key's command must share with the server, never their values", () => {
+    const at = { scheme: 'http', host: '127.0.0.1', port: 8080, basePath: BASE };
+    expect(banner(at, ['DATABASE_URL'])[2]).toBe("  API key:    npx mrs key create demo.main admin   (with this server's DATABASE_URL)");
+    expect(banner(at, ['DATA_DIR'])[2]).toBe("  API key:    npx mrs key create demo.main admin   (with this server's DATA_DIR)");
+  });
+
   it('prints no URL that answers 401 in a browser (nothing under /maintenance)', () => {
     expect(banner({ scheme: 'http', host: '127.0.0.1', port: 1, basePath: BASE }).join('\n')).not.toContain('/maintenance');
   });

@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../config.ts';
+import { DEFAULT_DATA_DIR, loadConfig, type Config } from '../config.ts';
 import { migrateTenants } from '../migrate-tenants.ts';
 import { createLogger } from '../logging.ts';
 import { listen, type Listening } from '../node-server.ts';
@@ -32,7 +32,8 @@ export async function serve(): Promise<void> {
     throw new CommandError(startFailure(step, e, config));
   }
   for (const n of notes) console.error(n);
-  for (const line of banner({ scheme: l.scheme, host: config.host, port: l.port, basePath: service.engine.basePath })) console.error(line);
+  const shared = config.databaseUrl ? ['DATABASE_URL'] : config.dataDir !== DEFAULT_DATA_DIR ? ['DATA_DIR'] : [];
+  for (const line of banner({ scheme: l.scheme, host: config.host, port: l.port, basePath: service.engine.basePath }, shared)) console.error(line);
   let stopping = false;
   // SIGTERM: stop accepting, finish in-flight requests, close the databases, exit 0.
   const stop = async (signal: string) => {
