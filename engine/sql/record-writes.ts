@@ -329,12 +329,6 @@ export async function updateRowWithEvent(
         ),
         sql` || `,
       );
-      // `o` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
-      // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
-      // event's before_row). Without the lock, a write committed meanwhile would be missed by
-      // both; a compare-and-set instead made writes of one row retry each other, hundreds of
-      // times a second under load (BENCHMARKS.md, lazy snapshots). A live row only: one deleted
-      // meanwhile is not written (no row: the caller answers 404).
       // The fields kept compared as the record shows them (recordJson, as a read by id answers):
       // equal text is equal values; a value written otherwise only costs the caller its read.
       const keeps = kept.length === 0 ? sql`` : sql` and ${readOnlyJsonOf(t, resource, kept)} = cast(${keptJson} as text)`;
@@ -351,9 +345,15 @@ export async function updateRowWithEvent(
         const required = set.map((r) => sql` and ${sql.ref(r)} is not null`);
         return sql` and (${stay} or (${sql.ref(field)} in (${sql.join(from.map((s) => sql.val(s)))})${sql.join(required, sql``)}))`;
       });
-      // Checked by the lock's WHERE: under a write committed meanwhile, PostgreSQL checks it again
-      // on the row as that write left it, once the lock is taken.
       const holds = [...linked, ...moves];
+      // `o` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
+      // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
+      // event's before_row). Without the lock, a write committed meanwhile would be missed by
+      // both; a compare-and-set instead made writes of one row retry each other, hundreds of
+      // times a second under load (BENCHMARKS.md, lazy snapshots). A live row only: one deleted
+      // meanwhile is not written (no row: the caller says why, 404 or through its read).
+      // The checks are the lock's WHERE: under a write committed meanwhile, PostgreSQL checks it
+      // again on the row as that write left it, once the lock is taken.
       return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps}${holds.length > 0 ? sql.join(holds, sql``) : sql``} for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
