@@ -65,7 +65,7 @@ export const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 410, 412, 413, 415,
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 const ERRORS: Record<ErrorStatus, { name: string; description: string; headers: HeaderName[] }> = {
-  400: { name: 'BadRequest', description: 'Malformed JSON, a bad query parameter, or a malformed If-Match, If-None-Match or Idempotency-Key header (each named in errors).', headers: [] },
+  400: { name: 'BadRequest', description: 'Malformed JSON, a bad query parameter, or a malformed If-Match, If-None-Match, Idempotency-Key or Last-Event-ID header (each named in errors).', headers: [] },
   401: { name: 'Unauthorized', description: 'No valid token (missing, malformed, expired or revoked), or failed authentication.', headers: ['WWW-Authenticate'] },
   403: { name: 'Forbidden', description: "The user's roles lack the permission, or the request did not arrive over HTTPS where HTTPS is required.", headers: [] },
   404: { name: 'NotFound', description: 'Unknown collection, record, child collection or parent; soft-deleted records unless $deleted=true.', headers: [] },
