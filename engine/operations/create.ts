@@ -60,7 +60,9 @@ export async function create(
   // when there is one (an idempotency key's).
   return inTransaction(ctx.tenant.db, async (trx) => {
     if (parent && !(await loadRecord(trx, ctx, parent.resource, parent.id))) throw notFound(parent.resource.name, parent.id);
-    const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, links), 'after');
+    // The path's parent was just found live: its link in the body (the path's id) needs no second look.
+    const others = parent ? Object.fromEntries(Object.entries(links).filter(([field]) => field !== parent.field)) : links;
+    const record = await insertChecked(trx, ctx, resource, linked, await parentLinkProblems(trx, ctx, resource, others), 'after');
     await appendEvent(trx, ctx, resource, 'create', record, createdFields(resource));
     return record;
   });
