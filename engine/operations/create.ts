@@ -3,7 +3,7 @@ import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
 import { answerOf, keepQuery, type Claim, type KeptAnswer } from '../idempotency/store.ts';
-import { insertLinkedThen, insertLinkedWithEvent, insertRow, insertRowClaimed, insertRows, insertRowsWithEvents, insertRowThen, insertRowUnclaimedThen, insertRowWithEvent } from '../sql/record-writes.ts';
+import { insertRow, insertRowClaimed, insertRows, insertRowsWithEvents, insertRowThen, insertRowUnclaimedThen, insertRowWithEvent, type LinkCheck } from '../sql/record-writes.ts';
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
@@ -36,23 +36,14 @@ export async function create(
 ): Promise<ApiRecord> {
   const linked = withPathLink(body, parent);
   const links = sentLinks(resource, linked.body);
-  const plain = nothingToLookUp(resource, linked.body, parent);
-  // Nothing to look up first, and a database that writes the record and its event in one
-  // statement: that statement is the transaction (a statement is atomic).
-  const { events } = ctx.tenant.dialect;
-  if (plain && events.inStatement) {
-    const record = await insertChecked(ctx.tenant.db, ctx, resource, linked, [], 'statement');
-    events.written?.(ctx.tenant);
-    return record;
-  }
-  // Or a database handle that runs the INSERT and then the event's statement, kept together,
-  // without a transaction's savepoint and its release (engine/sql/write-then.ts).
-  const writeThen = plain && events.appendQuery ? writeThenOf(ctx.tenant.db) : undefined;
-  if (writeThen) return insertChecked(ctx.tenant.db, ctx, resource, linked, [], writeThen);
-  // Parents to look up: the INSERT looks them up itself, when the body is valid. When it
-  // inserts nothing (a parent missing or deleted), the transaction below says which.
-  if (!plain) {
-    const record = await insertLinked(ctx, resource, linked);
+  // The INSERT with its event, kept together without a transaction of their own (writtenWith),
+  // where the database or the handle can: with nothing to look up first, that is the create; with
+  // parents to look up, the INSERT looks them up itself when the body is valid, and when it
+  // inserts nothing (a parent missing or deleted) the transaction below says which.
+  const way = withEventWay(ctx);
+  if (way && nothingToLookUp(resource, linked.body, parent)) return insertChecked(ctx.tenant.db, ctx, resource, linked, [], way);
+  if (way) {
+    const record = await insertLinked(ctx, resource, linked, way);
     if (record) return record;
   }
   // Otherwise its event goes in the same transaction (a savepoint under SQLite's group commit), so even a
@@ -69,9 +60,42 @@ export async function create(
 }
 
 /**
+ * How a create and its event are kept together without a transaction of their own: one
+ * statement, where the database writes both in one (EventLog.inStatement), or a handle that runs
+ * the event's statement right after the INSERT (engine/sql/write-then.ts). Undefined when
+ * neither: the create takes a transaction (a savepoint under SQLite's group commit).
+ */
+type WithEvent = 'statement' | WriteThen;
+
+function withEventWay(ctx: OperationContext): WithEvent | undefined {
+  const { events } = ctx.tenant.dialect;
+  if (events.inStatement) return 'statement';
+  return events.appendQuery ? writeThenOf(ctx.tenant.db) : undefined;
+}
+
+/**
+ * The row inserted with its create event, kept together `way`; with `links`, only where each
+ * names a live parent. Undefined when no row was inserted: nothing written.
+ */
+async function writtenWith(ctx: OperationContext, resource: Resource, row: Record<string, unknown>, links: readonly LinkCheck[], way: WithEvent): Promise<ApiRecord | undefined> {
+  const { tenant } = ctx;
+  const { events } = tenant.dialect;
+  if (way === 'statement') {
+    const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
+    const inserted = await insertRowWithEvent(tenant, tenant.db, resource, row, event, links);
+    if (!inserted) return undefined;
+    events.written?.(tenant);
+    return toRecord(resource, tenant.dialect, inserted);
+  }
+  let made: ApiRecord | undefined; // the record `then` made its event of
+  const then = (r: Record<string, unknown>) => events.appendQuery!(tenant, tenant.db, eventOf(ctx, resource, 'create', (made = toRecord(resource, tenant.dialect, r)), createdFields(resource)));
+  await insertRowThen(way, tenant, resource.name, row, then, links);
+  return made;
+}
+
+/**
  * Checks the body, then inserts it: the problems found so far and the body's are reported
- * together. Its event: appended `after` it by the caller, in the INSERT's own `statement`, or
- * by a statement the given WriteThen runs right after it (engine/sql/write-then.ts).
+ * together. Its event: appended `after` it by the caller, or kept with it `way` (writtenWith).
  */
 async function insertChecked(
   db: Kysely<any>,
@@ -79,52 +103,30 @@ async function insertChecked(
   resource: Resource,
   linked: { body: unknown; problems: ProblemItem[] },
   links: ProblemItem[],
-  event: 'after' | 'statement' | WriteThen,
+  event: 'after' | WithEvent,
 ): Promise<ApiRecord> {
   const row = checkedRow(ctx, resource, linked, links);
-  const { tenant } = ctx;
-  let made: ApiRecord | undefined; // the record `then` made its event of
-  const inserted =
-    event === 'statement'
-      ? await insertRowWithEvent(tenant, db, resource, row, { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null })
-      : typeof event === 'function'
-        ? await insertRowThen(event, db, resource.name, row, (r) =>
-            tenant.dialect.events.appendQuery!(tenant, db, eventOf(ctx, resource, 'create', (made = toRecord(resource, tenant.dialect, r)), createdFields(resource))),
-          )
-        : await insertRow(db, resource.name, row);
-  if (!inserted) throw new EngineError('internal', 'The INSERT returned no row.');
-  return made ?? toRecord(resource, ctx.tenant.dialect, inserted);
+  const record =
+    event === 'after'
+      ? await insertRow(db, resource.name, row).then((r) => r && toRecord(resource, ctx.tenant.dialect, r))
+      : await writtenWith(ctx, resource, row, [], event);
+  if (!record) throw new EngineError('internal', 'The INSERT returned no row.');
+  return record;
 }
 
 /**
- * A create with parents to look up, as one statement whose INSERT checks each parent is live
- * (record-writes.ts linkedValues): on a database that writes the record and its event in one
- * statement, or with a WRITE_THEN handle. Undefined when not done (nothing written): the body has
- * problems (reported by the transaction, in SPEC 1's order: a missing parent in the path is 404
- * first), no such database or handle, or a parent is not live.
+ * A create with parents to look up, its INSERT checking each is live (writtenWith's links).
+ * Undefined when not done (nothing written): the body has problems (reported by the
+ * transaction, in SPEC 1's order: a missing parent in the path is 404 first), or a parent is not
+ * live.
  */
-async function insertLinked(ctx: OperationContext, resource: Resource, linked: { body: unknown; problems: ProblemItem[] }): Promise<ApiRecord | undefined> {
-  const { tenant } = ctx;
-  const { events } = tenant.dialect;
-  const writeThen = events.inStatement ? undefined : events.appendQuery && writeThenOf(tenant.db);
-  if (!events.inStatement && !writeThen) return undefined;
+async function insertLinked(ctx: OperationContext, resource: Resource, linked: { body: unknown; problems: ProblemItem[] }, way: WithEvent): Promise<ApiRecord | undefined> {
   if (linked.problems.length > 0) return undefined;
   const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
   if (!checked.ok) return undefined;
   const links = linksNamed(resource, checked.value as ApiRecord);
   if (links.length === 0) return undefined;
-  const row = rowOf(ctx, resource, checked.value as ApiRecord);
-  if (!writeThen) {
-    const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
-    const inserted = await insertLinkedWithEvent(tenant, tenant.db, resource, row, links, event);
-    if (inserted) events.written?.(tenant);
-    return inserted && toRecord(resource, tenant.dialect, inserted);
-  }
-  let made: ApiRecord | undefined; // the record `then` made its event of
-  await insertLinkedThen(writeThen, tenant, resource.name, row, links, (r) =>
-    events.appendQuery!(tenant, tenant.db, eventOf(ctx, resource, 'create', (made = toRecord(resource, tenant.dialect, r)), createdFields(resource))),
-  );
-  return made;
+  return writtenWith(ctx, resource, rowOf(ctx, resource, checked.value as ApiRecord), links, way);
 }
 
 /** A create with no parent path and no link sent: no record to look up before its INSERT. */

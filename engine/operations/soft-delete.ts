@@ -45,6 +45,6 @@ async function deletedInStatement(ctx: OperationContext, resource: Resource, id:
   const row = { deleted: tenant.dialect.encode('boolean', true), updated: nextTimestamp(undefined) };
   const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, expected, { at: eventTime(ctx), user: ctx.user ?? null, op: 'delete' });
   if (!written) return notWritten(tenant.db, ctx, resource, id, expected);
-  if (!tenant.db.isTransaction) tenant.dialect.events.written?.(tenant);
+  tenant.dialect.events.written?.(tenant);
   return true;
 }

@@ -36,14 +36,11 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
   // the checks against the version read are the statement's compare-and-set; in one, the read
   // takes the row's lock and the event is appended after the UPDATE.
   const { events } = ctx.tenant.dialect;
-  if (events.inStatement) {
-    const unread = await writtenUnread(ctx, resource, id, body, mode, ifMatch);
-    if (unread && db.isTransaction) return unread;
-    if (!db.isTransaction) {
-      const written = unread ?? (await untilWritten(db, 'statement'));
-      events.written?.(ctx.tenant);
-      return written;
-    }
+  const unread = events.inStatement ? await writtenUnread(ctx, resource, id, body, mode, ifMatch) : undefined;
+  if (unread || (events.inStatement && !db.isTransaction)) {
+    const written = unread ?? (await untilWritten(db, 'statement'));
+    events.written?.(ctx.tenant); // in a caller's transaction too: the numbering runs outside it, later
+    return written;
   }
   return inTransaction(db, (trx) => untilWritten(trx, 'after'));
 }

@@ -1,4 +1,4 @@
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledQueriesByKey } from '../compiled-queries.ts';
 import type { Then, WriteThen } from './write-then.ts';
@@ -39,22 +39,48 @@ export async function insertRow(db: Kysely<any>, table: string, row: Record<stri
 
 /**
  * insertRow, and right after it the statement `then` makes from the inserted row, the two kept
- * together (engine/sql/write-then.ts): a create and its event.
+ * together (engine/sql/write-then.ts): a create and its event. With `links`, the row is inserted
+ * only where each names a live record (liveParents). Undefined when no row was inserted: nothing
+ * was written, and nothing run after.
  */
 export async function insertRowThen(
   writeThen: WriteThen,
-  db: Kysely<any>,
+  t: TenantDb,
   table: string,
   row: Record<string, unknown>,
-  then: (inserted: Record<string, unknown>) => CompiledQuery,
+  then: (inserted: Record<string, unknown>) => Then,
+  links: readonly LinkCheck[] = [],
 ): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await writeThen(insertQuery(db, table, row), (result) => {
+  const columns = Object.keys(row);
+  const insert =
+    links.length === 0
+      ? insertQuery(t.db, table, row)
+      : queries<Record<string, unknown>>(
+          t.db,
+          `insert+links\0${table}\0${columns.join('\0')}\0${linkedKey(links)}`,
+          (...p) => insertWhere(t, table, columns, p, liveParents(t, columns, p, links)).compile(t.db),
+          ...columns.map((c) => row[c]),
+        );
+  return thenIfInserted(writeThen, insert, then);
+}
+
+/** The write, and `then`'s statements right after it when it inserted a row (none when it did not). */
+async function thenIfInserted(writeThen: WriteThen, insert: CompiledQuery, then: (inserted: Record<string, unknown>) => Then): Promise<Record<string, unknown> | undefined> {
+  const { rows } = await writeThen(insert, (result) => {
     const inserted = result.rows[0] as Record<string, unknown> | undefined;
-    if (!inserted) throw new Error('The INSERT returned no row.');
-    return then(inserted);
+    return inserted ? then(inserted) : [];
   });
   return rows[0] as Record<string, unknown> | undefined;
 }
+
+/**
+ * An INSERT of the row's values (the first `columns.length` of `p`) only where `where` holds,
+ * returning the row inserted: none when it does not. INSERT ... SELECT, for its WHERE:
+ * PostgreSQL types the parameters from the columns, as for VALUES.
+ */
+const insertWhere = (t: TenantDb, table: string, columns: readonly string[], p: readonly unknown[], where: RawBuilder<unknown>) =>
+  sql<Record<string, unknown>>`insert into ${tableRef(t, table)} (${sql.join(columns.map((name) => sql.ref(name)))})
+    select ${sql.join(p.slice(0, columns.length))} where ${where} returning *`;
 
 /** A parent link a create's INSERT checks itself: `column` names a record of `table`, which must be live. */
 export interface LinkCheck {
@@ -62,74 +88,17 @@ export interface LinkCheck {
   readonly column: string;
 }
 
-/**
- * The row's values as the SELECT of an INSERT, where each link names a live record: a create
- * whose parents are looked up by its own statement (no row: one is missing or deleted).
- */
-function linkedValues(t: TenantDb, columns: readonly string[], p: readonly unknown[], links: readonly LinkCheck[]) {
-  const live = links.map(({ table, column }) => sql`exists (select 1 from ${tableRef(t, table)} where id = ${p[columns.indexOf(column)]} and deleted = false)`);
-  // INSERT ... SELECT, for its WHERE: PostgreSQL types the parameters from the columns, as for VALUES.
-  return sql`select ${sql.join(p.slice(0, columns.length))} where ${sql.join(live, sql` and `)}`;
-}
+/** A live record of `table` has this id. */
+const liveRecord = (t: TenantDb, table: string, id: unknown) => sql<boolean>`exists (select 1 from ${tableRef(t, table)} where id = ${id} and deleted = false)`;
+
+/** Each link names a live record: a create's parents looked up by its own INSERT (insertWhere). */
+const liveParents = (t: TenantDb, columns: readonly string[], p: readonly unknown[], links: readonly LinkCheck[]) =>
+  sql.join(
+    links.map(({ table, column }) => liveRecord(t, table, p[columns.indexOf(column)])),
+    sql` and `,
+  );
 
 const linkedKey = (links: readonly LinkCheck[]) => links.map((l) => `${l.column}>${l.table}`).join('\0');
-
-/**
- * insertRowWithEvent where the row is inserted only when each link names a live record, checked
- * by the statement itself (linkedValues). Undefined when one does not: nothing was written.
- */
-export async function insertLinkedWithEvent(
-  t: TenantDb,
-  db: Kysely<any>,
-  resource: Resource,
-  row: Record<string, unknown>,
-  links: readonly LinkCheck[],
-  event: WriteEvent,
-): Promise<Record<string, unknown> | undefined> {
-  const table = resource.name;
-  const columns = Object.keys(row);
-  const { rows } = await writes<Record<string, unknown>>(
-    db,
-    `insert+links+event\0${table}\0${columns.join('\0')}\0${linkedKey(links)}`,
-    (...p) => {
-      const [at, changed, user] = p.slice(columns.length);
-      const insert = db.insertInto(table).columns(columns).expression(linkedValues(t, columns, p, links)).returningAll();
-      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), { at, collection: table, op: 'create', changed, user }).compile(db);
-    },
-    ...columns.map((c) => row[c]),
-    event.at,
-    JSON.stringify(event.changed),
-    event.user,
-  );
-  return rows[0];
-}
-
-/**
- * insertRowThen where the row is inserted only when each link names a live record, checked by
- * the INSERT itself (linkedValues); `then` runs only after a row was inserted. Undefined when
- * none was: nothing was written, and nothing run after.
- */
-export async function insertLinkedThen(
-  writeThen: WriteThen,
-  t: TenantDb,
-  table: string,
-  row: Record<string, unknown>,
-  links: readonly LinkCheck[],
-  then: (inserted: Record<string, unknown>) => CompiledQuery,
-): Promise<Record<string, unknown> | undefined> {
-  const columns = Object.keys(row);
-  const insert = queries<Record<string, unknown>>(
-    t.db,
-    `insert+links\0${table}\0${columns.join('\0')}\0${linkedKey(links)}`,
-    (...p) => t.db.insertInto(table).columns(columns).expression(linkedValues(t, columns, p, links)).returningAll().compile(),
-    ...columns.map((c) => row[c]),
-  );
-  const { rows } = await writeThen(insert, (result) => {
-    const inserted = result.rows[0] as Record<string, unknown> | undefined;
-    return inserted ? then(inserted) : [];
-  });
-  return rows[0] as Record<string, unknown> | undefined;
-}
 
 /**
  * insertRowThen for a keyed create (engine/idempotency/) on a database whose writes of one key
@@ -152,18 +121,13 @@ export async function insertRowUnclaimedThen(
     `insert+unclaimed\0${table}\0${columns.join('\0')}`,
     (...p) => {
       const [owner, keyValue] = p.slice(columns.length);
-      return sql<Record<string, unknown>>`insert into ${tableRef(t, table)} (${sql.join(columns.map((name) => sql.ref(name)))})
-        select ${sql.join(p.slice(0, columns.length))} where ${unclaimed(t, owner, keyValue)} returning *`.compile(t.db);
+      return insertWhere(t, table, columns, p, unclaimed(t, owner, keyValue)).compile(t.db);
     },
     ...columns.map((c) => row[c]),
     key.owner,
     key.key,
   );
-  const { rows } = await writeThen(insert, (result) => {
-    const inserted = result.rows[0] as Record<string, unknown> | undefined;
-    return inserted ? then(inserted) : [];
-  });
-  return rows[0] as Record<string, unknown> | undefined;
+  return thenIfInserted(writeThen, insert, then);
 }
 
 /**
@@ -216,7 +180,8 @@ const byId = (rows: Record<string, unknown>[]) => (rows.length < 2 ? rows : rows
 /**
  * insertRow and the record's create event in one statement, the event's record written from the
  * inserted row (EventLog.inStatement: databases whose statements can write two tables):
- * insertRowsWithEvents of one row.
+ * insertRowsWithEvents of one row. With `links`, the row is inserted only where each names a
+ * live record (liveParents): undefined when one does not, nothing written.
  */
 export async function insertRowWithEvent(
   t: TenantDb,
@@ -224,8 +189,25 @@ export async function insertRowWithEvent(
   resource: Resource,
   row: Record<string, unknown>,
   event: WriteEvent,
+  links: readonly LinkCheck[] = [],
 ): Promise<Record<string, unknown> | undefined> {
-  return (await insertRowsWithEvents(t, db, resource, [row], event))[0];
+  if (links.length === 0) return (await insertRowsWithEvents(t, db, resource, [row], event))[0];
+  const table = resource.name;
+  const columns = Object.keys(row);
+  const { rows } = await writes<Record<string, unknown>>(
+    db,
+    `insert+links+event\0${table}\0${columns.join('\0')}\0${linkedKey(links)}`,
+    (...p) => {
+      const [at, changed, user] = p.slice(columns.length);
+      const insert = insertWhere(t, table, columns, p, liveParents(t, columns, p, links));
+      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), { at, collection: table, op: 'create', changed, user }).compile(db);
+    },
+    ...columns.map((c) => row[c]),
+    event.at,
+    JSON.stringify(event.changed),
+    event.user,
+  );
+  return rows[0];
 }
 
 /**
@@ -253,9 +235,7 @@ export async function insertRowClaimed(
     (...p) => {
       const [at, changed, user, lock, owner, key, fingerprint, expiresAt, status, locationPrefix] = p.slice(columns.length);
       const c = { lock, owner, key, fingerprint, expiresAt };
-      // INSERT ... SELECT, for its WHERE: PostgreSQL types the parameters from the columns, as for VALUES.
-      return sql<KeptAnswer>`with w as (insert into ${tableRef(t, table)} (${sql.join(columns.map((name) => sql.ref(name)))})
-          select ${sql.join(p.slice(0, columns.length))} where ${claimable(t, c)} returning *),
+      return sql<KeptAnswer>`with w as (${insertWhere(t, table, columns, p, claimable(t, c))}),
         j as (select w.id, ${sql.ref(`w.${VERSION_COLUMN}`)}, ${recordJsonOf(t.dialect, resource, 'w')} as json from w),
         e as (${eventInsertFrom(t, 'j', sql.ref('j.json'), { at, collection: table, op: 'create', changed, user })}),
         k as (${keepFrom(t, c, 'j', {
@@ -335,7 +315,7 @@ export async function updateRowWithEvent(
       // A link written keeps its value (a parent deleted since may stay) or names a live record.
       const linked = links.map(({ table, column }) => {
         const value = p[columns.indexOf(column)];
-        return sql` and (${sql.ref(column)} = ${value} or exists (select 1 from ${tableRef(t, table)} where id = ${value} and deleted = false))`;
+        return sql` and (${sql.ref(column)} = ${value} or ${liveRecord(t, table, value)})`;
       });
       // A state written is the row's own, or one it may move to with the fields it requires set.
       // Its values are the shape's (in the compiled statement's key), fixed parameters.
