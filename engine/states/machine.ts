@@ -24,3 +24,16 @@ export const mayMove = (f: StateField, from: string, to: string): boolean => fro
 /** `a, b or c`; `none` for an end state. */
 export const listStates = (states: readonly string[]): string =>
   states.length === 0 ? 'none' : states.length === 1 ? states[0]! : `${states.slice(0, -1).join(', ')} or ${states.at(-1)}`;
+
+const sources = new WeakMap<StateField, ReadonlyMap<string, readonly string[]>>();
+
+/** The states a record may move into `to` from (staying aside), derived once per field. */
+export function movesInto(f: StateField, to: string): readonly string[] {
+  let byTarget = sources.get(f);
+  if (!byTarget) {
+    const states = Object.keys(f.states);
+    byTarget = new Map(states.map((t) => [t, Object.freeze(states.filter((s) => s !== t && mayMove(f, s, t)))]));
+    sources.set(f, byTarget);
+  }
+  return byTarget.get(to) ?? [];
+}

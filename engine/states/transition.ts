@@ -1,7 +1,7 @@
 import { EngineError, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import type { ApiRecord } from '../records.ts';
-import { listStates, mayMove, stateFields } from './machine.ts';
+import { listStates, mayMove, movesInto, stateFields } from './machine.ts';
 
 /**
  * Who is moving the record. `roles` undefined means the host told the engine nothing about roles:
@@ -72,7 +72,7 @@ export function stateChecks(resource: Resource, values: ApiRecord, mover: Mover)
     const rule = f.enter?.[to];
     const requires = rule?.requires ?? [];
     const entered = (rule?.roles === undefined || holdsOneOf(mover, rule.roles)) && requires.every((r) => !(r in values) || (values[r] !== null && values[r] !== undefined));
-    const from = entered ? Object.keys(f.states).filter((s) => s !== to && mayMove(f, s, to)) : [];
+    const from = entered ? movesInto(f, to) : [];
     return [{ field, to, from, set: requires.filter((r) => !(r in values)) }];
   });
 }
