@@ -32,6 +32,16 @@ describe('mrs help, version and mistakes', () => {
     expect(Object.keys(COMMANDS)).toEqual(expect.arrayContaining(['tenant list', 'user list', 'user disable', 'user enable', 'role list']));
   });
 
+  it("mrs --help names each group's commands in the group's line", async () => {
+    const r = await mrs('--help');
+    const flat = r.out.replace(/\s+/g, ' '); // the help wraps descriptions
+    for (const group of GROUPS) {
+      const subs = Object.keys(COMMANDS).filter((n) => n.startsWith(`${group} `)).map((n) => n.split(' ')[1]);
+      expect(flat, group).toContain(`(${subs.join(', ')}).`);
+    }
+    expect(flat).toContain('Users of a tenant (create, list, disable, enable).');
+  });
+
   it('a group alone prints its help on stderr and exits 2; mrs help [command] prints help and exits 0', async () => {
     const r = await mrs('key');
     expect(r.code).toBe(2);
