@@ -60,13 +60,17 @@ describeEachDatabase(
       const patched = await h().patch(`${G}/${made.id}`, { ...put.body, label: 'boiler 3' });
       expect(patched.status, patched.text).toBe(200);
       expect((await h().get(`${G}/${made.id}`)).body).toEqual(patched.body);
-      // Each write appended its event, with what it changed.
-      const events = (await h().get(`${BASE}/events?collection=gauges&$limit=1000`)).body as { id: number; op: string; changed: string[] }[];
+      const same = await h().put(`${G}/${made.id}`, patched.body); // sent back unchanged
+      expect(same.status, same.text).toBe(200);
+      // Each write appended its event, with what it changed (SPEC 9: [] for a write that changed none).
+      const events = (await h().get(`${BASE}/events?collection=gauges&$limit=1000`)).body as { id: number; op: string; changed: string[]; record: unknown }[];
       expect(events.filter((e) => e.id === made.id).map((e) => [e.op, e.changed])).toEqual([
         ['create', expect.any(Array)],
         ['update', ['label']],
         ['update', ['label']],
+        ['update', []],
       ]);
+      expect(events.filter((e) => e.id === made.id).at(-1)!.record).toEqual(same.body);
     });
 
     it('any read-only value but the current one is 422 naming each such field, and nothing is written', async () => {
