@@ -76,14 +76,21 @@ async function sideOf(dir: string, extra: Record<string, string>) {
 
 /** AB_B_ENV's settings (`NAME=value`, separated by spaces), for side B's server only. */
 function settingsOf(list: string): Record<string, string> {
-  const pairs = list.split(' ').filter(Boolean).map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]);
+  const pairs = list
+    .split(' ')
+    .filter(Boolean)
+    .map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]);
   if (pairs.some(([name]) => !name)) throw new Error(`AB_B_ENV takes NAME=value pairs separated by spaces, not ${JSON.stringify(list)}`);
   return Object.fromEntries(pairs);
 }
 
 const made: Awaited<ReturnType<typeof sideOf>>[] = [];
 try {
-  for (const [dir, extra] of [[dirA, {}], [dirB, settingsOf(process.env.AB_B_ENV ?? '')]] as const) made.push(await sideOf(dir, extra));
+  for (const [dir, extra] of [
+    [dirA, {}],
+    [dirB, settingsOf(process.env.AB_B_ENV ?? '')],
+  ] as const)
+    made.push(await sideOf(dir, extra));
   const rows: (string | number)[][] = [['run', 'side', 'req/s', 'CPU us/req', 'PostgreSQL us/req', 'machine us/req', 'RSS MiB', 'not 2xx']];
   // Answers that were not 2xx (or failed): a side answering 404s or 422s is measuring those, not the write.
   let failed = 0;
@@ -91,15 +98,27 @@ try {
     A: { rps: [], cpu: [], machine: [], postgres: [] },
     B: { rps: [], cpu: [], machine: [], postgres: [] },
   };
-  const sides = [['A', made[0]!], ['B', made[1]!]] as const;
+  const sides = [
+    ['A', made[0]!],
+    ['B', made[1]!],
+  ] as const;
   for (let round = 1; round <= rounds; round++) {
     for (const [side, { dir, env, key }] of round % 2 ? sides : [...sides].reverse()) {
       const server = await startProcess([...SERVE.slice(0, -2), join(dir, 'bin', 'mrs.js'), 'serve'], env, `${origin}/healthz`);
       try {
-        const opts = { headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' }, warmupSeconds: 0, connections: Number(process.env.AB_CONNECTIONS ?? 50), ...bodyRequestsFromEnv() };
+        const opts = {
+          headers: { ...(await bearer(origin, key)), 'content-type': 'application/json' },
+          warmupSeconds: 0,
+          connections: Number(process.env.AB_CONNECTIONS ?? 50),
+          ...bodyRequestsFromEnv(),
+        };
         const url = `${origin}${BASE}${await withCursor(origin, path, opts.headers)}`;
         await load(url, { ...opts, seconds: 2 }); // warm-up, outside the CPU count
-        const [cpuBefore, machineBefore, pgBefore] = [await cpuMicros(server.pid!), await machineBusyMicros(), await processesCpuMicros('postgres')];
+        const [cpuBefore, machineBefore, pgBefore] = [
+          await cpuMicros(server.pid!),
+          await machineBusyMicros(),
+          await processesCpuMicros('postgres'),
+        ];
         const r = await load(url, { ...opts, seconds: Number(process.env.BENCH_SECONDS ?? 5) });
         const cpu = ((await cpuMicros(server.pid!)) - cpuBefore) / r.requests;
         const machine = ((await machineBusyMicros()) - machineBefore) / r.requests;
@@ -108,7 +127,16 @@ try {
         results[side].cpu.push(cpu);
         results[side].machine.push(machine);
         results[side].postgres.push(postgres);
-        rows.push([round, side, fmt(r.rps, 0), fmt(cpu, 1), fmt(postgres, 1), fmt(machine, 1), fmt(await rssMiB(server.pid!), 0), r.non2xx + r.errors]);
+        rows.push([
+          round,
+          side,
+          fmt(r.rps, 0),
+          fmt(cpu, 1),
+          fmt(postgres, 1),
+          fmt(machine, 1),
+          fmt(await rssMiB(server.pid!), 0),
+          r.non2xx + r.errors,
+        ]);
         failed += r.non2xx + r.errors;
       } finally {
         server.kill('SIGTERM');
@@ -122,13 +150,19 @@ try {
   console.log(`medians: A ${fmt(median(a.rps), 0)} req/s, B ${fmt(median(b.rps), 0)} req/s, B/A ${fmt(median(b.rps) / median(a.rps))}`);
   console.log(`CPU per request: A ${fmt(median(a.cpu), 1)} us, B ${fmt(median(b.cpu), 1)} us, B/A ${fmt(median(b.cpu) / median(a.cpu))}`);
   if (process.env.AB_DATABASE === 'postgres')
-    console.log(`PostgreSQL's CPU per request: A ${fmt(median(a.postgres), 1)} us, B ${fmt(median(b.postgres), 1)} us, B/A ${fmt(median(b.postgres) / median(a.postgres))}`);
-  console.log(`machine CPU per request: A ${fmt(median(a.machine), 1)} us, B ${fmt(median(b.machine), 1)} us, B/A ${fmt(median(b.machine) / median(a.machine))}`);
+    console.log(
+      `PostgreSQL's CPU per request: A ${fmt(median(a.postgres), 1)} us, B ${fmt(median(b.postgres), 1)} us, B/A ${fmt(median(b.postgres) / median(a.postgres))}`,
+    );
+  console.log(
+    `machine CPU per request: A ${fmt(median(a.machine), 1)} us, B ${fmt(median(b.machine), 1)} us, B/A ${fmt(median(b.machine) / median(a.machine))}`,
+  );
   // A round's two runs are back to back, so they share what the machine was doing then: the
   // median of the rounds' own ratios leaves out a slow spell that the ratio of medians keeps
   // when it hit one side's runs more than the other's.
   const pairs = a.rps.map((x, i) => b.rps[i]! / x);
-  console.log(`rounds' B/A: ${pairs.map((p) => fmt(p)).join(', ')}; median ${fmt(median(pairs))} (CPU ${fmt(median(a.cpu.map((x, i) => b.cpu[i]! / x)))})`);
+  console.log(
+    `rounds' B/A: ${pairs.map((p) => fmt(p)).join(', ')}; median ${fmt(median(pairs))} (CPU ${fmt(median(a.cpu.map((x, i) => b.cpu[i]! / x)))})`,
+  );
 } finally {
   for (const side of made) await side.drop();
 }

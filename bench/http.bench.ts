@@ -43,7 +43,11 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
     const json = { ...headers, 'content-type': 'application/json' };
     const baseline = await startProcess(
       ['--import', 'tsx', 'bench/servers/baseline.ts', String(port + 1), sqliteFile],
-      { BASELINE_WHERE: "department_id = 7 and status = 'open' and deleted = 0", ...demo.baselineEnv, ...(kind === 'sqlite' ? { BASELINE_WRITE_FILE: writeFile } : {}) },
+      {
+        BASELINE_WHERE: "department_id = 7 and status = 'open' and deleted = 0",
+        ...demo.baselineEnv,
+        ...(kind === 'sqlite' ? { BASELINE_WRITE_FILE: writeFile } : {}),
+      },
       `http://127.0.0.1:${port + 1}/bare`,
     );
     stops.push(() => baseline.kill('SIGTERM'));
@@ -74,19 +78,30 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
     const floorLabel = `floor: bare Hono + prepared SELECT + COUNT (${kind === 'sqlite' ? 'better-sqlite3' : 'pg'})`;
     const bare1 = await measure('bare Hono, fixed array (before)', bareUrl, baseline.pid!);
     const floor1 = await measure(`${floorLabel} (before)`, floorUrl, baseline.pid!);
-    const search = await measure(`new search (${total} matches, a cursor each)`, `${origin}${M}/work_orders?${SEARCH}`, server.pid!, { headers });
+    const search = await measure(`new search (${total} matches, a cursor each)`, `${origin}${M}/work_orders?${SEARCH}`, server.pid!, {
+      headers,
+    });
     const page = await measure('later page of a cursor', `${origin}${M}/work_orders?$cursor=${cursor}&$page=3`, server.pid!, { headers });
     const read = await measure('read by id', `${origin}${M}/work_orders/12345`, server.pid!, { headers });
-    const create = await measure('create', `${origin}${M}/work_orders`, server.pid!, { headers: json, requests: [{ method: 'POST', body: newWorkOrder }] });
+    const create = await measure('create', `${origin}${M}/work_orders`, server.pid!, {
+      headers: json,
+      requests: [{ method: 'POST', body: newWorkOrder }],
+    });
     // PATCHes spread over the seeded records: one hot row would measure its lock's waits.
-    const patchOf = { headers: json, requests: [{ method: 'PATCH' as const, body: '{"priority":3}', setupRequest: atRandomRecord(100_000) }] };
+    const patchOf = {
+      headers: json,
+      requests: [{ method: 'PATCH' as const, body: '{"priority":3}', setupRequest: atRandomRecord(100_000) }],
+    };
     const patch = await measure('PATCH (a random record each)', `${origin}${M}/work_orders/{id}`, server.pid!, patchOf);
     const floorWrites = `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor' : 'floor-pg'}`;
     const createFloor = await measure('write floor: create (bare Hono + INSERT + event)', `${floorWrites}-create`, baseline.pid!, {
       headers: { 'content-type': 'application/json' },
       requests: [{ method: 'POST', body: newWorkOrder }],
     });
-    const patchFloor = await measure('write floor: PATCH (bare Hono + UPDATE + event)', `${floorWrites}-patch/{id}`, baseline.pid!, { ...patchOf, headers: { 'content-type': 'application/json' } });
+    const patchFloor = await measure('write floor: PATCH (bare Hono + UPDATE + event)', `${floorWrites}-patch/{id}`, baseline.pid!, {
+      ...patchOf,
+      headers: { 'content-type': 'application/json' },
+    });
     const bare2 = await measure('bare Hono, fixed array (after)', bareUrl, baseline.pid!);
     const floor2 = await measure(`${floorLabel} (after)`, floorUrl, baseline.pid!);
     const bare = { rps: (bare1.rps + bare2.rps) / 2 };
@@ -95,7 +110,18 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
     console.log(`\n${kind}`);
     console.log(
       table([
-        ['case', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MiB', 'CPU us/req', ...(kind === 'postgres' ? ['PostgreSQL us/req'] : []), 'ratio to bare', 'ratio to floor'],
+        [
+          'case',
+          'req/s',
+          'p50 ms',
+          'p99 ms',
+          'errors',
+          'RSS MiB',
+          'CPU us/req',
+          ...(kind === 'postgres' ? ['PostgreSQL us/req'] : []),
+          'ratio to bare',
+          'ratio to floor',
+        ],
         ...results.map(([label, r, rss]) => [
           label,
           fmt(r.rps, 0),

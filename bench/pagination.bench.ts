@@ -29,7 +29,9 @@ export async function run(): Promise<void> {
       const ctx = { tenant, registry, cursors: settings };
       const resolved = (qs: string) => valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), resource));
       const where = (q: ReturnType<typeof resolved>) => compileWhere(q.filters, tenant.dialect, { includeDeleted: q.deleted });
-      const rows: (string | number)[][] = [['search', 'matches', 'COUNT(*) ms', 'cursor creation ms', 'ratio', 'target', 'first later page ms', 'ratio']];
+      const rows: (string | number)[][] = [
+        ['search', 'matches', 'COUNT(*) ms', 'cursor creation ms', 'ratio', 'target', 'first later page ms', 'ratio'],
+      ];
       for (const [label, qs] of [
         ['~5,000 matches', 'department_id=7&work_order_type_id:lte=5'],
         ['all rows', ''],
@@ -37,7 +39,15 @@ export async function run(): Promise<void> {
       ] as const) {
         const q = resolved(qs);
         const count = async () =>
-          Number((await tenant.db.selectFrom(resource.name).where(where(q).where).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+          Number(
+            (
+              await tenant.db
+                .selectFrom(resource.name)
+                .where(where(q).where)
+                .select((eb) => eb.fn.countAll().as('n'))
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
         const matches = await count();
         const runs = matches > 100_000 ? 5 : 25;
         // In turns, so the machine's drift during the runs touches both sides of the ratio alike.
@@ -61,7 +71,16 @@ export async function run(): Promise<void> {
           laterMs.push(performance.now() - start);
         }
         const laterMedian = [...laterMs].sort((a, b) => a - b)[laterMs.length >> 1]!;
-        rows.push([label, matches, fmt(countMs), fmt(createMs), fmt(createMs / countMs), kind === 'sqlite' ? '<= 4' : '<= 3', fmt(laterMedian), fmt(laterMedian / countMs)]);
+        rows.push([
+          label,
+          matches,
+          fmt(countMs),
+          fmt(createMs),
+          fmt(createMs / countMs),
+          kind === 'sqlite' ? '<= 4' : '<= 3',
+          fmt(laterMedian),
+          fmt(laterMedian / countMs),
+        ]);
       }
       console.log(table(rows));
 

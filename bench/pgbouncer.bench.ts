@@ -44,10 +44,19 @@ const SETUPS: Setup[] = [
 /** The same load split over the processes at once; the sum of their rates, the worst latencies. */
 async function loadOver(origins: string[], path: string, headers: Record<string, string>[]): Promise<LoadResult> {
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
-  const each = await Promise.all(origins.map((o, i) => load(`${o}${path}`, { headers: headers[i], seconds, connections: CONNECTIONS / origins.length })));
+  const each = await Promise.all(
+    origins.map((o, i) => load(`${o}${path}`, { headers: headers[i], seconds, connections: CONNECTIONS / origins.length })),
+  );
   const sum = (f: (r: LoadResult) => number) => each.reduce((n, r) => n + f(r), 0);
   const max = (f: (r: LoadResult) => number) => Math.max(...each.map(f));
-  return { rps: sum((r) => r.rps), requests: sum((r) => r.requests), p50: max((r) => r.p50), p99: max((r) => r.p99), errors: sum((r) => r.errors), non2xx: sum((r) => r.non2xx) };
+  return {
+    rps: sum((r) => r.rps),
+    requests: sum((r) => r.requests),
+    p50: max((r) => r.p50),
+    p99: max((r) => r.p99),
+    errors: sum((r) => r.errors),
+    non2xx: sum((r) => r.non2xx),
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -100,17 +109,32 @@ export async function run(): Promise<void> {
         const r = runs.get(setup)!;
         const rps = median(r.map((x) => x.rps));
         rates.set(`${setup.label}|${name}`, rps);
-        rows.push([setup.label, name, fmt(rps, 0), median(r.map((x) => x.p50)), median(r.map((x) => x.p99)), r.reduce((n, x) => n + x.errors + x.non2xx, 0)]);
+        rows.push([
+          setup.label,
+          name,
+          fmt(rps, 0),
+          median(r.map((x) => x.p50)),
+          median(r.map((x) => x.p99)),
+          r.reduce((n, x) => n + x.errors + x.non2xx, 0),
+        ]);
       }
     }
-    console.log(`medians of ${rounds} rounds of ${process.env.BENCH_SECONDS ?? 5} s each, ${CONNECTIONS} connections, PgBouncer default_pool_size ${poolSize}`);
+    console.log(
+      `medians of ${rounds} rounds of ${process.env.BENCH_SECONDS ?? 5} s each, ${CONNECTIONS} connections, PgBouncer default_pool_size ${poolSize}`,
+    );
     console.log(table([['setup', 'case', 'req/s', 'p50 ms', 'p99 ms', 'errors'], ...rows]));
     const ratio = (a: string, b: string, c: string) => fmt(rates.get(`${a}|${c}`)! / rates.get(`${b}|${c}`)!);
     const [named, unnamed, bounced, three] = SETUPS.map((s) => s.label) as [string, string, string, string];
     console.log(
       table([
         ['case', 'named / unnamed (direct)', 'PgBouncer / direct (unnamed)', 'PgBouncer / direct (named)', '3 processes / 1 (PgBouncer)'],
-        ...cases.map(([c]) => [c, ratio(named, unnamed, c), ratio(bounced, unnamed, c), ratio(bounced, named, c), ratio(three, bounced, c)]),
+        ...cases.map(([c]) => [
+          c,
+          ratio(named, unnamed, c),
+          ratio(bounced, unnamed, c),
+          ratio(bounced, named, c),
+          ratio(three, bounced, c),
+        ]),
       ]),
     );
   } finally {

@@ -47,9 +47,13 @@ export async function run(): Promise<void> {
       // The statement that reads the work orders when the filtered list is asked for.
       executed.length = 0;
       const first = await page1(FILTERED)();
-      const snapshot = executed.filter((c) => /"work_orders"/.test(c.sql) && /department_id/.test(c.sql)).sort((a, b) => b.sql.length - a.sql.length)[0]!;
+      const snapshot = executed
+        .filter((c) => /"work_orders"/.test(c.sql) && /department_id/.test(c.sql))
+        .sort((a, b) => b.sql.length - a.sql.length)[0]!;
       const explain = kind === 'sqlite' ? 'explain query plan ' : 'explain ';
-      const plan = await tenant.db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(explain + snapshot.sql, [...snapshot.parameters]));
+      const plan = await tenant.db.executeQuery<Record<string, unknown>>(
+        CompiledQuery.raw(explain + snapshot.sql, [...snapshot.parameters]),
+      );
       const lines = plan.rows.map((r) => String(r.detail ?? r['QUERY PLAN']));
       // The plan also covers the cursor's own CTEs; the lines that read work_orders are the point.
       const reading = lines.filter((l) => /work_orders|Index Cond|Recheck Cond|Filter: \(NOT deleted\)/.test(l));

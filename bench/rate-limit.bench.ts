@@ -17,7 +17,14 @@ export async function run(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mrs-bench-rl-'));
   const port = 18090;
   const origin = `http://127.0.0.1:${port}`;
-  const env = (store: string) => ({ DATA_DIR: dataDir, PORT: String(port), RATE_LIMIT_STORE: store, RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'silent' });
+  const env = (store: string) => ({
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    RATE_LIMIT_STORE: store,
+    RATE_LIMIT_MAX: '1000000000',
+    AUTH_RATE_LIMIT_MAX: '1000000',
+    LOG_LEVEL: 'silent',
+  });
   try {
     const first = await startProcess(SERVE, env('off'), `${origin}/healthz`);
     first.kill('SIGTERM');

@@ -38,7 +38,9 @@ type Kind = BenchDatabase;
 function storeProbe(kind: Kind, sqliteFile: string, pgUrl?: string) {
   if (kind === 'sqlite') {
     const db = new Database(sqliteFile, { readonly: true });
-    const size = db.prepare(`select coalesce(sum(pgsize), 0) as b from dbstat where name like 'mrs_cursors%' or name like 'sqlite_autoindex_mrs_cursors%'`);
+    const size = db.prepare(
+      `select coalesce(sum(pgsize), 0) as b from dbstat where name like 'mrs_cursors%' or name like 'sqlite_autoindex_mrs_cursors%'`,
+    );
     const count = db.prepare('select count(*) as n from mrs_cursors where chunk = 0');
     return {
       read: async () => ({ bytes: Number((size.get() as { b: number }).b), cursors: Number((count.get() as { n: number }).n) }),
@@ -100,25 +102,65 @@ async function measureDatabase(kind: Kind): Promise<void> {
         const made = after.cursors - before.cursors;
         const bytes = made > 0 ? (after.bytes - before.bytes) / made : NaN;
         const later = await laterPages(url, headers);
-        rows.push([name, total, fmt(floor, 0), fmt(engine.rps, 0), engine.non2xx + engine.errors, fmt(engine.rps / floor), fmt(bytes, 0), fmt(later.first, 1), fmt(later.next, 1)]);
+        rows.push([
+          name,
+          total,
+          fmt(floor, 0),
+          fmt(engine.rps, 0),
+          engine.non2xx + engine.errors,
+          fmt(engine.rps / floor),
+          fmt(bytes, 0),
+          fmt(later.first, 1),
+          fmt(later.next, 1),
+        ]);
         targets.push([`${name} / floor`, engine.rps / floor, 0.5]);
         rates[name] = engine.rps;
       }
     }
     // The smallest search again, after many writes and nothing vacuumed.
     const s500 = `${origin}${M}/work_orders?${SEARCHES.s500.query}`;
-    await createWorkOrders(origin, headers, AFTER_WRITES, (i) => ({ department_id: 1, work_order_type_id: 2, work_order_type_group_id: 3, description: `after ${i}` }));
+    await createWorkOrders(origin, headers, AFTER_WRITES, (i) => ({
+      department_id: 1,
+      work_order_type_id: 2,
+      work_order_type_group_id: 3,
+      description: `after ${i}`,
+    }));
     {
       const floor1 = await load(floorUrl('s500-id'));
       const engine = await load(s500, { headers });
       const floor2 = await load(floorUrl('s500-id'));
       const floor = (floor1.rps + floor2.rps) / 2;
-      rows.push([`s500-id after ${AFTER_WRITES} creates`, Number((await fetch(s500, { headers })).headers.get('x-total')), fmt(floor, 0), fmt(engine.rps, 0), engine.non2xx + engine.errors, fmt(engine.rps / floor), '', '', '']);
+      rows.push([
+        `s500-id after ${AFTER_WRITES} creates`,
+        Number((await fetch(s500, { headers })).headers.get('x-total')),
+        fmt(floor, 0),
+        fmt(engine.rps, 0),
+        engine.non2xx + engine.errors,
+        fmt(engine.rps / floor),
+        '',
+        '',
+        '',
+      ]);
       targets.push([`s500-id after ${AFTER_WRITES} creates / floor`, engine.rps / floor, 0.5]);
       console.log(`${kind}: s500-id after ${AFTER_WRITES} creates against before them: ${fmt(engine.rps / rates['s500-id']!)}`);
     }
     console.log(`\n${kind}: new searches against their floor (page + COUNT of the same filter)`);
-    console.log(table([['search', 'matches', 'floor req/s', 'engine req/s', 'errors', 'ratio', 'cursor bytes/search', 'first later page ms', 'later page ms'], ...rows]));
+    console.log(
+      table([
+        [
+          'search',
+          'matches',
+          'floor req/s',
+          'engine req/s',
+          'errors',
+          'ratio',
+          'cursor bytes/search',
+          'first later page ms',
+          'later page ms',
+        ],
+        ...rows,
+      ]),
+    );
     console.log(table([['target', 'ratio', 'at least', 'met'], ...targets.map(([n, r, t]) => [n, fmt(r), t, r >= t ? 'yes' : 'no'])]));
   });
 }

@@ -34,7 +34,11 @@ export async function run(): Promise<void> {
     const rows: (string | number)[][] = [['after s', 'RSS MiB', 'cursors stored', 'req/s in the slice']];
     const slice = 30;
     for (let t = slice; t <= seconds; t += slice) {
-      const r = await load(`${origin}${BASE}/maintenance/work_orders?department_id=7&status=open`, { headers, seconds: slice, connections: 20 });
+      const r = await load(`${origin}${BASE}/maintenance/work_orders?department_id=7&status=open`, {
+        headers,
+        seconds: slice,
+        connections: 20,
+      });
       rows.push([t, fmt(await rssMiB(server.pid!), 0), cursors(), fmt(r.rps, 0)]);
     }
     db.close();

@@ -21,7 +21,6 @@ import { cpuMicros, SERVE, startProcess } from './support/processes.ts';
 import { seededDemo } from './support/seeded-demo.ts';
 import { fmt, table } from './support/stats.ts';
 
-
 /** One load on the server: its requests, and how many records each writes. */
 interface Case {
   readonly label: string;
@@ -45,7 +44,11 @@ const PATCH_BODY = '{"priority":3}';
 const SPREAD = 5_000;
 const BATCH_SIZE = 50;
 const batchBody = JSON.stringify({
-  operations: Array.from({ length: BATCH_SIZE }, () => ({ method: 'POST', path: '/maintenance/work_orders', body: JSON.parse(newWorkOrder) })),
+  operations: Array.from({ length: BATCH_SIZE }, () => ({
+    method: 'POST',
+    path: '/maintenance/work_orders',
+    body: JSON.parse(newWorkOrder),
+  })),
 });
 
 /**
@@ -102,7 +105,10 @@ function patches(spread: Spread, conditional: boolean): autocannon.Request[] {
         const id = spread.take();
         (context as { id?: number }).id = id;
         const name = conditional ? 'if-match' : 'x-b-etag';
-        return Object.assign({}, req, { path: `${M}/work_orders/${id}`, headers: Object.assign({}, req.headers, { [name]: spread.tag(id) }) });
+        return Object.assign({}, req, {
+          path: `${M}/work_orders/${id}`,
+          headers: Object.assign({}, req.headers, { [name]: spread.tag(id) }),
+        });
       },
       onResponse: (status, _body, context, headers) => {
         // A 412 carries the current tag too; anything else leaves the record out.
@@ -147,14 +153,21 @@ async function readSpread(origin: string, headers: Record<string, string>): Prom
 /** The features are on and behave, so the loads measure them: a stale tag is 412, a repeated key replays, a batch writes all. */
 async function checkFeatures(origin: string, json: Record<string, string>, tags: Map<number, string>): Promise<void> {
   const [id, tag] = tags.entries().next().value as [number, string];
-  const stale = await fetch(`${origin}${M}/work_orders/${id}`, { method: 'PATCH', headers: { ...json, 'if-match': `"x${tag.slice(1)}` }, body: PATCH_BODY });
+  const stale = await fetch(`${origin}${M}/work_orders/${id}`, {
+    method: 'PATCH',
+    headers: { ...json, 'if-match': `"x${tag.slice(1)}` },
+    body: PATCH_BODY,
+  });
   if (stale.status !== 412) throw new Error(`a PATCH with a stale If-Match answered ${stale.status}`);
   const key = `check-${Date.now()}`;
-  const post = () => fetch(`${origin}${M}/work_orders`, { method: 'POST', headers: { ...json, 'idempotency-key': key }, body: newWorkOrder });
+  const post = () =>
+    fetch(`${origin}${M}/work_orders`, { method: 'POST', headers: { ...json, 'idempotency-key': key }, body: newWorkOrder });
   const first = await post();
   const again = await post();
   if (first.status !== 201 || again.headers.get('idempotency-replayed') !== 'true')
-    throw new Error(`a repeated Idempotency-Key answered ${first.status}, then ${again.status} replayed=${again.headers.get('idempotency-replayed')}`);
+    throw new Error(
+      `a repeated Idempotency-Key answered ${first.status}, then ${again.status} replayed=${again.headers.get('idempotency-replayed')}`,
+    );
   const batch = await fetch(`${origin}${BASE}/batch`, { method: 'POST', headers: json, body: batchBody });
   const outcomes = (await batch.json()) as { status: number }[];
   if (batch.status !== 200 || outcomes.length !== BATCH_SIZE || outcomes.some((o) => o.status !== 201))
@@ -169,7 +182,8 @@ async function measureDatabase(kind: BenchDatabase): Promise<void> {
     const server = await startProcess(SERVE, env, `${origin}/healthz`);
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-2000)));
-    const exited = (code: number | null, signal: string | null) => console.error(`the server exited during the run (${code ?? signal}): ${stderr}`);
+    const exited = (code: number | null, signal: string | null) =>
+      console.error(`the server exited during the run (${code ?? signal}): ${stderr}`);
     server.once('exit', exited);
     stops.push(() => {
       server.off('exit', exited);
@@ -194,11 +208,23 @@ async function measureDatabase(kind: BenchDatabase): Promise<void> {
     const createUrl = `${origin}${M}/work_orders`;
     const batchUrl = `${origin}${BASE}/batch`;
     const batchRequests = [{ method: 'POST' as const, body: batchBody }];
-    const plainPatch: Case = { label: `PATCH, ${SPREAD} records`, url: patchUrl, requests: patches(spread, false), records: 1, connections: 50 };
+    const plainPatch: Case = {
+      label: `PATCH, ${SPREAD} records`,
+      url: patchUrl,
+      requests: patches(spread, false),
+      records: 1,
+      connections: 50,
+    };
     const ifMatch: Case = { ...plainPatch, label: 'PATCH with If-Match (current tag)', requests: patches(spread, true) };
     const plainPost: Case = { label: 'POST', url: createUrl, requests: creates(false), records: 1, connections: 50 };
     const keyed: Case = { ...plainPost, label: 'POST with a new Idempotency-Key', requests: creates(true) };
-    const batch: Case = { label: `POST /batch of ${BATCH_SIZE} creates`, url: batchUrl, requests: batchRequests, records: BATCH_SIZE, connections: 50 };
+    const batch: Case = {
+      label: `POST /batch of ${BATCH_SIZE} creates`,
+      url: batchUrl,
+      requests: batchRequests,
+      records: BATCH_SIZE,
+      connections: 50,
+    };
     // A lone client (one connection) syncing its records: one create after another, or batches.
     const lonePost: Case = { ...plainPost, label: 'one client: POST', connections: 1 };
     const loneBatch: Case = { ...batch, label: `one client: POST /batch of ${BATCH_SIZE} creates`, connections: 1 };
@@ -217,7 +243,10 @@ async function measureDatabase(kind: BenchDatabase): Promise<void> {
           runs.set(c, [...(runs.get(c) ?? []), m]);
         }
     const median = (c: Case, of: (m: Measured) => number) => {
-      const xs = runs.get(c)!.map(of).sort((a, b) => a - b);
+      const xs = runs
+        .get(c)!
+        .map(of)
+        .sort((a, b) => a - b);
       return xs[Math.floor(xs.length / 2)]!;
     };
     const rps = (c: Case) => median(c, (m) => m.recordsPerS);
@@ -231,9 +260,15 @@ async function measureDatabase(kind: BenchDatabase): Promise<void> {
         ['case', 'req/s', 'records/s', 'records/s of each round', 'p50 ms', 'p99 ms', 'errors', 'server CPU us/record'],
         ...groups.flat().map((c) => [
           c.label,
-          fmt(median(c, (m) => m.r.rps), 0),
+          fmt(
+            median(c, (m) => m.r.rps),
+            0,
+          ),
           fmt(rps(c), 0),
-          runs.get(c)!.map((m) => fmt(m.recordsPerS, 0)).join(' '),
+          runs
+            .get(c)!
+            .map((m) => fmt(m.recordsPerS, 0))
+            .join(' '),
           median(c, (m) => m.r.p50),
           median(c, (m) => m.r.p99),
           runs.get(c)!.reduce((n, m) => n + m.r.non2xx + m.r.errors, 0),

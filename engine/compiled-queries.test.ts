@@ -115,7 +115,15 @@ describe('queries compiled by key', () => {
     await get(lite.db, 'a', 7);
     await get(lite.db, 'b', 8);
     expect(builds).toEqual(['a', 'a', 'b', 'c', 'b']);
-    expect(lite.ran.map((q) => q.parameters)).toEqual([['a', 1], ['a', 2], ['b', 4], ['a', 5], ['c', 6], ['a', 7], ['b', 8]]);
+    expect(lite.ran.map((q) => q.parameters)).toEqual([
+      ['a', 1],
+      ['a', 2],
+      ['b', 4],
+      ['a', 5],
+      ['c', 6],
+      ['a', 7],
+      ['b', 8],
+    ]);
     expect(pg.ran.map((q) => [q.sql, q.parameters])).toEqual([['select * from "t" where "k" = $1 and "v" = $2', ['a', 3]]]);
   });
 });

@@ -84,7 +84,10 @@ type Run<A extends readonly unknown[], R> = (db: Kysely<any>, ...args: A) => Pro
 type Build<K, A extends readonly unknown[], R> = (key: K, db: Kysely<any>, ...placeholders: { [I in keyof A]: any }) => CompiledQuery<R>;
 
 /** A family's members, each `compiledOnce` on first use of its key, kept in `members`. */
-function family<K, A extends readonly unknown[], R>(members: { get(key: K): Run<A, R> | undefined; set(key: K, run: Run<A, R>): unknown }, build: Build<K, A, R>) {
+function family<K, A extends readonly unknown[], R>(
+  members: { get(key: K): Run<A, R> | undefined; set(key: K, run: Run<A, R>): unknown },
+  build: Build<K, A, R>,
+) {
   return (key: K, db: Kysely<any>, ...args: A): Promise<QueryResult<R>> => {
     let run = members.get(key);
     if (!run) members.set(key, (run = compiledOnce<A, R>((d, ...p) => build(key, d, ...p))));
@@ -116,8 +119,12 @@ export const compiledPer = <K extends object, A extends readonly unknown[], R = 
  */
 export function compiledByKey(max = 500) {
   const queries = compiledQueriesByKey(max);
-  return <R>(db: Kysely<any>, key: string, build: (...placeholders: any[]) => CompiledQuery<R>, ...args: readonly unknown[]): Promise<QueryResult<R>> =>
-    db.executeQuery<R>(queries(db, key, build, ...args));
+  return <R>(
+    db: Kysely<any>,
+    key: string,
+    build: (...placeholders: any[]) => CompiledQuery<R>,
+    ...args: readonly unknown[]
+  ): Promise<QueryResult<R>> => db.executeQuery<R>(queries(db, key, build, ...args));
 }
 
 /**
@@ -126,7 +133,12 @@ export function compiledByKey(max = 500) {
  */
 export function compiledQueriesByKey(max = 500) {
   const bySetup = new WeakMap<Setup, Lru<Template<any>>>();
-  return function query<R>(db: Kysely<any>, key: string, build: (...placeholders: any[]) => CompiledQuery<R>, ...args: readonly unknown[]): CompiledQuery<R> {
+  return function query<R>(
+    db: Kysely<any>,
+    key: string,
+    build: (...placeholders: any[]) => CompiledQuery<R>,
+    ...args: readonly unknown[]
+  ): CompiledQuery<R> {
     const setup = setupOf(db);
     let cache = bySetup.get(setup);
     if (!cache) bySetup.set(setup, (cache = new Lru(max)));

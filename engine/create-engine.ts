@@ -149,7 +149,10 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
   const cursors = { ttlMs: (options.cursorTtlS ?? 900) * 1000, now: options.now ?? Date.now };
   const single = options.db === undefined ? undefined : singleDb(options);
-  const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, gatesOf(options, `${basePath}/batch`));
+  const resolveCaller = withGates(
+    single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller,
+    gatesOf(options, `${basePath}/batch`),
+  );
   const feed = { retentionMs: (options.eventsRetentionS ?? 604_800) * 1000, now: cursors.now };
   const streams = new OpenStreams();
   const streamSettings = { heartbeatMs: (options.eventsHeartbeatS ?? 15) * 1000, open: streams, onError: options.onUnexpectedError };

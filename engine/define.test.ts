@@ -1,8 +1,18 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import workOrders from '../resources/work-orders.ts';
 import {
-  boolean, date, defineResource, integer, isDate, isTimestamp, string, timestamp,
-  type CreateBodyOf, type Fields, type PatchBodyOf, type RecordOf,
+  boolean,
+  date,
+  defineResource,
+  integer,
+  isDate,
+  isTimestamp,
+  string,
+  timestamp,
+  type CreateBodyOf,
+  type Fields,
+  type PatchBodyOf,
+  type RecordOf,
 } from './define.ts';
 
 describe('defineResource', () => {
@@ -20,7 +30,12 @@ describe('defineResource', () => {
     ['a', 'a bad field name', { 'Bad-Name': string({ required: true }) }, /^resource a: field Bad-Name: name must match/],
     ['a', 'a system field', { id: integer({ required: true }) }, /^resource a: field id: is a system field/],
     ['a', 'a system field', { updated: timestamp({ nullable: true }) }, /^resource a: field updated: is a system field/],
-    ['a', 'required with a default', { x: integer({ required: true, default: 1 }) }, /^resource a: field x: a required field cannot have a default/],
+    [
+      'a',
+      'required with a default',
+      { x: integer({ required: true, default: 1 }) },
+      /^resource a: field x: a required field cannot have a default/,
+    ],
     ['a', 'default null, not nullable', { x: integer({ default: null }) }, /^resource a: field x: default null needs nullable/],
     ['a', 'optional, no default, not nullable', { x: integer() }, /^resource a: field x: an optional field needs a default/],
     ['a', 'maxLength on an integer', { x: integer({ required: true, maxLength: 3 } as never) }, /^resource a: field x: maxLength/],
@@ -48,7 +63,9 @@ describe('defineResource', () => {
     it('is a type error (tsc) and stops the start with one line naming resource, field and option', () => {
       // @ts-expect-error maxLenght is a misspelling of maxLength
       const misspelt = string({ default: 'x', maxLenght: 5 });
-      expect(() => defineResource({ name: 'a', fields: { place: misspelt } })).toThrow(/^resource a: field place: option maxLenght is not known$/);
+      expect(() => defineResource({ name: 'a', fields: { place: misspelt } })).toThrow(
+        /^resource a: field place: option maxLenght is not known$/,
+      );
     });
 
     it('is a type error on every kind of field', () => {
@@ -69,10 +86,26 @@ describe('defineResource', () => {
   });
 
   const BAD_RENAMES: [string, Fields, RegExp][] = [
-    ['a field that still exists', { place: string({ nullable: true, renamedFrom: 'site' }), site: string({ nullable: true }) }, /^resource a: field place: renamedFrom names site, which is still a field$/],
-    ['a system field', { made: date({ nullable: true, renamedFrom: 'created' }) }, /^resource a: field made: renamedFrom must name an earlier field$/],
-    ['a bad name', { x: integer({ nullable: true, renamedFrom: 'Not A Name' }) }, /^resource a: field x: renamedFrom must name an earlier field$/],
-    ['a name another field is renamed from', { x: integer({ nullable: true, renamedFrom: 'w' }), y: integer({ nullable: true, renamedFrom: 'w' }) }, /^resource a: field y: renamedFrom names w, which another field is renamed from$/],
+    [
+      'a field that still exists',
+      { place: string({ nullable: true, renamedFrom: 'site' }), site: string({ nullable: true }) },
+      /^resource a: field place: renamedFrom names site, which is still a field$/,
+    ],
+    [
+      'a system field',
+      { made: date({ nullable: true, renamedFrom: 'created' }) },
+      /^resource a: field made: renamedFrom must name an earlier field$/,
+    ],
+    [
+      'a bad name',
+      { x: integer({ nullable: true, renamedFrom: 'Not A Name' }) },
+      /^resource a: field x: renamedFrom must name an earlier field$/,
+    ],
+    [
+      'a name another field is renamed from',
+      { x: integer({ nullable: true, renamedFrom: 'w' }), y: integer({ nullable: true, renamedFrom: 'w' }) },
+      /^resource a: field y: renamedFrom names w, which another field is renamed from$/,
+    ],
   ];
   for (const [what, fields, message] of BAD_RENAMES)
     it(`refuses renamedFrom naming ${what}`, () => expect(() => defineResource({ name: 'a', fields })).toThrow(message));
@@ -109,17 +142,34 @@ describe('defineResource', () => {
 
 describe('isDate and isTimestamp', () => {
   const DATES: [string, boolean][] = [
-    ['2024-02-29', true], ['2023-02-29', false], ['2024-13-01', false], ['2024-1-01', false], ['0001-01-01', true],
-    ['0000-01-01', false], ['9999-12-31', true], ['2024-01-01T00:00:00Z', false], ['', false], ['2024-04-31', false],
+    ['2024-02-29', true],
+    ['2023-02-29', false],
+    ['2024-13-01', false],
+    ['2024-1-01', false],
+    ['0001-01-01', true],
+    ['0000-01-01', false],
+    ['9999-12-31', true],
+    ['2024-01-01T00:00:00Z', false],
+    ['', false],
+    ['2024-04-31', false],
   ];
   for (const [s, ok] of DATES) it(`isDate(${JSON.stringify(s)}) is ${ok}`, () => expect(isDate(s)).toBe(ok));
 
   const STAMPS: [string, boolean][] = [
-    ['2024-01-31T08:00:00Z', true], ['2024-01-31T08:00:00.123456789Z', true], ['2024-01-31T08:00:00+05:30', true],
-    ['2024-01-31t08:00:00z', true], ['2024-01-31T08:00:00', false], ['2024-01-31 08:00:00Z', false],
-    ['2023-02-29T00:00:00Z', false], ['2024-01-31T25:00:00Z', false], ['0000-06-01T00:00:00Z', false],
-    ['0001-01-01T00:30:00+01:00', false], ['0001-01-01T00:00:00Z', true], ['9999-12-31T23:59:59.999Z', true],
-    ['9999-12-31T23:30:00-01:00', false], ['9999-12-31T22:30:00-01:00', true],
+    ['2024-01-31T08:00:00Z', true],
+    ['2024-01-31T08:00:00.123456789Z', true],
+    ['2024-01-31T08:00:00+05:30', true],
+    ['2024-01-31t08:00:00z', true],
+    ['2024-01-31T08:00:00', false],
+    ['2024-01-31 08:00:00Z', false],
+    ['2023-02-29T00:00:00Z', false],
+    ['2024-01-31T25:00:00Z', false],
+    ['0000-06-01T00:00:00Z', false],
+    ['0001-01-01T00:30:00+01:00', false],
+    ['0001-01-01T00:00:00Z', true],
+    ['9999-12-31T23:59:59.999Z', true],
+    ['9999-12-31T23:30:00-01:00', false],
+    ['9999-12-31T22:30:00-01:00', true],
   ];
   for (const [s, ok] of STAMPS) it(`isTimestamp(${JSON.stringify(s)}) is ${ok}`, () => expect(isTimestamp(s)).toBe(ok));
 });

@@ -93,8 +93,10 @@ type EnterOf<O> = O extends { enter: infer E } ? E : {};
 
 const field =
   <K extends FieldKind>(kind: K) =>
-  <const O extends FieldOptions<K>>(options?: Exact<O, FieldOptions<K>> & StatesNamed<O>): FieldDef<K> & O =>
-    ({ ...(options ?? ({} as O)), kind });
+  <const O extends FieldOptions<K>>(options?: Exact<O, FieldOptions<K>> & StatesNamed<O>): FieldDef<K> & O => ({
+    ...(options ?? ({} as O)),
+    kind,
+  });
 
 export const integer = field('integer');
 export const string = field('string');
@@ -151,9 +153,7 @@ export type RecordOf<R extends ResourceDefinition> = Simplify<
 /** The body of POST: required fields present, the rest optional. */
 export type CreateBodyOf<R extends ResourceDefinition> = Simplify<
   { [K in RequiredKeys<Writable<R['fields']>>]: FieldValue<Writable<R['fields']>[K]> } & {
-    [K in Exclude<keyof Writable<R['fields']>, RequiredKeys<Writable<R['fields']>>>]?: FieldValue<
-      Writable<R['fields']>[K]
-    >;
+    [K in Exclude<keyof Writable<R['fields']>, RequiredKeys<Writable<R['fields']>>>]?: FieldValue<Writable<R['fields']>[K]>;
   }
 >;
 
@@ -164,14 +164,10 @@ export type ReplaceBodyOf<R extends ResourceDefinition> = CreateBodyOf<R>;
 export type PatchBodyOf<R extends ResourceDefinition> = Partial<CreateBodyOf<R>>;
 
 /** Declares a collection. Checked once more, with the other resources, by the registry. */
-export function defineResource<const N extends string, const F extends Fields>(
-  input: ResourceInput<N, F>,
-): ResourceDefinition<N, F> {
+export function defineResource<const N extends string, const F extends Fields>(input: ResourceInput<N, F>): ResourceDefinition<N, F> {
   const problems = checkResource(input);
   if (problems.length > 0) throw new Error(`resource ${input.name}: ${problems[0]}`);
-  const fields = Object.freeze(
-    Object.fromEntries(Object.entries(input.fields).map(([k, f]) => [k, Object.freeze({ ...f })])),
-  ) as F;
+  const fields = Object.freeze(Object.fromEntries(Object.entries(input.fields).map(([k, f]) => [k, Object.freeze({ ...f })]))) as F;
   return Object.freeze({ ...input, fields });
 }
 
@@ -203,7 +199,8 @@ export function checkResource(input: ResourceInput): string[] {
     for (const option of unknownKeys(f, FIELD_OPTION_NAMES)) problems.push(`${at}: option ${option} is not known`);
     if (f.renamedFrom !== undefined) {
       const from = f.renamedFrom;
-      if (typeof from !== 'string' || !NAME.test(from) || from in SYSTEM_FIELDS) problems.push(`${at}: renamedFrom must name an earlier field`);
+      if (typeof from !== 'string' || !NAME.test(from) || from in SYSTEM_FIELDS)
+        problems.push(`${at}: renamedFrom must name an earlier field`);
       else if (Object.hasOwn(input.fields, from)) problems.push(`${at}: renamedFrom names ${from}, which is still a field`);
       else if (renamedFrom.has(from)) problems.push(`${at}: renamedFrom names ${from}, which another field is renamed from`);
       renamedFrom.add(from);
@@ -246,7 +243,9 @@ function stateProblems(f: FieldDef, fields: Fields): string[] {
     for (const option of unknownKeys(rule, { roles: true, requires: true })) problems.push(`enter.${state}: option ${option} is not known`);
     if (rule.roles !== undefined && !isStrings(rule.roles)) problems.push(`enter.${state}.roles must be a list of role names`);
     if (rule.requires !== undefined && !isStrings(rule.requires)) problems.push(`enter.${state}.requires must be a list of field names`);
-    else for (const n of rule.requires ?? []) if (!Object.hasOwn(fields, n) && !(n in SYSTEM_FIELDS)) problems.push(`enter.${state}.requires names ${n}, which is not a field`);
+    else
+      for (const n of rule.requires ?? [])
+        if (!Object.hasOwn(fields, n) && !(n in SYSTEM_FIELDS)) problems.push(`enter.${state}.requires names ${n}, which is not a field`);
   }
   return problems;
 }

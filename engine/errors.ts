@@ -29,7 +29,9 @@ export const PROBLEMS = {
 export type ProblemCode = keyof typeof PROBLEMS;
 
 /** One offending input: a query parameter as sent, a body field by name, or a request header. */
-export type ProblemItem = ({ parameter: string; message: string } | { field: string; message: string } | { header: string; message: string }) & {
+export type ProblemItem = (
+  { parameter: string; message: string } | { field: string; message: string } | { header: string; message: string }
+) & {
   /** In a batch's answer: the index (from 0) of the operation the problem is about. */
   operation?: number;
 };
@@ -41,12 +43,7 @@ export class EngineError extends Error {
   readonly errors: readonly ProblemItem[];
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(
-    code: ProblemCode,
-    detail: string,
-    errors: readonly ProblemItem[] = [],
-    headers: Record<string, string> = {},
-  ) {
+  constructor(code: ProblemCode, detail: string, errors: readonly ProblemItem[] = [], headers: Record<string, string> = {}) {
     super(detail);
     this.name = 'EngineError';
     this.code = code;

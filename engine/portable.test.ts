@@ -21,7 +21,11 @@ const sources = (dir: string) => sourcesUnder(ROOT, dir);
 /** Runtime adapters inside otherwise portable packages. */
 const RUNTIME_SUBPATHS = /^hono\/(?:bun|deno|aws-lambda|lambda-edge|cloudflare-workers|cloudflare-pages|vercel|netlify|service-worker)\b/;
 
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 const isPortable = (specifier: string) => PORTABLE_PACKAGES.includes(packageOf(specifier)) && !RUNTIME_SUBPATHS.test(specifier);
 
 /** Every problem with one file's imports and globals, as `file: problem` lines. */
@@ -31,7 +35,8 @@ function problemsOf(file: string): string[] {
   for (const specifier of importsOf(text)) {
     if (specifier.startsWith('.')) {
       const target = relative(ROOT, resolve(ROOT, dirname(file), specifier));
-      if (!SCANNED.some((d) => target.startsWith(d + '/'))) problems.push(`${file}: imports ${specifier}, outside ${SCANNED.join(' and ')}/`);
+      if (!SCANNED.some((d) => target.startsWith(d + '/')))
+        problems.push(`${file}: imports ${specifier}, outside ${SCANNED.join(' and ')}/`);
     } else if (!isPortable(specifier)) {
       problems.push(`${file}: imports ${specifier}, not a package known to run on every fetch runtime`);
     }

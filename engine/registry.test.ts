@@ -16,9 +16,26 @@ describe('createRegistry', () => {
 
   it('derives writable and filterable fields', () => {
     const wo = registry.get('work_orders')!;
-    expect(wo.writable).toEqual(['department_id', 'work_order_type_id', 'work_order_type_group_id', 'priority', 'status', 'description', 'service_request_id']);
+    expect(wo.writable).toEqual([
+      'department_id',
+      'work_order_type_id',
+      'work_order_type_group_id',
+      'priority',
+      'status',
+      'description',
+      'service_request_id',
+    ]);
     expect([...wo.filterable].sort()).toEqual(
-      ['id', 'created', 'department_id', 'work_order_type_id', 'work_order_type_group_id', 'priority', 'status', 'service_request_id'].sort(),
+      [
+        'id',
+        'created',
+        'department_id',
+        'work_order_type_id',
+        'work_order_type_group_id',
+        'priority',
+        'status',
+        'service_request_id',
+      ].sort(),
     );
     expect([...registry.get('notes')!.filterable].sort()).toEqual(['created', 'id', 'note', 'work_order_id']);
     expect([...registry.get('service_requests')!.filterable].sort()).toEqual(['created', 'department_id', 'id', 'status']);
@@ -37,7 +54,11 @@ describe('createRegistry', () => {
   });
 
   const BAD: [string, ResourceDefinition[], RegExp][] = [
-    ['a parent that is not a resource', [defineResource({ name: 'a', fields: { b_id: integer({ required: true, parent: 'b' }) } })], /^resource a: field b_id: parent b is not a resource$/],
+    [
+      'a parent that is not a resource',
+      [defineResource({ name: 'a', fields: { b_id: integer({ required: true, parent: 'b' }) } })],
+      /^resource a: field b_id: parent b is not a resource$/,
+    ],
     ['a resource defined twice', [workOrders, workOrders], /^resource work_orders: defined twice$/],
     [
       'two links to the same parent',

@@ -38,8 +38,7 @@ export function createRegistry(definitions: readonly ResourceDefinition[]): Regi
       if (f.parent === undefined) continue;
       const siblings = children.get(f.parent);
       if (!siblings) throw new Error(`resource ${d.name}: field ${fieldName}: parent ${f.parent} is not a resource`);
-      if (siblings.has(d.name))
-        throw new Error(`resource ${d.name}: field ${fieldName}: a second parent link to ${f.parent}`);
+      if (siblings.has(d.name)) throw new Error(`resource ${d.name}: field ${fieldName}: a second parent link to ${f.parent}`);
       siblings.set(d.name, fieldName);
     }
   }
@@ -47,9 +46,7 @@ export function createRegistry(definitions: readonly ResourceDefinition[]): Regi
   for (const d of byName.values()) {
     const fields = Object.freeze({ ...SYSTEM_FIELDS, ...d.fields }) as Record<string, FieldDef>;
     const names = Object.keys(fields);
-    const parents = new Map(
-      Object.entries(d.fields).flatMap(([n, f]) => (f.parent === undefined ? [] : [[f.parent, n] as const])),
-    );
+    const parents = new Map(Object.entries(d.fields).flatMap(([n, f]) => (f.parent === undefined ? [] : [[f.parent, n] as const])));
     resources.set(
       d.name,
       Object.freeze({

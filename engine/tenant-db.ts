@@ -26,8 +26,8 @@ export function tenantDb(db: Kysely<any>, options: TenantDbOptions = {}): Tenant
   if (!schemas) bound.set(db, (schemas = new Map()));
   let b = schemas.get(schema ?? '');
   if (!b) schemas.set(schema ?? '', (b = { db: schema === undefined ? db : dialect.bindSchema(db, schema), state: new TenantState() }));
-  const t: TenantDb = schema === undefined ? { key, db: b.db, dialect, state: b.state } : { key, db: b.db, dialect, schema, state: b.state };
+  const t: TenantDb =
+    schema === undefined ? { key, db: b.db, dialect, state: b.state } : { key, db: b.db, dialect, schema, state: b.state };
   b.state.get(OUTSIDE, () => t);
   return t;
 }
-

@@ -43,7 +43,11 @@ const OPERATIONAL = new Set(['/healthz', '/readyz', '/metrics']);
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const routeOf = requestRouteLabeler(routeLabeler(deps.engine.registry, deps.engine.basePath));
-  const metrics = createMetrics({ tenants: deps.tenants, streamsOpen: () => deps.engine.streams.open, ...(deps.now ? { now: deps.now } : {}) });
+  const metrics = createMetrics({
+    tenants: deps.tenants,
+    streamsOpen: () => deps.engine.streams.open,
+    ...(deps.now ? { now: deps.now } : {}),
+  });
   deps.registerMetrics?.(metrics.registry);
   app.use(requestLog(deps.logger ?? silentLogger(), routeOf, deps.requestIds, metrics.record));
   // Before the HTTPS policy, authentication and rate limits: a browser must see why it was refused.

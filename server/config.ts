@@ -78,9 +78,12 @@ export function corsOrigins(v: string): CorsOrigins {
     try {
       url = new URL(item);
     } catch {}
-    const plain = url && /^https?:$/.test(url.protocol) && url.username === '' && url.password === '' && /^[a-z]+:\/\/[^/?#]+\/?$/i.test(item);
+    const plain =
+      url && /^https?:$/.test(url.protocol) && url.username === '' && url.password === '' && /^[a-z]+:\/\/[^/?#]+\/?$/i.test(item);
     if (!url || !plain)
-      throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins like https://app.example.com (no path), got "${item}" in "${v}"`);
+      throw new ConfigError(
+        `CORS_ORIGINS must be * or comma-separated origins like https://app.example.com (no path), got "${item}" in "${v}"`,
+      );
     return url.origin;
   });
 }
@@ -119,7 +122,12 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitMax: read(env, 'RATE_LIMIT_MAX', int('RATE_LIMIT_MAX', 1, 1e9), 1000),
     rateLimitWindowS: read(env, 'RATE_LIMIT_WINDOW_S', int('RATE_LIMIT_WINDOW_S', 1, 31 * 86400), 3600),
     authRateLimitMax: read(env, 'AUTH_RATE_LIMIT_MAX', int('AUTH_RATE_LIMIT_MAX', 1, 1e9), 20),
-    rateLimitStore: read(env, 'RATE_LIMIT_STORE', oneOf('RATE_LIMIT_STORE', ['memory', 'database', 'off'] as const), undefined as 'memory' | 'database' | 'off' | undefined),
+    rateLimitStore: read(
+      env,
+      'RATE_LIMIT_STORE',
+      oneOf('RATE_LIMIT_STORE', ['memory', 'database', 'off'] as const),
+      undefined as 'memory' | 'database' | 'off' | undefined,
+    ),
     tlsCertFile: read(env, 'TLS_CERT_FILE', text, undefined as string | undefined),
     tlsKeyFile: read(env, 'TLS_KEY_FILE', text, undefined as string | undefined),
     requireHttps: read(env, 'REQUIRE_HTTPS', bool('REQUIRE_HTTPS'), false),

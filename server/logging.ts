@@ -85,6 +85,7 @@ export function requestLog(
     if (!observe && !logged) return;
     const route = routeOf(req);
     observe?.(req.method, route, status, ms / 1000);
-    if (logged) logger[level]({ reqId, method: req.method, route, status, latencyMs: Math.round(ms * 10) / 10, ...ids.whoOf(req) }, 'request');
+    if (logged)
+      logger[level]({ reqId, method: req.method, route, status, latencyMs: Math.round(ms * 10) / 10, ...ids.whoOf(req) }, 'request');
   };
 }

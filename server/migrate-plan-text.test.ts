@@ -38,7 +38,12 @@ describe('planText', () => {
   it('puts refusals first, one line each as the plan words them', () => {
     const refused: TenantPlan = {
       tenant: 'a.b',
-      tables: [table('work_orders', { refusals: ['resource work_orders: field serial: is new and required, ...'], addColumns: [{ name: 'serial', kind: 'string', notNull: false }] })],
+      tables: [
+        table('work_orders', {
+          refusals: ['resource work_orders: field serial: is new and required, ...'],
+          addColumns: [{ name: 'serial', kind: 'string', notNull: false }],
+        }),
+      ],
     };
     expect(planText(refused).split('\n')).toEqual([
       'tenant a.b',

@@ -5,10 +5,15 @@ const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 /** What migrate does to one table, one phrase per change (past tense once done). */
 function changes(t: TablePlan, done: boolean): string[] {
   const [add, rename, drop] = done ? ['added', 'renamed', 'dropped'] : ['add', 'rename', 'drop'];
-  if (t.create) return [`${done ? 'created' : 'create'} table with ${count(t.addColumns.length, 'column')} and ${t.addIndexes.length === 1 ? '1 index' : `${t.addIndexes.length} indexes`}`];
+  if (t.create)
+    return [
+      `${done ? 'created' : 'create'} table with ${count(t.addColumns.length, 'column')} and ${t.addIndexes.length === 1 ? '1 index' : `${t.addIndexes.length} indexes`}`,
+    ];
   return [
     ...t.renameColumns.map((r) => `${rename} column ${r.from} to ${r.to} (its data kept)`),
-    ...t.addColumns.map((c) => `${add} column ${c.name} (${c.kind}${c.default !== undefined ? `, existing rows get ${JSON.stringify(c.default)}` : ''})`),
+    ...t.addColumns.map(
+      (c) => `${add} column ${c.name} (${c.kind}${c.default !== undefined ? `, existing rows get ${JSON.stringify(c.default)}` : ''})`,
+    ),
     ...t.addIndexes.map((ix) => `${add} index ${ix.name} on (${ix.columns.join(', ')})${ix.deletedOnly ? ' of the deleted rows' : ''}`),
     ...t.dropIndexes.map((name) => `${drop} index ${name} (replaced)`),
   ];

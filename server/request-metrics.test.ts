@@ -9,8 +9,19 @@ const NAMES = { counterName: 'req_total', counterHelp: 'Requests.', histogramNam
 /** The text prom-client's own Counter and Histogram give for the same requests. */
 async function promClientText(calls: [string, string, number, number][]): Promise<string> {
   const registry = new Registry();
-  const counter = new Counter({ name: NAMES.counterName, help: NAMES.counterHelp, labelNames: ['method', 'route', 'status'], registers: [registry] });
-  const histogram = new Histogram({ name: NAMES.histogramName, help: NAMES.histogramHelp, labelNames: ['method', 'route', 'status'], buckets: BUCKETS, registers: [registry] });
+  const counter = new Counter({
+    name: NAMES.counterName,
+    help: NAMES.counterHelp,
+    labelNames: ['method', 'route', 'status'],
+    registers: [registry],
+  });
+  const histogram = new Histogram({
+    name: NAMES.histogramName,
+    help: NAMES.histogramHelp,
+    labelNames: ['method', 'route', 'status'],
+    buckets: BUCKETS,
+    registers: [registry],
+  });
   for (const [method, route, status, seconds] of calls) {
     const labels = { method, route, status: String(status) };
     counter.inc(labels);

@@ -63,7 +63,13 @@ export function requestMetrics(registry: Registry, options: RequestMetricsOption
     help: options.histogramHelp,
     type: 'histogram',
     aggregator: 'sum',
-    get: async () => ({ name: options.histogramName, help: options.histogramHelp, type: 'histogram', aggregator: 'sum', values: histogramValues() }),
+    get: async () => ({
+      name: options.histogramName,
+      help: options.histogramHelp,
+      type: 'histogram',
+      aggregator: 'sum',
+      values: histogramValues(),
+    }),
   };
 
   // The registry formats any metric that answers get() with prom-client's shape.
@@ -75,7 +81,11 @@ export function requestMetrics(registry: Registry, options: RequestMetricsOption
     record(method: string, route: string, status: number, seconds: number): void {
       const key = `${method} ${status} ${route}`;
       let s = series.get(key);
-      if (!s) series.set(key, (s = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: new Array(bounds.length + 1).fill(0) }));
+      if (!s)
+        series.set(
+          key,
+          (s = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: new Array(bounds.length + 1).fill(0) }),
+        );
       s.count++;
       s.sum += seconds;
       let i = 0;

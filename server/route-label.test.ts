@@ -25,7 +25,10 @@ describe('route labels', () => {
   it.each(cases)('%s is labelled %s, from the path or from the engine match of it alike', (path, label) => {
     expect(routeOf(path)).toBe(label);
     if (path.startsWith(`${M}/`)) {
-      const segments = path.slice(M.length + 1).split('/').map(decodeURIComponent);
+      const segments = path
+        .slice(M.length + 1)
+        .split('/')
+        .map(decodeURIComponent);
       expect(routeOf(path, matchPath(registry, segments))).toBe(label);
     }
   });

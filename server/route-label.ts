@@ -10,7 +10,16 @@ import type { Registry } from '../engine/registry.ts';
  */
 export function routeLabeler(registry: Registry, basePath: string): (pathname: string, match?: Match) => string {
   const m = `${basePath}/maintenance`;
-  const fixed = new Set(['/healthz', '/readyz', '/metrics', `${basePath}/authenticate`, `${basePath}/events`, `${basePath}/batch`, `${basePath}/openapi.json`, `${basePath}/docs`]);
+  const fixed = new Set([
+    '/healthz',
+    '/readyz',
+    '/metrics',
+    `${basePath}/authenticate`,
+    `${basePath}/events`,
+    `${basePath}/batch`,
+    `${basePath}/openapi.json`,
+    `${basePath}/docs`,
+  ]);
   /** `match`: the engine's own match of this path, when it served the request (no second matching). */
   return function routeOf(pathname, match) {
     if (fixed.has(pathname)) return pathname;

@@ -21,7 +21,7 @@ export async function seedWorkOrders(
     return (rng >>> 0) % n;
   };
   const statuses = ['open', 'in_progress', 'on_hold', 'closed'];
-  for (let done = 0; done < count; ) {
+  for (let done = 0; done < count;) {
     const n = Math.min(batch, count - done);
     const rows = Array.from({ length: n }, (_, i) => {
       const day = new Date(Date.UTC(2024, 0, 1) + next(700) * 86400000).toISOString().slice(0, 10);
@@ -40,7 +40,11 @@ export async function seedWorkOrders(
     });
     const perStatement = Math.floor(30000 / Object.keys(rows[0]!).length / 10) * 10;
     await t.db.transaction().execute(async (trx) => {
-      for (let i = 0; i < rows.length; i += perStatement) await trx.insertInto(resource.name).values(rows.slice(i, i + perStatement)).execute();
+      for (let i = 0; i < rows.length; i += perStatement)
+        await trx
+          .insertInto(resource.name)
+          .values(rows.slice(i, i + perStatement))
+          .execute();
     });
     done += n;
     onProgress(done);

@@ -53,11 +53,15 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const engine = createEngine({
     responseHeaders: (req) => ids.headersFor(req),
     resources,
-    resolveCaller: serviceCaller(async (req) => {
-      const caller = await auth!.resolve(req);
-      ids.identify(req, { tenant: caller.clientDb, user: caller.user });
-      return caller;
-    }, () => limiters.keys, `${DEFAULT_BASE_PATH}/batch`),
+    resolveCaller: serviceCaller(
+      async (req) => {
+        const caller = await auth!.resolve(req);
+        ids.identify(req, { tenant: caller.clientDb, user: caller.user });
+        return caller;
+      },
+      () => limiters.keys,
+      `${DEFAULT_BASE_PATH}/batch`,
+    ),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
     eventsRetentionS: config.eventsRetentionS,
@@ -71,7 +75,12 @@ export async function createService(config: Config, options: ServiceOptions = {}
   });
   const limiters = await openLimiters(config);
   const tenants = openTenants(config, options.migrateOnOpen === false ? async () => {} : (t) => engine.migrate(t));
-  auth = createAuth(config, tenants, { basePath: engine.basePath, now: options.now, keyStateTtlMs: options.keyStateTtlMs, identify: ids.identify });
+  auth = createAuth(config, tenants, {
+    basePath: engine.basePath,
+    now: options.now,
+    keyStateTtlMs: options.keyStateTtlMs,
+    identify: ids.identify,
+  });
   const deliveries = webhookMetrics();
   const webhooks = createDispatcher({
     tenants,
@@ -82,8 +91,20 @@ export async function createService(config: Config, options: ServiceOptions = {}
     giveUpS: config.webhookGiveUpS,
     ...(options.webhookRefreshMs !== undefined ? { refreshMs: options.webhookRefreshMs } : {}),
   });
-  const app = createApp({ registerMetrics: deliveries.register, engine, tenants, auth, limiters, onUnexpectedError, trustProxy: config.trustProxy,
-    requireHttps: config.requireHttps, corsOrigins: config.corsOrigins, logger: options.logger, now: options.now, requestIds: ids });
+  const app = createApp({
+    registerMetrics: deliveries.register,
+    engine,
+    tenants,
+    auth,
+    limiters,
+    onUnexpectedError,
+    trustProxy: config.trustProxy,
+    requireHttps: config.requireHttps,
+    corsOrigins: config.corsOrigins,
+    logger: options.logger,
+    now: options.now,
+    requestIds: ids,
+  });
   return {
     config,
     engine,

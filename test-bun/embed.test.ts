@@ -12,7 +12,8 @@ import { boolean, defineResource, integer, string } from 'maintenance-records/de
 import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from '../test/support/pg.ts';
 
 if (!TEST_DATABASE_URL) {
-  if (process.env.CI === 'true') throw new Error('CI=true but TEST_DATABASE_URL is not set: the PostgreSQL half of the Bun suite may not be skipped');
+  if (process.env.CI === 'true')
+    throw new Error('CI=true but TEST_DATABASE_URL is not set: the PostgreSQL half of the Bun suite may not be skipped');
   console.warn('\n[bun] PostgreSQL half SKIPPED: set TEST_DATABASE_URL=postgres://... to run it too\n');
 }
 
@@ -35,7 +36,10 @@ interface Opened {
 }
 
 const DATABASES: Record<string, () => Promise<Opened>> = {
-  'bun:sqlite': async () => ({ db: new Kysely<any>({ dialect: new BunSqliteDialect({ database: new Database(':memory:') }) }), drop: async () => {} }),
+  'bun:sqlite': async () => ({
+    db: new Kysely<any>({ dialect: new BunSqliteDialect({ database: new Database(':memory:') }) }),
+    drop: async () => {},
+  }),
   ...(TEST_DATABASE_URL
     ? {
         postgres: async () => {

@@ -33,6 +33,6 @@ export class Connection implements DatabaseConnection {
   }
 
   async *streamQuery<R>(query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    yield (await this.executeQuery<R>(query));
+    yield await this.executeQuery<R>(query);
   }
 }

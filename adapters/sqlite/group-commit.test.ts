@@ -37,13 +37,15 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const committedValues = () => (other.prepare('select v from t order by v').pluck().all() as string[]);
+const committedValues = () => other.prepare('select v from t order by v').pluck().all() as string[];
 const insert = (v: string) => db.insertInto('t').values({ v }).execute();
 
 describe('SQLite group commit', () => {
   it('writes sent together share one commit, and each is answered only once it is committed', async () => {
     const seenAtAnswer: string[][] = [];
-    await Promise.all(Array.from({ length: 20 }, (_, i) => insert(`v${String(i).padStart(2, '0')}`).then(() => seenAtAnswer.push(committedValues()))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) => insert(`v${String(i).padStart(2, '0')}`).then(() => seenAtAnswer.push(committedValues()))),
+    );
     expect(committedValues()).toHaveLength(20);
     // Every answer came after the commit that holds its write: the other connection saw all 20.
     for (const seen of seenAtAnswer) expect(seen).toHaveLength(20);
@@ -81,14 +83,21 @@ describe('SQLite group commit', () => {
     await expect(kept!.insertInto('t').values({ v: 'late' }).execute()).rejects.toThrow(/already ended/);
     await expect(kept!.executeQuery(kept!.insertInto('t').values({ v: 'late' }).compile())).rejects.toThrow(/already ended/);
     // Settings give Kysely's own builder, which runs on the same driver.
-    await db.transaction().setAccessMode('read write').execute((trx) => trx.insertInto('t').values({ v: 'set' }).execute());
+    await db
+      .transaction()
+      .setAccessMode('read write')
+      .execute((trx) => trx.insertInto('t').values({ v: 'set' }).execute());
     expect(committedValues()).toEqual(['built', 'compiled', 'set']);
   });
 
   it('a write and the statement made from its result are kept together; when the second fails, its whole group fails', async () => {
     const writeThen = (db as any)[WRITE_THEN] as WriteThen;
     const write = (v: string) => db.insertInto('t').values({ v }).returning('v').compile();
-    const then = (suffix: string) => (r: QueryResult<unknown>) => db.insertInto('t').values({ v: `${(r.rows[0] as { v: string }).v}${suffix}` }).compile();
+    const then = (suffix: string) => (r: QueryResult<unknown>) =>
+      db
+        .insertInto('t')
+        .values({ v: `${(r.rows[0] as { v: string }).v}${suffix}` })
+        .compile();
     await writeThen(write('a'), then('+event'));
     expect(committedValues()).toEqual(['a', 'a+event']);
     // Sent together: b and c are one group; c's second statement fails (v is unique), so neither
@@ -115,8 +124,14 @@ describe('SQLite group commit', () => {
     const value = (v: string) => db.insertInto('t').values({ v }).compile();
     await writeThen(write('g'), () => [value('g+1'), value('g+2')]);
     // A write whose statement wrote nothing (INSERT ... SELECT ... WHERE false) has nothing to follow it.
-    const none = await writeThen(db.insertInto('t').columns(['v']).expression(db.selectNoFrom(sql<string>`'never'`.as('v')).where(sql<boolean>`0`)).returning('v').compile(), (r) =>
-      r.rows.length ? [value('never+1')] : [],
+    const none = await writeThen(
+      db
+        .insertInto('t')
+        .columns(['v'])
+        .expression(db.selectNoFrom(sql<string>`'never'`.as('v')).where(sql<boolean>`0`))
+        .returning('v')
+        .compile(),
+      (r) => (r.rows.length ? [value('never+1')] : []),
     );
     expect(none.rows).toEqual([]);
     expect(committedValues()).toEqual(['g', 'g+1', 'g+2']);
@@ -145,7 +160,7 @@ describe('SQLite group commit', () => {
     expect((await read).map((r) => r.v)).toEqual(['x']);
   });
 
-  it('compiled statements run by executeQuery (the engine\'s prepared ones) keep every guarantee of the group', async () => {
+  it("compiled statements run by executeQuery (the engine's prepared ones) keep every guarantee of the group", async () => {
     const insertCompiled = (v: string) => db.executeQuery(db.insertInto('t').values({ v }).compile());
     const readCompiled = () => db.executeQuery<{ v: string }>(db.selectFrom('t').select('v').orderBy('v').compile());
     const direct = vi.spyOn(dialect, 'alone'); // the path that skips Kysely's connection machinery
@@ -173,7 +188,9 @@ describe('SQLite group commit', () => {
     // In a transaction, executeQuery runs on the transaction's connection.
     await db.transaction().execute(async (trx) => {
       await trx.executeQuery(trx.insertInto('t').values({ v: 'in-trx' }).compile());
-      expect((await trx.executeQuery<{ v: string }>(trx.selectFrom('t').select('v').where('v', '=', 'in-trx').compile())).rows).toHaveLength(1);
+      expect(
+        (await trx.executeQuery<{ v: string }>(trx.selectFrom('t').select('v').where('v', '=', 'in-trx').compile())).rows,
+      ).toHaveLength(1);
     });
     expect(committedValues()).toContain('in-trx');
     expect(direct).toHaveBeenCalledTimes(23); // the transaction's statements went through Kysely
@@ -184,7 +201,12 @@ describe('SQLite group commit', () => {
     await insert('a');
     const before = dialect.stats();
     const value = (json: string) => db.executeQuery<{ v: unknown }>(sql`select json_extract(${json}, '$.v') as v`.compile(db));
-    const answers = await Promise.allSettled([value('{"v":1}'), value('not json'), value('{"v":3}'), db.selectFrom('t').select('v').execute()]);
+    const answers = await Promise.allSettled([
+      value('{"v":1}'),
+      value('not json'),
+      value('{"v":3}'),
+      db.selectFrom('t').select('v').execute(),
+    ]);
     expect(answers.map((a) => (a.status === 'fulfilled' ? a.value : 'failed'))).toEqual([
       { rows: [{ v: 1 }] },
       'failed',

@@ -1,5 +1,14 @@
 import type { Database } from 'better-sqlite3';
-import { Kysely, SingleConnectionProvider, SqliteDialect, Transaction, TransactionBuilder, type CompiledQuery, type Driver, type QueryResult } from 'kysely';
+import {
+  Kysely,
+  SingleConnectionProvider,
+  SqliteDialect,
+  Transaction,
+  TransactionBuilder,
+  type CompiledQuery,
+  type Driver,
+  type QueryResult,
+} from 'kysely';
 import { Connection } from './connection.ts';
 import { WRITE_THEN, type Then } from '../../engine/sql/write-then.ts';
 import { GroupCommitDriver, type GroupCommitStats } from './group-commit-driver.ts';
@@ -49,9 +58,11 @@ export class GroupCommitKysely extends Kysely<any> {
     this.#dialect = dialect;
     this.#direct = this.getExecutor().plugins.length === 0;
   }
-  override executeQuery<R>(query: Parameters<Kysely<any>['executeQuery']>[0], queryId?: Parameters<Kysely<any>['executeQuery']>[1]): Promise<QueryResult<R>> {
-    if (this.#direct && queryId === undefined && 'sql' in query)
-      return this.#dialect.alone(query) as Promise<QueryResult<R>>;
+  override executeQuery<R>(
+    query: Parameters<Kysely<any>['executeQuery']>[0],
+    queryId?: Parameters<Kysely<any>['executeQuery']>[1],
+  ): Promise<QueryResult<R>> {
+    if (this.#direct && queryId === undefined && 'sql' in query) return this.#dialect.alone(query) as Promise<QueryResult<R>>;
     return super.executeQuery<R>(query as CompiledQuery<R>, queryId);
   }
   /**
@@ -85,7 +96,9 @@ class DirectTransactionBuilder extends TransactionBuilder<any> {
     // Kysely's own props, for what its builder does with them (setIsolationLevel() and
     // setAccessMode() give a plain TransactionBuilder, which runs as Kysely's transactions do).
     const { driver } = dialect;
-    super({ config: { dialect }, executor: db.getExecutor(), driver, dialect } as unknown as ConstructorParameters<typeof TransactionBuilder<any>>[0]);
+    super({ config: { dialect }, executor: db.getExecutor(), driver, dialect } as unknown as ConstructorParameters<
+      typeof TransactionBuilder<any>
+    >[0]);
     this.#driver = driver;
     this.#db = db;
   }
@@ -118,7 +131,10 @@ class DirectTransaction extends Transaction<any> {
     this.#driver = driver;
     this.#connection = connection;
   }
-  override executeQuery<R>(query: Parameters<Kysely<any>['executeQuery']>[0], queryId?: Parameters<Kysely<any>['executeQuery']>[1]): Promise<QueryResult<R>> {
+  override executeQuery<R>(
+    query: Parameters<Kysely<any>['executeQuery']>[0],
+    queryId?: Parameters<Kysely<any>['executeQuery']>[1],
+  ): Promise<QueryResult<R>> {
     if (queryId !== undefined || !('sql' in query)) return super.executeQuery<R>(query as CompiledQuery<R>, queryId);
     try {
       if (!this.#connection.release) throw new Error('This transaction has already ended.');

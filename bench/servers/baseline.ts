@@ -54,7 +54,9 @@ if (process.env.BASELINE_PG_URL) {
 // The feed's table exists from the engine's migrations on (an older file has none: no route).
 const hasEvents = db.prepare(`select 1 from sqlite_master where name = 'mrs_events'`).get() !== undefined;
 if (hasEvents) {
-  const events = db.prepare('select seq, at, collection, record_id, op, changed, record, username from mrs_events where seq > ? order by seq limit 100');
+  const events = db.prepare(
+    'select seq, at, collection, record_id, op, changed, record, username from mrs_events where seq > ? order by seq limit 100',
+  );
   app.get('/floor-events', (c) => c.json(events.all(Number(c.req.query('after') ?? 0))));
 }
 if (process.env.BASELINE_PG_URL) {

@@ -10,7 +10,15 @@ import Database from 'better-sqlite3';
 import type { Hono } from 'hono';
 import pg from 'pg';
 
-const FIELDS = ['department_id', 'work_order_type_id', 'work_order_type_group_id', 'priority', 'status', 'description', 'service_request_id'] as const;
+const FIELDS = [
+  'department_id',
+  'work_order_type_id',
+  'work_order_type_group_id',
+  'priority',
+  'status',
+  'description',
+  'service_request_id',
+] as const;
 const CREATED = JSON.stringify(FIELDS);
 
 type Body = Partial<Record<(typeof FIELDS)[number], unknown>>;
@@ -25,7 +33,9 @@ export function sqliteWriteFloors(app: Hono, file: string): void {
     `insert into work_orders (${FIELDS.join(', ')}, created, updated, deleted) values (${FIELDS.map(() => '?').join(', ')}, ?, ?, 0) returning *`,
   );
   const update = db.prepare('update work_orders set priority = ?, updated = ? where id = ? and deleted = 0 returning *');
-  const event = db.prepare("insert into mrs_events (at, collection, record_id, op, changed, record, username) values (?, 'work_orders', ?, ?, ?, ?, 'admin')");
+  const event = db.prepare(
+    "insert into mrs_events (at, collection, record_id, op, changed, record, username) values (?, 'work_orders', ?, ?, ?, ?, 'admin')",
+  );
   const create = db.transaction((b: Body) => {
     const at = new Date().toISOString();
     const row = insert.get(...valuesOf(b), at.slice(0, 10), at) as { id: number };
@@ -68,7 +78,11 @@ export async function postgresWriteFloors(app: Hono, url: string, schema: string
     'create',
     CREATED,
   );
-  const patch = withEvent('update floor.work_orders set priority = $2, updated = cast($1 as timestamptz) where id = $3 and not deleted returning *', 'update', '["priority"]');
+  const patch = withEvent(
+    'update floor.work_orders set priority = $2, updated = cast($1 as timestamptz) where id = $3 and not deleted returning *',
+    'update',
+    '["priority"]',
+  );
   app.post('/floor-pg-create', async (c) => {
     const b = (await c.req.json()) as Body;
     const { rows } = await pool.query({ name: 'floor-create', text: create, values: [new Date().toISOString(), ...valuesOf(b)] });
@@ -76,7 +90,11 @@ export async function postgresWriteFloors(app: Hono, url: string, schema: string
   });
   app.patch('/floor-pg-patch/:id', async (c) => {
     const b = (await c.req.json()) as Body;
-    const { rows } = await pool.query({ name: 'floor-patch', text: patch, values: [new Date().toISOString(), b.priority ?? null, Number(c.req.param('id'))] });
+    const { rows } = await pool.query({
+      name: 'floor-patch',
+      text: patch,
+      values: [new Date().toISOString(), b.priority ?? null, Number(c.req.param('id'))],
+    });
     return rows[0] ? c.json(rows[0]) : c.json({ title: 'Not Found' }, 404);
   });
 }

@@ -52,7 +52,8 @@ export function bodyRequestsFromEnv(): { requests?: autocannon.Request[] } {
 export function atRandomRecord(ids: number): (req: autocannon.Request) => autocannon.Request {
   return (req) => {
     const out = Object.assign({}, req);
-    if (req.path?.includes('%7Bid%7D') || req.path?.includes('{id}')) out.path = req.path.replace(/%7Bid%7D|\{id\}/, String(1 + Math.floor(Math.random() * ids)));
+    if (req.path?.includes('%7Bid%7D') || req.path?.includes('{id}'))
+      out.path = req.path.replace(/%7Bid%7D|\{id\}/, String(1 + Math.floor(Math.random() * ids)));
     return out;
   };
 }
@@ -72,12 +73,21 @@ export async function withCursor(origin: string, path: string, headers: Record<s
  * `n` creates of work orders through the server at `origin`, 50 at a time; `body(i)` is the i-th
  * one's body (by default spread over departments 1-9).
  */
-export async function createWorkOrders(origin: string, headers: Record<string, string>, n: number, body = (i: number) => ({ department_id: 1 + (i % 9), work_order_type_id: 2, work_order_type_group_id: 3, description: `events ${i}` })): Promise<void> {
+export async function createWorkOrders(
+  origin: string,
+  headers: Record<string, string>,
+  n: number,
+  body = (i: number) => ({ department_id: 1 + (i % 9), work_order_type_id: 2, work_order_type_group_id: 3, description: `events ${i}` }),
+): Promise<void> {
   const h = { ...headers, 'content-type': 'application/json' };
   for (let i = 0; i < n; i += 50) {
     await Promise.all(
       Array.from({ length: Math.min(50, n - i) }, async () => {
-        const w = await fetch(`${origin}/v4_server/external/v1/maintenance/work_orders`, { method: 'POST', headers: h, body: JSON.stringify(body(i)) });
+        const w = await fetch(`${origin}/v4_server/external/v1/maintenance/work_orders`, {
+          method: 'POST',
+          headers: h,
+          body: JSON.stringify(body(i)),
+        });
         if (w.status !== 201) throw new Error(`a create answered ${w.status}: ${await w.text()}`);
       }),
     );
@@ -98,14 +108,26 @@ export async function writeEvents(n: number, origin: string, key: string, start:
  * of their own before the load, each expected to succeed: records the load's writes name (a
  * service request its PATCHes link work orders to, say). Paths are under `/v4_server/external/v1`.
  */
-export async function setupRequests(spec: string | undefined, origin: string, key: string, start: () => Promise<ChildProcess>): Promise<void> {
-  const requests = (spec ?? '').split(';;').map((r) => r.trim()).filter(Boolean);
+export async function setupRequests(
+  spec: string | undefined,
+  origin: string,
+  key: string,
+  start: () => Promise<ChildProcess>,
+): Promise<void> {
+  const requests = (spec ?? '')
+    .split(';;')
+    .map((r) => r.trim())
+    .filter(Boolean);
   if (requests.length === 0) return;
   await throughServer(start, async () => {
     const headers = { ...(await bearer(origin, key)), 'content-type': 'application/json' };
     for (const r of requests) {
       const [method, path, ...body] = r.split(' ');
-      const res = await fetch(`${origin}/v4_server/external/v1${path}`, { method, headers, body: body.length ? body.join(' ') : undefined });
+      const res = await fetch(`${origin}/v4_server/external/v1${path}`, {
+        method,
+        headers,
+        body: body.length ? body.join(' ') : undefined,
+      });
       if (!res.ok) throw new Error(`AB_SETUP: ${method} ${path} answered ${res.status}: ${await res.text()}`);
     }
   });

@@ -19,7 +19,13 @@ export interface LoadResult {
  */
 export async function load(
   url: string,
-  opts: { seconds?: number; warmupSeconds?: number; connections?: number; headers?: Record<string, string>; requests?: autocannon.Request[] } = {},
+  opts: {
+    seconds?: number;
+    warmupSeconds?: number;
+    connections?: number;
+    headers?: Record<string, string>;
+    requests?: autocannon.Request[];
+  } = {},
 ): Promise<LoadResult> {
   const connections = opts.connections ?? 50;
   const warmup = opts.warmupSeconds ?? Number(process.env.BENCH_WARMUP_SECONDS ?? 2);

@@ -7,7 +7,11 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
  * `mrs serve` as `npm start` runs it (package.json): the node flags, then the command. SERVE_FLAGS
  * replaces the flags (space-separated), to measure another setting of V8's heap.
  */
-export const SERVE = [...(process.env.SERVE_FLAGS ?? '--max-semi-space-size=8 --heap-growing-percent=20').split(' ').filter(Boolean), 'bin/mrs.js', 'serve'];
+export const SERVE = [
+  ...(process.env.SERVE_FLAGS ?? '--max-semi-space-size=8 --heap-growing-percent=20').split(' ').filter(Boolean),
+  'bin/mrs.js',
+  'serve',
+];
 
 /**
  * Starts a server process (pinned to CPU 0 when taskset exists, unless `pin` is false: several
@@ -15,7 +19,11 @@ export const SERVE = [...(process.env.SERVE_FLAGS ?? '--max-semi-space-size=8 --
  */
 export async function startProcess(args: string[], env: Record<string, string>, probeUrl: string, pin = true): Promise<ChildProcess> {
   const pinned = pin && process.platform === 'linux' ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
-  const child = spawn(pinned[0]!, [...pinned.slice(1), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(pinned[0]!, [...pinned.slice(1), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   for (let i = 0; i < 200; i++) {
@@ -79,7 +87,8 @@ export async function processesCpuMicros(name: string): Promise<number> {
   for (const pid of await readdir('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const open = stat.indexOf(' ('), close = stat.lastIndexOf(') ');
+    const open = stat.indexOf(' ('),
+      close = stat.lastIndexOf(') ');
     if (open < 0 || stat.slice(open + 2, close) !== name) continue;
     const fields = stat.slice(close + 2).split(' ');
     total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10_000;

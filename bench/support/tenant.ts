@@ -20,15 +20,21 @@ export type BenchDb = 'sqlite' | 'postgres';
  */
 export function benchDatabases(): BenchDb[] {
   const all: BenchDb[] = process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
-  const only = process.env.BENCH_DATABASES?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = process.env.BENCH_DATABASES?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!only) return all;
   const unknown = only.filter((name) => !all.includes(name as BenchDb));
-  if (unknown.length > 0) throw new Error(`BENCH_DATABASES: ${unknown.join(', ')} is not one of ${all.join(', ')} (PostgreSQL needs TEST_DATABASE_URL)`);
+  if (unknown.length > 0)
+    throw new Error(`BENCH_DATABASES: ${unknown.join(', ')} is not one of ${all.join(', ')} (PostgreSQL needs TEST_DATABASE_URL)`);
   return all.filter((name) => only.includes(name));
 }
 
 /** A fresh tenant database with `count` seeded work orders, analyzed; `drop()` removes it. */
-export async function seededTenant(kind: BenchDb, count: number): Promise<{ tenant: TenantDb; registry: Registry; drop: () => Promise<void> }> {
+export async function seededTenant(
+  kind: BenchDb,
+  count: number,
+): Promise<{ tenant: TenantDb; registry: Registry; drop: () => Promise<void> }> {
   const registry = createRegistry(await loadResources());
   let tenant: TenantDb;
   let drop: () => Promise<void>;

@@ -21,7 +21,11 @@ describe('ascendingRuns', () => {
   });
 
   it('merges runs larger than its scratch arrays, and runs given in scratch memory itself', () => {
-    const runs = [[1, 4, 7], [2, 5, 8], [3, 6, 9]].map((r) => Array.from({ length: 4000 }, (_, i) => 9 * i + r[0]!));
+    const runs = [
+      [1, 4, 7],
+      [2, 5, 8],
+      [3, 6, 9],
+    ].map((r) => Array.from({ length: 4000 }, (_, i) => 9 * i + r[0]!));
     const sorted = runs.flat().sort((a, b) => a - b);
     const merged = ascendingRuns(Float64Array.from(runs.flat()));
     expect(Array.from(merged)).toEqual(sorted);
@@ -53,9 +57,12 @@ describe('ascendingRuns', () => {
 describe('parseHexIds', () => {
   it('reads hexadecimal ids separated by commas, and refuses any id deltas do not take', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.nat({ max: 100_000 }), fc.integer({ min: 0, max: DELTA_ID_LIMIT - 1 })), { maxLength: 50 }), (ids) => {
-        expect(Array.from(parseHexIds(ids.map((id) => id.toString(16)).join(','))!)).toEqual(ids);
-      }),
+      fc.property(
+        fc.array(fc.oneof(fc.nat({ max: 100_000 }), fc.integer({ min: 0, max: DELTA_ID_LIMIT - 1 })), { maxLength: 50 }),
+        (ids) => {
+          expect(Array.from(parseHexIds(ids.map((id) => id.toString(16)).join(','))!)).toEqual(ids);
+        },
+      ),
     );
     expect(parseHexIds('')!.length).toBe(0);
     expect(parseHexIds(`1,${(DELTA_ID_LIMIT - 1).toString(16)}`)).toBeDefined();

@@ -65,7 +65,8 @@ export function parseHexIds(text: string): Float64Array | undefined {
 export function ascendingChunks(ids: Float64Array): string[] {
   const perChunk = idsPerChunk(ASCENDING_DELTAS);
   const chunks: string[] = [];
-  for (let from = 0; from < Math.max(1, ids.length); from += perChunk) chunks.push(encodeAscending(ids, from, Math.min(ids.length, from + perChunk)));
+  for (let from = 0; from < Math.max(1, ids.length); from += perChunk)
+    chunks.push(encodeAscending(ids, from, Math.min(ids.length, from + perChunk)));
   return chunks;
 }
 

@@ -26,15 +26,20 @@ describe('deltas', () => {
 
   it('cut into chunk rows, give back the ids of any page', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 120 }), (total, limit, page) => {
-        const ids = Array.from({ length: total }, (_, i) => 3 * i + ((i * 7919) % 5));
-        const perChunk = idsPerChunk(DELTAS);
-        const span = pageSpan(page, limit, total);
-        const { first, last } = chunksOf(span, DELTAS);
-        const chunks = new Map<number, string>();
-        for (let c = first; c <= last; c++) chunks.set(c, encodeDeltas(ids, c * perChunk, Math.min(total, (c + 1) * perChunk)));
-        expect(idsAt(chunks, DELTAS, span.start, span.end)).toEqual(ids.slice(span.start, span.end));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 5000 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 120 }),
+        (total, limit, page) => {
+          const ids = Array.from({ length: total }, (_, i) => 3 * i + ((i * 7919) % 5));
+          const perChunk = idsPerChunk(DELTAS);
+          const span = pageSpan(page, limit, total);
+          const { first, last } = chunksOf(span, DELTAS);
+          const chunks = new Map<number, string>();
+          for (let c = first; c <= last; c++) chunks.set(c, encodeDeltas(ids, c * perChunk, Math.min(total, (c + 1) * perChunk)));
+          expect(idsAt(chunks, DELTAS, span.start, span.end)).toEqual(ids.slice(span.start, span.end));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -72,15 +77,20 @@ describe('ascending deltas', () => {
 
   it('cut into chunk rows, give back the ids of any page', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 120 }), (total, limit, page) => {
-        const ids = Array.from({ length: total }, (_, i) => 3 * i + ((i * 7919) % 3));
-        const perChunk = idsPerChunk(ASCENDING_DELTAS);
-        const span = pageSpan(page, limit, total);
-        const { first, last } = chunksOf(span, ASCENDING_DELTAS);
-        const chunks = new Map<number, string>();
-        for (let c = first; c <= last; c++) chunks.set(c, encodeAscending(ids, c * perChunk, Math.min(total, (c + 1) * perChunk)));
-        expect(idsAt(chunks, ASCENDING_DELTAS, span.start, span.end)).toEqual(ids.slice(span.start, span.end));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 5000 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 120 }),
+        (total, limit, page) => {
+          const ids = Array.from({ length: total }, (_, i) => 3 * i + ((i * 7919) % 3));
+          const perChunk = idsPerChunk(ASCENDING_DELTAS);
+          const span = pageSpan(page, limit, total);
+          const { first, last } = chunksOf(span, ASCENDING_DELTAS);
+          const chunks = new Map<number, string>();
+          for (let c = first; c <= last; c++) chunks.set(c, encodeAscending(ids, c * perChunk, Math.min(total, (c + 1) * perChunk)));
+          expect(idsAt(chunks, ASCENDING_DELTAS, span.start, span.end)).toEqual(ids.slice(span.start, span.end));
+        },
+      ),
       { numRuns: 300 },
     );
   });

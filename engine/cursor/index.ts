@@ -49,7 +49,11 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
   const cache = cursorCacheFor();
 
   /** The head and the chunk rows a page needs: from memory while the cursor is surely alive, else read. */
-  async function pageData(id: string, page: number, now: number): Promise<{ head: CachedHead; chunks: ReadonlyMap<number, string> } | undefined> {
+  async function pageData(
+    id: string,
+    page: number,
+    now: number,
+  ): Promise<{ head: CachedHead; chunks: ReadonlyMap<number, string> } | undefined> {
     const head = cache.head(id);
     if (head && head.expiresAt >= now) {
       const span = pageSpan(page, head.meta.limit, head.meta.total);
@@ -154,7 +158,11 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
      * faithfully. `search` rebuilds a lazy cursor's search from its stored query (undefined: the
      * collection's definition no longer has what it read).
      */
-    async page(query: ResolvedQuery, binding: CursorBinding, search: (stored: CanonicalQuery) => LazySearch | undefined): Promise<CursorPage> {
+    async page(
+      query: ResolvedQuery,
+      binding: CursorBinding,
+      search: (stored: CanonicalQuery) => LazySearch | undefined,
+    ): Promise<CursorPage> {
       const id = query.cursor!;
       if (!/^[A-Za-z0-9_-]{16,64}$/.test(id)) throw gone();
       const now = settings.now();

@@ -1,6 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { base64url, chunksOf, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, newCursorId, offsetOf, pageSpan, rangedWidth, WIDTHS, widthFor } from './layout.ts';
+import {
+  base64url,
+  chunksOf,
+  idsAscend,
+  idsAt,
+  idsPerChunk,
+  limitOf,
+  maxHoles,
+  newCursorId,
+  offsetOf,
+  pageSpan,
+  rangedWidth,
+  WIDTHS,
+  widthFor,
+} from './layout.ts';
 
 describe('newCursorId', () => {
   it('gives distinct, URL-safe ids that sort by creation time, across refills of its random pool', () => {
@@ -19,7 +33,10 @@ describe('newCursorId', () => {
 describe('base64url', () => {
   it('is RFC 4648 URL-safe base64 without padding, for any bytes', () => {
     const reference = (bytes: Uint8Array) =>
-      btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+      btoa(String.fromCharCode(...bytes))
+        .replace(/\+/g, '-')
+        .replace(/\//g, '_')
+        .replace(/=+$/, '');
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
         expect(base64url(bytes)).toBe(reference(bytes));
@@ -32,12 +49,16 @@ describe('base64url', () => {
 describe('widthFor', () => {
   it('gives every id up to the largest exactly `width` digits once offset, and no narrower width would', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }).filter((m) => m < limitOf(16)), fc.double({ min: 0, max: 1, noNaN: true }), (maxId, f) => {
-        const w = widthFor(maxId);
-        const id = Math.floor(maxId * f);
-        for (const x of [0, id, maxId]) expect(String(x + offsetOf(w)).length).toBe(w);
-        if (w > 1) expect(String(maxId + offsetOf(w - 1)).length).not.toBe(w - 1);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }).filter((m) => m < limitOf(16)),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (maxId, f) => {
+          const w = widthFor(maxId);
+          const id = Math.floor(maxId * f);
+          for (const x of [0, id, maxId]) expect(String(x + offsetOf(w)).length).toBe(w);
+          if (w > 1) expect(String(maxId + offsetOf(w - 1)).length).not.toBe(w - 1);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -67,16 +88,22 @@ describe('chunk rows', () => {
 
   it('give back the ids of any page, cut the way snapshots cut them, at every width', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...WIDTHS), fc.integer({ min: 0, max: 1500 }), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 1, max: 40 }), (width, total, limit, page) => {
-        const ids = Array.from({ length: total }, (_, i) => (i * 7919) % limitOf(width));
-        const packed = ids.map((id) => String(id + offsetOf(width))).join('');
-        const perChunk = idsPerChunk(width);
-        const span = pageSpan(page, limit, total);
-        const { first, last } = chunksOf(span, width);
-        const chunks = new Map<number, string>();
-        for (let c = first; c <= last; c++) chunks.set(c, packed.slice(c * perChunk * width, (c + 1) * perChunk * width));
-        expect(idsAt(chunks, width, span.start, span.end)).toEqual(ids.slice(span.start, span.end));
-      }),
+      fc.property(
+        fc.constantFrom(...WIDTHS),
+        fc.integer({ min: 0, max: 1500 }),
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 1, max: 40 }),
+        (width, total, limit, page) => {
+          const ids = Array.from({ length: total }, (_, i) => (i * 7919) % limitOf(width));
+          const packed = ids.map((id) => String(id + offsetOf(width))).join('');
+          const perChunk = idsPerChunk(width);
+          const span = pageSpan(page, limit, total);
+          const { first, last } = chunksOf(span, width);
+          const chunks = new Map<number, string>();
+          for (let c = first; c <= last; c++) chunks.set(c, packed.slice(c * perChunk * width, (c + 1) * perChunk * width));
+          expect(idsAt(chunks, width, span.start, span.end)).toEqual(ids.slice(span.start, span.end));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

@@ -35,7 +35,13 @@ const DELTA_CHUNK_IDS = 1920;
  */
 const ASCENDING_CHUNK_IDS = 3584;
 export const idsPerChunk = (width: number) =>
-  width === ASCENDING_DELTAS ? ASCENDING_CHUNK_IDS : width === DELTAS ? DELTA_CHUNK_IDS : isRanged(width) || width === LAZY ? RANGED_CHUNK_IDS : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
+  width === ASCENDING_DELTAS
+    ? ASCENDING_CHUNK_IDS
+    : width === DELTAS
+      ? DELTA_CHUNK_IDS
+      : isRanged(width) || width === LAZY
+        ? RANGED_CHUNK_IDS
+        : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
 /** idsPerChunk in SQL, of an integer expression (integer division in both databases). */
 export const idsPerChunkSql = (width: string) =>
   `(case when ${width} = ${ASCENDING_DELTAS} then ${ASCENDING_CHUNK_IDS} when ${width} = ${DELTAS} then ${DELTA_CHUNK_IDS} when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
@@ -149,7 +155,7 @@ function deltaIdsAt(chunks: ReadonlyMap<number, string>, width: number, start: n
   const decode = width === DELTAS ? decodeDeltas : decodeAscending;
   const perChunk = idsPerChunk(width);
   const ids: number[] = [];
-  for (let pos = start; pos < end; ) {
+  for (let pos = start; pos < end;) {
     const chunk = Math.floor(pos / perChunk);
     const text = chunks.get(chunk);
     if (text === undefined) break;

@@ -19,7 +19,10 @@ export const largestIdQuery = (db: Kysely<any>, table: string) => db.selectFrom(
 export function widthCte(t: TenantDb, table: string) {
   const maxId = largestIdQuery(t.db, table);
   const ladder = (value: (width: number) => number) =>
-    sql`case ${sql.join(WIDTHS.map((w) => sql`when largest.v < ${sql.lit(limitOf(w))} then ${sql.lit(value(w))}`), sql` `)} end`;
+    sql`case ${sql.join(
+      WIDTHS.map((w) => sql`when largest.v < ${sql.lit(limitOf(w))} then ${sql.lit(value(w))}`),
+      sql` `,
+    )} end`;
   // Materialized: PostgreSQL would otherwise inline the largest id into each of the ladder's
   // 32 comparisons, each its own backward index scan.
   return sql`largest (v) as materialized (select coalesce((${maxId}), 0)),
@@ -30,7 +33,8 @@ export function widthCte(t: TenantDb, table: string) {
  * The value each matching row packs: its id plus the width's base (layout.ts), the `w` CTE's,
  * or `width`'s as a literal.
  */
-export const idValue = (width?: number) => sql`${sql.ref('id')} + ${width === undefined ? sql`(select w.base from w)` : sql.lit(offsetOf(width))}`;
+export const idValue = (width?: number) =>
+  sql`${sql.ref('id')} + ${width === undefined ? sql`(select w.base from w)` : sql.lit(offsetOf(width))}`;
 
 /**
  * The first `end` records of the search, in its order, as a JSON array's text: page 1 read in
@@ -62,7 +66,8 @@ export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order' |
   readsWholeTable(args) && args.order.field === 'id' && args.order.direction === 'asc';
 
 /** Whether the search reads every row of the table (or every live one), in any order: no filters, not a child list. */
-export const readsWholeTable = (args: Pick<SnapshotArgs, 'query' | 'binding'>) => args.binding.scope === '' && Object.keys(args.query.filters).length === 0;
+export const readsWholeTable = (args: Pick<SnapshotArgs, 'query' | 'binding'>) =>
+  args.binding.scope === '' && Object.keys(args.query.filters).length === 0;
 
 /**
  * A tenant's searches whose ids were not ranged when last tried (ids missing between the ends,

@@ -122,7 +122,12 @@ export interface Dialect {
    * SELECT of `columns` (each as its column of `table` holds it, so conditions and orders over
    * them compare as over the table's own), skipping rows without one.
    */
-  rowsOfJson(t: TenantDb, table: string, source: string, columns: readonly { readonly name: string; readonly kind: FieldKind | 'id' }[]): RawBuilder<unknown>;
+  rowsOfJson(
+    t: TenantDb,
+    table: string,
+    source: string,
+    columns: readonly { readonly name: string; readonly kind: FieldKind | 'id' }[],
+  ): RawBuilder<unknown>;
   /** Where cursors keep their snapshots (cursor/snapshot-store.ts). */
   readonly snapshots: SnapshotStore;
   /** Where the tenant's change feed is kept (events/event-log.ts). */

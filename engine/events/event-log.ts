@@ -65,7 +65,7 @@ export interface NewEvent {
   /**
    * The record as after the change, as the JSON text a read of it answers: the write's own
    * record (the row its statement returned) as JSON.stringify writes it, which is the text the
-   * database writes for a read (engine/sql/records-json.ts; test/events-written.test.ts compares
+   * database writes for a read (engine/sql/records-json.ts; test/events/events-written.test.ts compares
    * the two byte for byte).
    */
   readonly record: string;

@@ -1,9 +1,26 @@
-import { sql, type CompiledQuery, type CreateTableBuilder, type Expression, type Kysely, type OperationNodeSource, type RawBuilder } from 'kysely';
+import {
+  sql,
+  type CompiledQuery,
+  type CreateTableBuilder,
+  type Expression,
+  type Kysely,
+  type OperationNodeSource,
+  type RawBuilder,
+} from 'kysely';
 import { compiledByKey, compiledQueriesByKey } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { jsonArrayOf } from '../dialects/json-array.ts';
-import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventOp, type EventPage, type EventPageJson, type EventQuery, type NewEvent } from './event-log.ts';
+import {
+  EVENTS_GONE_KEY,
+  EVENTS_TABLE,
+  storedEvent,
+  type EventOp,
+  type EventPage,
+  type EventPageJson,
+  type EventQuery,
+  type NewEvent,
+} from './event-log.ts';
 
 /** The feed's statements that every database writes alike: each EventLog builds its own on them. */
 
@@ -11,7 +28,10 @@ import { EVENTS_GONE_KEY, EVENTS_TABLE, storedEvent, type EventOp, type EventPag
  * Creates `mrs_events` with `seq` as `withSeq` adds it (how a database numbers events is its own:
  * EventLog), and the gone mark at 0.
  */
-export async function createEventsTable(db: Kysely<any>, withSeq: (table: CreateTableBuilder<any, any>) => CreateTableBuilder<any, any>): Promise<void> {
+export async function createEventsTable(
+  db: Kysely<any>,
+  withSeq: (table: CreateTableBuilder<any, any>) => CreateTableBuilder<any, any>,
+): Promise<void> {
   await withSeq(db.schema.createTable(EVENTS_TABLE).ifNotExists())
     .addColumn('at', 'text', (c) => c.notNull())
     .addColumn('collection', 'text', (c) => c.notNull())
@@ -22,7 +42,11 @@ export async function createEventsTable(db: Kysely<any>, withSeq: (table: Create
     .addColumn('username', 'text')
     .execute();
   // before_row: the engine migration 014-lazy-snapshots.
-  await db.insertInto('mrs_meta').values({ key: EVENTS_GONE_KEY, value: '0' }).onConflict((oc) => oc.column('key').doNothing()).execute();
+  await db
+    .insertInto('mrs_meta')
+    .values({ key: EVENTS_GONE_KEY, value: '0' })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
 }
 
 /** Values of one event, in the order `eventRows` takes them. */
@@ -93,7 +117,12 @@ export function appender(withOrd: boolean, write: (t: TenantDb, rows: RawBuilder
     for (let from = 0; from < events.length; from += EVENTS_PER_STATEMENT) {
       const part = from === 0 && events.length <= EVENTS_PER_STATEMENT ? events : events.slice(from, from + EVENTS_PER_STATEMENT);
       const n = part.length;
-      await compiled(trx, n === 1 ? 'append' : `append\0${n}`, (...p) => write(t, eventRows(n, p, withOrd), n).compile(trx), ...valuesOf(part));
+      await compiled(
+        trx,
+        n === 1 ? 'append' : `append\0${n}`,
+        (...p) => write(t, eventRows(n, p, withOrd), n).compile(trx),
+        ...valuesOf(part),
+      );
     }
   };
 }
@@ -160,7 +189,11 @@ export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending
  * (`text`: an event row's JSON text, the database's own expression): one string a row to make
  * here instead of eight and an object, and the page's JSON only joined here.
  */
-export function pageTextReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean>, text: (t: TenantDb) => RawBuilder<string>) {
+export function pageTextReader(
+  highest: (t: TenantDb) => RawBuilder<number>,
+  pending: (t: TenantDb) => RawBuilder<boolean>,
+  text: (t: TenantDb) => RawBuilder<string>,
+) {
   // Only the text comes back: no seq to parse a row (the rows come in seq order all the same).
   const read = pageRows(highest, pending, 'read-text', (t) => sql`${text(t)} as json`, sql`e.json`);
   return async (t: TenantDb, q: EventQuery): Promise<PageRead<EventPageJson>> => {
@@ -196,15 +229,25 @@ function pageRows(
       from (select ${highest(t)} as highest, ${pending(t)} as pending,
         coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone) as h
       left join (select seq, ${columns(t)} from ${tableRef(t, EVENTS_TABLE)}
-        where seq > cast(${after} as bigint)${sql.join(filters.map((f) => sql` and ${f}`), sql``)}
+        where seq > cast(${after} as bigint)${sql.join(
+          filters.map((f) => sql` and ${f}`),
+          sql``,
+        )}
         order by seq limit cast(${limit} as integer)) as e on 1 = 1
       order by e.seq`.compile(t.db);
   };
   return async (t: TenantDb, q: EventQuery) => {
     const nc = q.collections ? q.collections.length : -1;
     const no = q.ops ? q.ops.length : -1;
-    const { rows } = await compiled<Record<string, unknown>>(t.db, `${kind}\0${nc}\0${no}`, (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
-      q.after, q.limit, ...(q.collections ?? []), ...(q.ops ?? []));
+    const { rows } = await compiled<Record<string, unknown>>(
+      t.db,
+      `${kind}\0${nc}\0${no}`,
+      (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
+      q.after,
+      q.limit,
+      ...(q.collections ?? []),
+      ...(q.ops ?? []),
+    );
     const head = rows[0]!;
     return {
       rows: rows.filter((r) => r[present] !== null && r[present] !== undefined),
@@ -241,7 +284,10 @@ const eventText = (t: TenantDb) => {
 export function pageJsonReader(highest: (t: TenantDb) => RawBuilder<number>) {
   const build = (t: TenantDb, nc: number, no: number, after: unknown, limit: unknown, ...p: unknown[]) => {
     const page = pageFilters(nc, no, p)
-      .reduce((q, f) => q.where(f as RawBuilder<boolean>), t.db.selectFrom(EVENTS_TABLE).where(sql<boolean>`seq > cast(${after} as bigint)`))
+      .reduce(
+        (q, f) => q.where(f as RawBuilder<boolean>),
+        t.db.selectFrom(EVENTS_TABLE).where(sql<boolean>`seq > cast(${after} as bigint)`),
+      )
       .limit(sql<number>`cast(${limit} as integer)`);
     return sql`select ${highest(t)} as highest,
       coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone,
@@ -250,8 +296,15 @@ export function pageJsonReader(highest: (t: TenantDb) => RawBuilder<number>) {
   return async (t: TenantDb, q: EventQuery): Promise<EventPageJson> => {
     const nc = q.collections ? q.collections.length : -1;
     const no = q.ops ? q.ops.length : -1;
-    const { rows } = await compiled<Record<string, unknown>>(t.db, `read-json\0${nc}\0${no}`, (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
-      q.after, q.limit, ...(q.collections ?? []), ...(q.ops ?? []));
+    const { rows } = await compiled<Record<string, unknown>>(
+      t.db,
+      `read-json\0${nc}\0${no}`,
+      (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
+      q.after,
+      q.limit,
+      ...(q.collections ?? []),
+      ...(q.ops ?? []),
+    );
     const row = rows[0]!;
     return { json: row.json as string, highest: Number(row.highest), goneBelow: Number(row.gone) };
   };
@@ -268,7 +321,9 @@ export const SWEEP_BATCH = 1000;
 export async function sweepEvents(t: TenantDb, olderThan: string, limit = SWEEP_BATCH): Promise<number> {
   return t.db.transaction().execute(async (trx) => {
     const oldest = sql`select o.seq from (select seq, at from ${tableRef(t, EVENTS_TABLE)} where seq is not null order by seq limit ${limit}) as o where o.at < ${olderThan}`;
-    const { rows } = await sql<{ seq: unknown }>`delete from ${tableRef(t, EVENTS_TABLE)} where seq in (${oldest}) returning seq`.execute(trx);
+    const { rows } = await sql<{ seq: unknown }>`delete from ${tableRef(t, EVENTS_TABLE)} where seq in (${oldest}) returning seq`.execute(
+      trx,
+    );
     if (rows.length === 0) return 0;
     const top = Math.max(...rows.map((r) => Number(r.seq)));
     await sql`update ${tableRef(t, 'mrs_meta')} set value = cast(${top} as text)

@@ -96,10 +96,13 @@ export function eventStream(o: EventStreamOptions): EventStream {
   /** Until the feed rises past the position, a heartbeat is due, or the stream ends. */
   const waitForNews = () =>
     new Promise<'news' | 'beat'>((resolve) => {
-      const beat = setTimeout(() => {
-        wake = undefined;
-        resolve('beat');
-      }, Math.max(0, o.heartbeatMs - (Date.now() - lastWrite)));
+      const beat = setTimeout(
+        () => {
+          wake = undefined;
+          resolve('beat');
+        },
+        Math.max(0, o.heartbeatMs - (Date.now() - lastWrite)),
+      );
       wake = () => {
         clearTimeout(beat);
         resolve('news');

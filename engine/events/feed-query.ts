@@ -47,7 +47,11 @@ export function parseFeedQuery(params: URLSearchParams, collections: ReadonlySet
       else problems.push({ parameter: name, message: `$limit must be a whole number from 1 (at most ${MAX_EVENTS_LIMIT} are served)` });
     } else if (name === 'collection') {
       if (collections.has(value)) named.push(value);
-      else problems.push({ parameter: name, message: `no collection is named ${JSON.stringify(value)}; collections: ${[...collections].join(', ')}` });
+      else
+        problems.push({
+          parameter: name,
+          message: `no collection is named ${JSON.stringify(value)}; collections: ${[...collections].join(', ')}`,
+        });
     } else if (name === 'op') {
       if (isOp(value)) ops.push(value);
       else problems.push({ parameter: name, message: `op must be one of ${EVENT_OPS.join(', ')}` });

@@ -11,5 +11,7 @@ export function lastEventId(value: string | null): { value: number | undefined }
   if (value === null) return { value: undefined };
   const v = value.trim();
   if (WHOLE.test(v)) return { value: Number(v) };
-  return { problem: { header: LAST_EVENT_ID, message: `${LAST_EVENT_ID} must be a whole number from 0 (the id of the last event received)` } };
+  return {
+    problem: { header: LAST_EVENT_ID, message: `${LAST_EVENT_ID} must be a whole number from 0 (the id of the last event received)` },
+  };
 }

@@ -83,12 +83,14 @@ function shapeOf(op: unknown, i: number, problems: ProblemItem[]): Shaped | unde
   const problem = (field: string, message: string) => problems.push({ field: `${at}${field}`, message, operation: i });
   if (!isPlainObject(op)) return void problem('', 'must be an object with method and path');
   const before = problems.length;
-  for (const key of Object.keys(op)) if (!['method', 'path', 'body', 'if_match'].includes(key)) problem(`.${key}`, 'is not a field of an operation');
+  for (const key of Object.keys(op))
+    if (!['method', 'path', 'body', 'if_match'].includes(key)) problem(`.${key}`, 'is not a field of an operation');
   const method = op.method;
   if (typeof method !== 'string' || !WRITE_METHODS.includes(method)) problem('.method', `must be one of ${WRITE_METHODS.join(', ')}`);
   if (typeof op.path !== 'string' || op.path === '') problem('.path', 'must be a path such as /maintenance/work_orders/3');
   if (method === 'DELETE' && op.body !== undefined) problem('.body', 'a DELETE takes no body');
-  if (method !== 'DELETE' && WRITE_METHODS.includes(method as string) && op.body === undefined) problem('.body', `a ${method} needs a body`);
+  if (method !== 'DELETE' && WRITE_METHODS.includes(method as string) && op.body === undefined)
+    problem('.body', `a ${method} needs a body`);
   let ifMatch: Condition | undefined;
   if (op.if_match !== undefined) {
     const parsed = typeof op.if_match === 'string' ? parseCondition('If-Match', op.if_match) : undefined;
@@ -103,17 +105,30 @@ function shapeOf(op: unknown, i: number, problems: ProblemItem[]): Shaped | unde
 function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned {
   const item = (message: string): ProblemItem[] => [{ field: `operations[${i}].path`, message, operation: i }];
   const relative = op.path.startsWith(`${deps.basePath}/`) ? op.path.slice(deps.basePath.length) : op.path;
-  const match = relative.startsWith('/maintenance/') ? matchEncoded(deps.registry, relative.slice('/maintenance/'.length)) : ({ found: false } as const);
-  if (!match.found) throw new EngineError('not-found', `Operation ${i}: no collection or record at ${op.path}.`, item('no collection or record here'));
+  const match = relative.startsWith('/maintenance/')
+    ? matchEncoded(deps.registry, relative.slice('/maintenance/'.length))
+    : ({ found: false } as const);
+  if (!match.found)
+    throw new EngineError('not-found', `Operation ${i}: no collection or record at ${op.path}.`, item('no collection or record here'));
   const routed = routeFor(match.kind, op.method);
   if (!routed || routed.action === 'read')
-    throw new EngineError('method-not-allowed', `Operation ${i}: ${op.method} is not allowed on ${op.path}.`, item(`${op.method} is not allowed on this path`));
+    throw new EngineError(
+      'method-not-allowed',
+      `Operation ${i}: ${op.method} is not allowed on ${op.path}.`,
+      item(`${op.method} is not allowed on this path`),
+    );
   if (!caller.can(match.resource.name, routed.action))
-    throw new EngineError('forbidden', `Operation ${i}: your roles do not grant ${routed.action} on ${match.resource.name}.`, item(`no ${routed.action} permission on ${match.resource.name}`));
+    throw new EngineError(
+      'forbidden',
+      `Operation ${i}: your roles do not grant ${routed.action} on ${match.resource.name}.`,
+      item(`no ${routed.action} permission on ${match.resource.name}`),
+    );
   if (deps.requireIfMatch && op.method !== 'POST' && op.ifMatch === undefined)
-    throw new EngineError('precondition-required', `Operation ${i}: ${op.method} needs if_match here: send the ETag of the record as read.`, [
-      { field: `operations[${i}].if_match`, message: 'required here', operation: i },
-    ]);
+    throw new EngineError(
+      'precondition-required',
+      `Operation ${i}: ${op.method} needs if_match here: send the ETag of the record as read.`,
+      [{ field: `operations[${i}].if_match`, message: 'required here', operation: i }],
+    );
   return { method: op.method, match, body: op.body, ifMatch: op.ifMatch };
 }
 
@@ -146,7 +161,9 @@ const created = (deps: BatchDeps, resource: Resource, record: ApiRecord) =>
 /** An operation's error as the batch's: its status, every entry naming the operation (no record's ETag or Location). */
 function asBatchError(e: unknown, i: number): unknown {
   if (!(e instanceof EngineError) || e.status >= 500) return e;
-  const errors = e.errors.length ? e.errors.map((item) => Object.assign({}, item, { operation: i })) : [{ field: `operations[${i}]`, message: e.detail, operation: i }];
+  const errors = e.errors.length
+    ? e.errors.map((item) => Object.assign({}, item, { operation: i }))
+    : [{ field: `operations[${i}]`, message: e.detail, operation: i }];
   const { etag: _etag, location: _location, ...headers } = e.headers;
   return new EngineError(e.code, e.errors.some((item) => item.operation === i) ? e.detail : `Operation ${i}: ${e.detail}`, errors, headers);
 }
@@ -203,19 +220,35 @@ async function runAll(deps: BatchDeps, ctx: OperationContext, db: Kysely<any>, o
  */
 export function batchRoute(deps: BatchDeps) {
   return async (req: Request, url: RequestTarget, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
-    if (req.method !== 'POST') throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: BATCH_METHODS });
+    if (req.method !== 'POST')
+      throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: BATCH_METHODS });
     const key = parseIdempotencyKey(req.headers.get('idempotency-key'));
     const read = await readJsonBodyOnce(req);
     if ('error' in read) throw read.error;
-    if (url.hasQuery) throw new EngineError('invalid-query', 'This path takes no query parameters.', [...url.searchParams.keys()].map((parameter) => ({ parameter, message: 'no query parameters are allowed here' })));
+    if (url.hasQuery)
+      throw new EngineError(
+        'invalid-query',
+        'This path takes no query parameters.',
+        [...url.searchParams.keys()].map((parameter) => ({ parameter, message: 'no query parameters are allowed here' })),
+      );
     if (key instanceof EngineError) throw key;
     const ops = plan(deps, caller, read.value);
-    const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, roles: caller.roles, cursors: deps.cursors };
+    const ctx: OperationContext = {
+      tenant: caller.tenant,
+      registry: deps.registry,
+      user: caller.user,
+      roles: caller.roles,
+      cursors: deps.cursors,
+    };
     let answer: KeptAnswer;
     let replayed = false;
     if (key === undefined) answer = await runAll(deps, ctx, ctx.tenant.db, ops);
     else {
-      const request = { owner: ctx.user ?? '', key, fingerprint: fingerprintOf(req.method, url.pathname, read.value, deps.idempotency.sha256Hex) };
+      const request = {
+        owner: ctx.user ?? '',
+        key,
+        fingerprint: fingerprintOf(req.method, url.pathname, read.value, deps.idempotency.sha256Hex),
+      };
       const outcome = await withIdempotencyKey(ctx.tenant, deps.idempotency, request, (trx) => runAll(deps, ctx, trx, ops));
       answer = outcome.answer;
       replayed = outcome.replayed;

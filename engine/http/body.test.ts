@@ -11,9 +11,15 @@ const codeOf = async (req: Request, limit?: number) => {
 
 describe('readJsonBody', () => {
   const TYPES: [string | undefined, boolean][] = [
-    ['application/json', true], ['application/json; charset=utf-8', true], ['Application/JSON', true],
-    ['application/merge-patch+json', true], [undefined, false], ['text/plain', false], ['application/jsonx', false],
-    ['text/json', false], ['multipart/form-data', false],
+    ['application/json', true],
+    ['application/json; charset=utf-8', true],
+    ['Application/JSON', true],
+    ['application/merge-patch+json', true],
+    [undefined, false],
+    ['text/plain', false],
+    ['application/jsonx', false],
+    ['text/json', false],
+    ['multipart/form-data', false],
   ];
   for (const [type, ok] of TYPES) {
     it(`content type ${type ?? '(none)'} is ${ok ? 'read' : '415'}`, async () => {

@@ -13,7 +13,17 @@ describe('conditional headers', () => {
   it.each([
     ['*', { any: true }],
     ['"1"', { any: false, tags: [{ opaque: '"1"', weak: false }] }],
-    [' "1" , W/"2",, "" ', { any: false, tags: [{ opaque: '"1"', weak: false }, { opaque: '"2"', weak: true }, { opaque: '""', weak: false }] }],
+    [
+      ' "1" , W/"2",, "" ',
+      {
+        any: false,
+        tags: [
+          { opaque: '"1"', weak: false },
+          { opaque: '"2"', weak: true },
+          { opaque: '""', weak: false },
+        ],
+      },
+    ],
   ])('parses %j', (value, expected) => expect(parseCondition('If-Match', value)).toEqual(expected));
 
   it.each(['1', '"1', 'W/1', '"a" "b"', '', ',', '**', 'w/"1"', '"a"b"', '*, "1"'])('refuses %j naming the header', (value) => {

@@ -30,7 +30,11 @@ export function parseCondition(header: 'If-Match' | 'If-None-Match', value: stri
     if (item === '') continue; // a list may hold empty elements (RFC 9110 5.6.1)
     const m = ENTITY_TAG.exec(item);
     // The item in backquotes: in double quotes, an unquoted 8 would read as the tag "8".
-    if (!m) return malformed(header, `\`${item.slice(0, 40)}\` is not an entity tag: send "*" or quoted tags like "3" (the quotes are part of the tag), separated by commas`);
+    if (!m)
+      return malformed(
+        header,
+        `\`${item.slice(0, 40)}\` is not an entity tag: send "*" or quoted tags like "3" (the quotes are part of the tag), separated by commas`,
+      );
     tags.push({ opaque: m[2]!, weak: m[1] !== undefined });
   }
   if (tags.length === 0) return malformed(header, 'send "*" or one or more quoted entity tags');

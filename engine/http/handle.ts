@@ -14,7 +14,15 @@ import { recordJson, versionOf, type ApiRecord } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
-import { answerOf, fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type Claim, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
+import {
+  answerOf,
+  fingerprintOf,
+  parseIdempotencyKey,
+  withIdempotencyKey,
+  type Claim,
+  type IdempotencySettings,
+  type KeptAnswer,
+} from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
@@ -57,7 +65,12 @@ const replyJson = (call: Call, json: string, status = 200, headers?: Record<stri
  * Problems found before the record was looked up are answered only once the record (or parent)
  * is known to exist, keeping SPEC's order: 404 for the record before 415, 413 and 400.
  */
-async function failAfterExists(call: Call, error: EngineError | undefined, target: 'record' | 'parent', ifMatch?: Condition): Promise<void> {
+async function failAfterExists(
+  call: Call,
+  error: EngineError | undefined,
+  target: 'record' | 'parent',
+  ifMatch?: Condition,
+): Promise<void> {
   if (!error) return;
   // On GET (and HEAD), `$deleted=true` makes a deleted record or parent exist for this purpose too.
   const includeDeleted = (call.req.method === 'GET' || call.req.method === 'HEAD') && call.url.searchParams.get('$deleted') === 'true';
@@ -74,7 +87,10 @@ async function failAfterExists(call: Call, error: EngineError | undefined, targe
 function ifMatchOf(call: Call): { condition?: Condition; error?: EngineError } {
   const header = call.req.headers.get('if-match');
   if (header === null && call.deps.requireIfMatch)
-    throw new EngineError('precondition-required', `${call.req.method} needs an If-Match header here: send the ETag of the record as read.`);
+    throw new EngineError(
+      'precondition-required',
+      `${call.req.method} needs an If-Match header here: send the ETag of the record as read.`,
+    );
   const parsed = parseCondition('If-Match', header);
   return parsed instanceof EngineError ? { error: parsed } : parsed === undefined ? {} : { condition: parsed };
 }
@@ -91,7 +107,10 @@ function queryError(url: RequestTarget, allowed: readonly string[] = []): Engine
   return new EngineError(
     'invalid-query',
     'This path takes no such query parameter.',
-    bad.map((parameter) => ({ parameter, message: allowed.length ? `only ${allowed.join(', ')} is allowed here` : 'no query parameters are allowed here' })),
+    bad.map((parameter) => ({
+      parameter,
+      message: allowed.length ? `only ${allowed.join(', ')} is allowed here` : 'no query parameters are allowed here',
+    })),
   );
 }
 
@@ -133,7 +152,11 @@ async function keyed(
   const key = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
   const sent = await body(call, target, ifMatch, key instanceof EngineError ? key : undefined);
   if (key === undefined || key instanceof EngineError) return respond(call, await write(call.ctx, sent));
-  const request = { owner: call.ctx.user ?? '', key, fingerprint: fingerprintOf(call.req.method, call.url.pathname, sent, call.deps.idempotency.sha256Hex) };
+  const request = {
+    owner: call.ctx.user ?? '',
+    key,
+    fingerprint: fingerprintOf(call.req.method, call.url.pathname, sent, call.deps.idempotency.sha256Hex),
+  };
   const outcome = await withIdempotencyKey(
     call.ctx.tenant,
     call.deps.idempotency,
@@ -154,7 +177,9 @@ async function replaceResponse(call: Call): Promise<Response> {
 /** PATCH: as PUT, and an Idempotency-Key may make it safe to retry. */
 async function patchResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
-  return keyed(call, 'record', ifMatch, async (ctx, sent) => answerOf(200, await patch(ctx, call.resource, call.id, sent, ifMatch.condition)));
+  return keyed(call, 'record', ifMatch, async (ctx, sent) =>
+    answerOf(200, await patch(ctx, call.resource, call.id, sent, ifMatch.condition)),
+  );
 }
 
 const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
@@ -166,7 +191,9 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
     const error =
       queryError(call.url, ['$deleted']) ??
       (deleted !== null && deleted !== 'true' && deleted !== 'false'
-        ? new EngineError('invalid-query', 'The query is not valid.', [{ parameter: '$deleted', message: '$deleted must be true or false' }])
+        ? new EngineError('invalid-query', 'The query is not valid.', [
+            { parameter: '$deleted', message: '$deleted must be true or false' },
+          ])
         : undefined) ??
       (noneMatch instanceof EngineError ? noneMatch : undefined);
     await failAfterExists(call, error, 'record');
@@ -232,7 +259,13 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: allowHeader(match.kind) });
     if (!caller.can(match.resource.name, route.action))
       throw new EngineError('forbidden', `Your roles do not grant ${route.action} on ${match.resource.name}.`);
-    const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, roles: caller.roles, cursors: deps.cursors };
+    const ctx: OperationContext = {
+      tenant: caller.tenant,
+      registry: deps.registry,
+      user: caller.user,
+      roles: caller.roles,
+      cursors: deps.cursors,
+    };
     return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps, headers });
   };
   /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */

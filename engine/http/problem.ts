@@ -5,7 +5,12 @@ import { joinHeaders } from './headers.ts';
 
 /** The RFC 9457 body of an error. */
 export function problemBody(e: EngineError): Record<string, unknown> {
-  const body: Record<string, unknown> = { type: PROBLEM_TYPE_PREFIX + e.code, title: PROBLEMS[e.code].title, status: e.status, detail: e.detail };
+  const body: Record<string, unknown> = {
+    type: PROBLEM_TYPE_PREFIX + e.code,
+    title: PROBLEMS[e.code].title,
+    status: e.status,
+    detail: e.detail,
+  };
   if (e.errors.length) body.errors = e.errors; // not a spread: see headers.ts
   return body;
 }

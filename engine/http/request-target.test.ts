@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { RequestTarget } from './request-target.ts';
 
 const segment = fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@%-]{0,12}$/);
-const path = fc.array(fc.oneof(segment, fc.constantFrom('.', '..', '%2e', '%zz', 'a b', 'é', '$cursor')), { maxLength: 6 }).map((s) => '/' + s.join('/'));
+const path = fc
+  .array(fc.oneof(segment, fc.constantFrom('.', '..', '%2e', '%zz', 'a b', 'é', '$cursor')), { maxLength: 6 })
+  .map((s) => '/' + s.join('/'));
 const query = fc.option(fc.stringMatching(/^[A-Za-z0-9$:=&%+._~ -]{0,30}$/), { nil: undefined });
 
 describe('RequestTarget', () => {
@@ -24,7 +26,14 @@ describe('RequestTarget', () => {
   it.each([
     ['http://h/', '/', []],
     ['http://h', '/', []],
-    ['https://h:1/a/b?x=1&y=$2', '/a/b', [['x', '1'], ['y', '$2']]],
+    [
+      'https://h:1/a/b?x=1&y=$2',
+      '/a/b',
+      [
+        ['x', '1'],
+        ['y', '$2'],
+      ],
+    ],
     ['http://h/a?', '/a', []],
     ['http://h/a#b?c', '/a', []],
   ])('%s', (url, pathname, params) => {

@@ -30,10 +30,27 @@ describe('matchPath', () => {
   }
 
   const NOT_FOUND = [
-    '', 'widgets', 'widgets/1', 'work_orders/', 'work_orders/abc', 'work_orders/0', 'work_orders/-1', 'work_orders/01',
-    'work_orders/1.0', 'work_orders/9007199254740993', 'work_orders/99999999999999999999', 'work_orders/1/widgets',
-    'work_orders/1/notes/2', 'work_orders/1/notes/', 'notes/1/work_orders', 'service_requests/1/notes', 'work_orders/1/service_requests',
-    'constructor', '__proto__/1', 'work_orders/1/constructor', 'work_orders/1/toString',
+    '',
+    'widgets',
+    'widgets/1',
+    'work_orders/',
+    'work_orders/abc',
+    'work_orders/0',
+    'work_orders/-1',
+    'work_orders/01',
+    'work_orders/1.0',
+    'work_orders/9007199254740993',
+    'work_orders/99999999999999999999',
+    'work_orders/1/widgets',
+    'work_orders/1/notes/2',
+    'work_orders/1/notes/',
+    'notes/1/work_orders',
+    'service_requests/1/notes',
+    'work_orders/1/service_requests',
+    'constructor',
+    '__proto__/1',
+    'work_orders/1/constructor',
+    'work_orders/1/toString',
   ];
   for (const path of NOT_FOUND) {
     it(`${JSON.stringify(path)} is not found`, () => expect(matchPath(registry, seg(path)).found).toBe(false));
@@ -46,7 +63,11 @@ describe('the route table', () => {
     expect(allowHeader('record')).toBe('GET, HEAD, PUT, PATCH, DELETE');
     expect(allowHeader('child')).toBe('GET, HEAD, POST');
     for (const kind of ['collection', 'record', 'child'] as const)
-      expect(allowHeader(kind).split(', ').filter((m) => m !== 'HEAD')).toEqual(Object.keys(ROUTES[kind]));
+      expect(
+        allowHeader(kind)
+          .split(', ')
+          .filter((m) => m !== 'HEAD'),
+      ).toEqual(Object.keys(ROUTES[kind]));
   });
 
   it('runs GET for HEAD, and nothing for a method the path lacks', () => {

@@ -68,7 +68,11 @@ export const noteMatch = (req: Request, match: Match): void => matches.set(req, 
 
 /** A path's methods: its rows of the route table, HEAD beside GET. */
 const methodsOf = (kind: PathKind): readonly string[] => Object.keys(ROUTES[kind]).flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]));
-const METHODS: Record<PathKind, readonly string[]> = { collection: methodsOf('collection'), record: methodsOf('record'), child: methodsOf('child') };
+const METHODS: Record<PathKind, readonly string[]> = {
+  collection: methodsOf('collection'),
+  record: methodsOf('record'),
+  child: methodsOf('child'),
+};
 export const allowedMethods = (kind: PathKind): readonly string[] => METHODS[kind];
 export const allowHeader = (kind: PathKind) => METHODS[kind].join(', ');
 

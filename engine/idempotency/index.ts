@@ -30,7 +30,9 @@ const SWEEP_EVERY_MS = 60_000;
 const SWEEPS = {};
 
 const inFlightError = () =>
-  new EngineError('idempotency-key-in-flight', 'A request with this Idempotency-Key is still being carried out: retry it later.', [], { 'retry-after': '1' });
+  new EngineError('idempotency-key-in-flight', 'A request with this Idempotency-Key is still being carried out: retry it later.', [], {
+    'retry-after': '1',
+  });
 
 /** An error answer to keep: it left nothing written, so it is kept after its transaction is undone. */
 class Refused extends Error {
@@ -68,7 +70,13 @@ export async function withIdempotencyKey(
     // it would have anyway: a replay, 409, 422, or the error kept.
     if (oneStatement) {
       // Not a spread: `{ ...a, b }` is slow on Node 20 (engine/http/headers.ts).
-      const claim: Claim = { owner: req.owner, key: req.key, fingerprint: req.fingerprint, lock: name, expiresAt: settings.now() + settings.ttlMs };
+      const claim: Claim = {
+        owner: req.owner,
+        key: req.key,
+        fingerprint: req.fingerprint,
+        lock: name,
+        expiresAt: settings.now() + settings.ttlMs,
+      };
       const answer = await oneStatement(claim).catch(() => undefined);
       if (answer) return { answer, replayed: false };
     }
@@ -77,9 +85,11 @@ export async function withIdempotencyKey(
       const kept = await findKept(trx, req);
       if (kept && kept.expiresAt > settings.now()) {
         if (kept.fingerprint !== req.fingerprint)
-          throw new EngineError('idempotency-key-reused', 'This Idempotency-Key was used for another request (method, path or body): use a new key.', [
-            { header: 'Idempotency-Key', message: 'already used for a different request' },
-          ]);
+          throw new EngineError(
+            'idempotency-key-reused',
+            'This Idempotency-Key was used for another request (method, path or body): use a new key.',
+            [{ header: 'Idempotency-Key', message: 'already used for a different request' }],
+          );
         return { answer: kept, replayed: true };
       }
       if (kept) await forget(trx, req);

@@ -4,7 +4,9 @@ import { EngineError } from '../errors.ts';
 import { canonicalJson, fingerprintOf, parseIdempotencyKey } from './key.ts';
 
 describe('idempotency keys', () => {
-  it.each(['a', 'x'.repeat(255), '6f1c2d9e-0b7a-4c1e-9f00-1a2b3c4d5e6f', '!~"\\'])('takes %j', (key) => expect(parseIdempotencyKey(key)).toBe(key));
+  it.each(['a', 'x'.repeat(255), '6f1c2d9e-0b7a-4c1e-9f00-1a2b3c4d5e6f', '!~"\\'])('takes %j', (key) =>
+    expect(parseIdempotencyKey(key)).toBe(key),
+  );
 
   it.each(['', ' ', 'a b', 'x'.repeat(256), 'é', 'tab\there', 'nl\n'])('refuses %j naming the header', (key) => {
     const r = parseIdempotencyKey(key);
@@ -32,7 +34,13 @@ describe('idempotency keys', () => {
 
   it('the host’s native SHA-256 (the service passes node:crypto’s) gives the same fingerprints: kept keys still replay', () => {
     const native = (text: string) => createHash('sha256').update(text).digest('hex');
-    for (const body of [{}, { a: 1, b: 'é ✓ \u{1f527}' }, { operations: [{ method: 'POST', path: '/maintenance/notes', body: { note: 'x'.repeat(5000) } }] }])
-      expect(fingerprintOf('POST', '/v4_server/external/v1/batch', body, native)).toBe(fingerprintOf('POST', '/v4_server/external/v1/batch', body));
+    for (const body of [
+      {},
+      { a: 1, b: 'é ✓ \u{1f527}' },
+      { operations: [{ method: 'POST', path: '/maintenance/notes', body: { note: 'x'.repeat(5000) } }] },
+    ])
+      expect(fingerprintOf('POST', '/v4_server/external/v1/batch', body, native)).toBe(
+        fingerprintOf('POST', '/v4_server/external/v1/batch', body),
+      );
   });
 });

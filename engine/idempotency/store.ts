@@ -34,7 +34,12 @@ export interface KeptRow extends KeptAnswer {
 
 // Compiled once: a keyed request runs both, and building a Kysely query costs more than running it.
 const keptRow = compiledOnce<[string, string], Record<string, any>>((db, owner, key) =>
-  db.selectFrom(TABLE).select(['fingerprint', 'status', 'body', 'location', 'etag', 'expires_at']).where('owner', '=', owner).where('key', '=', key).compile(),
+  db
+    .selectFrom(TABLE)
+    .select(['fingerprint', 'status', 'body', 'location', 'etag', 'expires_at'])
+    .where('owner', '=', owner)
+    .where('key', '=', key)
+    .compile(),
 );
 
 export async function findKept(db: Kysely<any>, req: KeyedRequest): Promise<KeptRow | undefined> {
@@ -56,7 +61,9 @@ export async function forget(db: Kysely<any>, req: KeyedRequest): Promise<void> 
 
 type KeepArgs = [string, string, string, number, string, string | null, string | null, number];
 const keepValues = (db: Kysely<any>, p: unknown[]) =>
-  db.insertInto(TABLE).values({ owner: p[0], key: p[1], fingerprint: p[2], status: p[3], body: p[4], location: p[5], etag: p[6], expires_at: p[7] });
+  db
+    .insertInto(TABLE)
+    .values({ owner: p[0], key: p[1], fingerprint: p[2], status: p[3], body: p[4], location: p[5], etag: p[6], expires_at: p[7] });
 const keepRow = compiledOnce<KeepArgs>((db, ...p) => keepValues(db, p).compile());
 const keepRowIfAbsent = compiledOnce<KeepArgs>((db, ...p) =>
   keepValues(db, p)
@@ -69,7 +76,16 @@ const keepRowIfAbsent = compiledOnce<KeepArgs>((db, ...p) =>
  * write or not at all. `ifAbsent`: a key another request claimed meanwhile stays as it is.
  */
 export async function keep(db: Kysely<any>, req: KeyedRequest, answer: KeptAnswer, expiresAt: number, ifAbsent = false): Promise<void> {
-  const args: KeepArgs = [req.owner, req.key, req.fingerprint, answer.status, answer.body, answer.location ?? null, answer.etag ?? null, expiresAt];
+  const args: KeepArgs = [
+    req.owner,
+    req.key,
+    req.fingerprint,
+    answer.status,
+    answer.body,
+    answer.location ?? null,
+    answer.etag ?? null,
+    expiresAt,
+  ];
   await (ifAbsent ? keepRowIfAbsent : keepRow)(db, ...args);
 }
 
@@ -80,7 +96,19 @@ const keepQueries = compiledQueriesByKey(1);
  * (engine/sql/write-then.ts), where the key was found free by the write's own statement.
  */
 export function keepQuery(db: Kysely<any>, req: KeyedRequest, answer: KeptAnswer, expiresAt: number): CompiledQuery {
-  return keepQueries(db, 'keep', (...p) => keepValues(db, p).compile(), req.owner, req.key, req.fingerprint, answer.status, answer.body, answer.location ?? null, answer.etag ?? null, expiresAt);
+  return keepQueries(
+    db,
+    'keep',
+    (...p) => keepValues(db, p).compile(),
+    req.owner,
+    req.key,
+    req.fingerprint,
+    answer.status,
+    answer.body,
+    answer.location ?? null,
+    answer.etag ?? null,
+    expiresAt,
+  );
 }
 
 /**
@@ -114,7 +142,8 @@ export type ClaimParams = { readonly [K in keyof Claim]: unknown };
  * may predate a claim committed just before its lock was taken; then its own kept answer's
  * INSERT meets that claim's row and the whole statement fails, nothing written.
  */
-export const claimable = (t: TenantDb, c: ClaimParams): RawBuilder<boolean> => sql<boolean>`${t.dialect.lockInStatement!(c.lock)} and ${unclaimed(t, c.owner, c.key)}`;
+export const claimable = (t: TenantDb, c: ClaimParams): RawBuilder<boolean> =>
+  sql<boolean>`${t.dialect.lockInStatement!(c.lock)} and ${unclaimed(t, c.owner, c.key)}`;
 
 /**
  * The kept answer's INSERT, one per row of `from` (the statement's written row), the answer's

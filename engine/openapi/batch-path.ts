@@ -22,9 +22,15 @@ export const BATCH_REQUEST_SCHEMA: Json = {
         additionalProperties: false,
         properties: {
           method: { type: 'string', enum: ['POST', 'PATCH', 'PUT', 'DELETE'] },
-          path: { type: 'string', description: 'A path as the single request takes, relative to the base (`/maintenance/work_orders/3`) or with it.' },
+          path: {
+            type: 'string',
+            description: 'A path as the single request takes, relative to the base (`/maintenance/work_orders/3`) or with it.',
+          },
           body: { description: 'The body the single request would send (POST, PATCH, PUT; none on DELETE).' },
-          if_match: { type: 'string', description: 'As the If-Match header of the single request (PATCH, PUT, DELETE): strong tags or `*`.' },
+          if_match: {
+            type: 'string',
+            description: 'As the If-Match header of the single request (PATCH, PUT, DELETE): strong tags or `*`.',
+          },
         },
       },
     },

@@ -64,7 +64,11 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
     },
     components: {
       ...(service
-        ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access_token of POST /authenticate.' } } }
+        ? {
+            securitySchemes: {
+              bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The access_token of POST /authenticate.' },
+            },
+          }
         : {}),
       schemas,
       headers: HEADERS,

@@ -13,7 +13,11 @@ export function eventSchema(registry: Registry): Json {
     type: 'object',
     description: 'One committed change of a record.',
     properties: {
-      seq: { type: 'integer', minimum: 1, description: "The change's place in the tenant's feed: increases in commit order; gaps may exist, never filled later." },
+      seq: {
+        type: 'integer',
+        minimum: 1,
+        description: "The change's place in the tenant's feed: increases in commit order; gaps may exist, never filled later.",
+      },
       at: { type: 'string', format: 'date-time', description: 'When the change was made (RFC 3339, UTC).' },
       collection: { type: 'string', enum: names },
       id: { type: 'integer', description: "The record's id." },
@@ -21,9 +25,13 @@ export function eventSchema(registry: Registry): Json {
       changed: {
         type: 'array',
         items: { type: 'string' },
-        description: 'The fields whose value the change set: every field on create, ["deleted"] on delete, [] for a write that changed none.',
+        description:
+          'The fields whose value the change set: every field on create, ["deleted"] on delete, [] for a write that changed none.',
       },
-      record: { oneOf: names.map((n) => ({ $ref: `#/components/schemas/${n}.record` })), description: 'The whole record as after the change.' },
+      record: {
+        oneOf: names.map((n) => ({ $ref: `#/components/schemas/${n}.record` })),
+        description: 'The whole record as after the change.',
+      },
       user: { type: ['string', 'null'], description: 'Who made the change (null where the engine runs without authentication).' },
     },
     required: ['seq', 'at', 'collection', 'id', 'op', 'changed', 'record', 'user'],
@@ -64,9 +72,23 @@ export function eventsPath(registry: Registry): Json {
         'To follow changes as they happen, ask with `Accept: text/event-stream` (Server-Sent Events, resumable with `Last-Event-ID`).',
       parameters: [
         queryParameter('$after', 'Events with a greater seq.', { type: 'integer', minimum: 0, default: 0 }),
-        queryParameter('$limit', `Events per page (over ${MAX_EVENTS_LIMIT} served as ${MAX_EVENTS_LIMIT}).`, { type: 'integer', minimum: 1, default: DEFAULT_EVENTS_LIMIT }),
-        queryParameter('collection', 'Only these collections. Repeat the parameter for several.', { type: 'string', enum: [...registry.resources.keys()] }, true),
-        queryParameter('op', 'Only these kinds of change. Repeat the parameter for several.', { type: 'string', enum: [...EVENT_OPS] }, true),
+        queryParameter('$limit', `Events per page (over ${MAX_EVENTS_LIMIT} served as ${MAX_EVENTS_LIMIT}).`, {
+          type: 'integer',
+          minimum: 1,
+          default: DEFAULT_EVENTS_LIMIT,
+        }),
+        queryParameter(
+          'collection',
+          'Only these collections. Repeat the parameter for several.',
+          { type: 'string', enum: [...registry.resources.keys()] },
+          true,
+        ),
+        queryParameter(
+          'op',
+          'Only these kinds of change. Repeat the parameter for several.',
+          { type: 'string', enum: [...EVENT_OPS] },
+          true,
+        ),
       ],
       responses: {
         '200': {

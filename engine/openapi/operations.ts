@@ -38,12 +38,18 @@ const recordResponse = (resource: Resource, description: string, example: Json, 
   content: json(schemaRef(resource, 'record'), example),
 });
 
-const headerParameter = (name: string, description: string): Json => ({ name, in: 'header', required: false, description, schema: { type: 'string' } });
+const headerParameter = (name: string, description: string): Json => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema: { type: 'string' },
+});
 const IF_MATCH = headerParameter(
   'If-Match',
-  'Write only if the record\'s current ETag is one of these strong tags (comma-separated), or `*`: the record exists. Otherwise 412 and nothing is written. Required (else 428) when the service runs with REQUIRE_IF_MATCH=true.',
+  "Write only if the record's current ETag is one of these strong tags (comma-separated), or `*`: the record exists. Otherwise 412 and nothing is written. Required (else 428) when the service runs with REQUIRE_IF_MATCH=true.",
 );
-const IF_NONE_MATCH = headerParameter('If-None-Match', '304 with no body when the record\'s current ETag is one of these tags, or `*`.');
+const IF_NONE_MATCH = headerParameter('If-None-Match', "304 with no body when the record's current ETag is one of these tags, or `*`.");
 export const IDEMPOTENCY_KEY = headerParameter(
   'Idempotency-Key',
   '1 to 255 visible ASCII characters. The first request with a key is carried out and its answer kept (IDEMPOTENCY_TTL_S); the same request again gets that answer with Idempotency-Replayed: true; another request with the key is 422; while the first runs, 409.',
@@ -57,7 +63,8 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
   list: (site) => ({
     operationId: `list_${site.resource.name}`,
     summary: `List ${pluralName(site.resource.name)}`,
-    description: 'Makes a cursor (a snapshot of the matching ids) and answers a page of it; with $cursor, answers another page of that snapshot.',
+    description:
+      'Makes a cursor (a snapshot of the matching ids) and answers a page of it; with $cursor, answers another page of that snapshot.',
     parameters: [...reservedParameters(site.resource), ...filterParameters(site.resource)],
     responses: { '200': listResponse(site), ...errorRefs([400, 401, 403, 405, 410, 429]) },
   }),

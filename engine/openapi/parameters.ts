@@ -87,7 +87,8 @@ export function reservedParameters(resource: Resource): Parameter[] {
       name: '$cursor',
       in: 'query',
       required: false,
-      description: 'A cursor from X-Cursor or Link: serves a page of that snapshot. Filters, $limit, $orderBy and $deleted may be repeated only with the values the cursor was made with.',
+      description:
+        'A cursor from X-Cursor or Link: serves a page of that snapshot. Filters, $limit, $orderBy and $deleted may be repeated only with the values the cursor was made with.',
       schema: { type: 'string', minLength: 1 },
     },
   ];

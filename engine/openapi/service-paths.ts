@@ -21,7 +21,11 @@ export function authenticatePath(): Json {
               type: 'object',
               properties: {
                 api_key: { type: 'string', description: '`mrs_<key-id>_<secret>`', minLength: 1 },
-                client_db: { type: 'string', pattern: '^[a-z0-9_]{1,63}\\.[a-z0-9_]{1,63}$', description: 'The tenant: `<client>.<schema>`.' },
+                client_db: {
+                  type: 'string',
+                  pattern: '^[a-z0-9_]{1,63}\\.[a-z0-9_]{1,63}$',
+                  description: 'The tenant: `<client>.<schema>`.',
+                },
                 username: { type: 'string', minLength: 1 },
               },
               required: ['api_key', 'client_db', 'username'],

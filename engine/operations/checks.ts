@@ -28,22 +28,21 @@ export async function parentLinkProblems(
     const id = values[field];
     if (id === null || id === undefined) continue;
     const parent = ctx.registry.get(parentName)!;
-    if (!(await loadRecord(db, ctx, parent, id as number)))
-      problems.push({ field, message: `names no live ${parentName} record` });
+    if (!(await loadRecord(db, ctx, parent, id as number))) problems.push({ field, message: `names no live ${parentName} record` });
   }
   return problems;
 }
 
 /** The parent links a write's values name (not null), as its statement checks them (LinkCheck). */
 export const linksNamed = (resource: Resource, values: ApiRecord): LinkCheck[] =>
-  [...resource.parents].filter(([, column]) => values[column] !== undefined && values[column] !== null).map(([table, column]) => ({ table, column }));
+  [...resource.parents]
+    .filter(([, column]) => values[column] !== undefined && values[column] !== null)
+    .map(([table, column]) => ({ table, column }));
 
 /** The parent links a body names with an integer, checked even when other fields are invalid. */
 export function sentLinks(resource: Resource, body: unknown): ApiRecord {
   if (!isPlainObject(body)) return {};
-  return Object.fromEntries(
-    [...resource.parents.values()].filter((f) => Number.isSafeInteger(body[f])).map((f) => [f, body[f]]),
-  );
+  return Object.fromEntries([...resource.parents.values()].filter((f) => Number.isSafeInteger(body[f])).map((f) => [f, body[f]]));
 }
 
 export function throwIfAny(problems: ProblemItem[]): void {

@@ -34,8 +34,7 @@ export interface ParentScope {
 export const inTransaction = <T>(db: Kysely<any>, fn: (trx: Kysely<any>) => Promise<T>): Promise<T> =>
   db.isTransaction ? fn(db) : db.transaction().execute(fn);
 
-export const notFound = (resource: string, id: number) =>
-  new EngineError('not-found', `${resource} ${id} does not exist or was deleted.`);
+export const notFound = (resource: string, id: number) => new EngineError('not-found', `${resource} ${id} does not exist or was deleted.`);
 
 const rowById = compiledFamily<[number], Record<string, unknown>>((table, db, id) =>
   db.selectFrom(table).selectAll().where('id', '=', id).compile(),
@@ -52,7 +51,9 @@ const BEFORE_ROW = 'mrs_before_row';
 const rowForWrite = compiledPer<Resource, [number, number], Record<string, unknown>>((resource, db, id, now) => {
   const dialect = dialectOf(db);
   const json = dialect.rowJson('r', resource.fieldNames);
-  const before = dialect.beforeRowsWhileMarked ? sql<string | null>`case when ${lazyMarkOf(db, resource.name)} >= ${now} then ${json} end` : json;
+  const before = dialect.beforeRowsWhileMarked
+    ? sql<string | null>`case when ${lazyMarkOf(db, resource.name)} >= ${now} then ${json} end`
+    : json;
   const read = db.selectFrom(`${resource.name} as r`).selectAll('r').select(before.as(BEFORE_ROW)).where('r.id', '=', id);
   return (dialect.readsForUpdate ? read.forUpdate() : read).compile();
 });
@@ -88,7 +89,12 @@ export async function loadRecord(
 }
 
 /** A row read as its record: live only unless asked otherwise. */
-function recordOf(ctx: OperationContext, resource: Resource, row: Record<string, unknown> | undefined, includeDeleted: boolean): ApiRecord | undefined {
+function recordOf(
+  ctx: OperationContext,
+  resource: Resource,
+  row: Record<string, unknown> | undefined,
+  includeDeleted: boolean,
+): ApiRecord | undefined {
   if (!row) return undefined;
   const record = toRecord(resource, ctx.tenant.dialect, row);
   return record.deleted && !includeDeleted ? undefined : record;

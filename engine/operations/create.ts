@@ -3,7 +3,16 @@ import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, toRecord, toRow, type ApiRecord } from '../records.ts';
 import { answerOf, keepQuery, type Claim, type KeptAnswer } from '../idempotency/store.ts';
-import { insertRow, insertRowClaimed, insertRows, insertRowsWithEvents, insertRowThen, insertRowUnclaimedThen, insertRowWithEvent, type LinkCheck } from '../sql/record-writes.ts';
+import {
+  insertRow,
+  insertRowClaimed,
+  insertRows,
+  insertRowsWithEvents,
+  insertRowThen,
+  insertRowUnclaimedThen,
+  insertRowWithEvent,
+  type LinkCheck,
+} from '../sql/record-writes.ts';
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
@@ -28,12 +37,7 @@ function withPathLink(body: unknown, parent: ParentScope | undefined): { body: u
  * with its event.
  * Body problems and parent links naming no live record are reported together.
  */
-export async function create(
-  ctx: OperationContext,
-  resource: Resource,
-  body: unknown,
-  parent?: ParentScope,
-): Promise<ApiRecord> {
+export async function create(ctx: OperationContext, resource: Resource, body: unknown, parent?: ParentScope): Promise<ApiRecord> {
   const linked = withPathLink(body, parent);
   const links = sentLinks(resource, linked.body);
   // The INSERT with its event, kept together without a transaction of their own (writtenWith),
@@ -77,7 +81,13 @@ function withEventWay(ctx: OperationContext): WithEvent | undefined {
  * The row inserted with its create event, kept together `way`; with `links`, only where each
  * names a live parent. Undefined when no row was inserted: nothing written.
  */
-async function writtenWith(ctx: OperationContext, resource: Resource, row: Record<string, unknown>, links: readonly LinkCheck[], way: WithEvent): Promise<ApiRecord | undefined> {
+async function writtenWith(
+  ctx: OperationContext,
+  resource: Resource,
+  row: Record<string, unknown>,
+  links: readonly LinkCheck[],
+  way: WithEvent,
+): Promise<ApiRecord | undefined> {
   const { tenant } = ctx;
   const { events } = tenant.dialect;
   if (way === 'statement') {
@@ -88,7 +98,12 @@ async function writtenWith(ctx: OperationContext, resource: Resource, row: Recor
     return toRecord(resource, tenant.dialect, inserted);
   }
   let made: ApiRecord | undefined; // the record `then` made its event of
-  const then = (r: Record<string, unknown>) => events.appendQuery!(tenant, tenant.db, eventOf(ctx, resource, 'create', (made = toRecord(resource, tenant.dialect, r)), createdFields(resource)));
+  const then = (r: Record<string, unknown>) =>
+    events.appendQuery!(
+      tenant,
+      tenant.db,
+      eventOf(ctx, resource, 'create', (made = toRecord(resource, tenant.dialect, r)), createdFields(resource)),
+    );
   await insertRowThen(way, tenant, resource.name, row, then, links);
   return made;
 }
@@ -120,7 +135,12 @@ async function insertChecked(
  * transaction, in SPEC 1's order: a missing parent in the path is 404 first), or a parent is not
  * live.
  */
-async function insertLinked(ctx: OperationContext, resource: Resource, linked: { body: unknown; problems: ProblemItem[] }, way: WithEvent): Promise<ApiRecord | undefined> {
+async function insertLinked(
+  ctx: OperationContext,
+  resource: Resource,
+  linked: { body: unknown; problems: ProblemItem[] },
+  way: WithEvent,
+): Promise<ApiRecord | undefined> {
   if (linked.problems.length > 0) return undefined;
   const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
   if (!checked.ok) return undefined;
@@ -134,7 +154,12 @@ const nothingToLookUp = (resource: Resource, body: unknown, parent: ParentScope 
   !parent && Object.keys(sentLinks(resource, body)).length === 0;
 
 /** The body checked (the problems found so far and the body's reported together), as the row to insert. */
-function checkedRow(ctx: OperationContext, resource: Resource, linked: { body: unknown; problems: ProblemItem[] }, links: ProblemItem[]): Record<string, unknown> {
+function checkedRow(
+  ctx: OperationContext,
+  resource: Resource,
+  linked: { body: unknown; problems: ProblemItem[] },
+  links: ProblemItem[],
+): Record<string, unknown> {
   const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
   throwIfAny([...linked.problems, ...checked.problems, ...links]);
   if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
@@ -193,7 +218,12 @@ export async function createClaimed(
  * its row: undefined when the create needs its lookups (the batch runs it alone, with `create`).
  * Throws the create's problems as `create` would.
  */
-export function plainCreateRow(ctx: OperationContext, resource: Resource, body: unknown, parent: ParentScope | undefined): Record<string, unknown> | undefined {
+export function plainCreateRow(
+  ctx: OperationContext,
+  resource: Resource,
+  body: unknown,
+  parent: ParentScope | undefined,
+): Record<string, unknown> | undefined {
   if (!nothingToLookUp(resource, body, parent)) return undefined;
   return checkedRow(ctx, resource, { body, problems: [] }, []);
 }
@@ -204,7 +234,11 @@ export function plainCreateRow(ctx: OperationContext, resource: Resource, body: 
  * event in one (EventLog.inStatement), else one for the rows and one for their events. Their
  * records, in the order given.
  */
-export async function insertPlainCreates(ctx: OperationContext, resource: Resource, rows: readonly Record<string, unknown>[]): Promise<ApiRecord[]> {
+export async function insertPlainCreates(
+  ctx: OperationContext,
+  resource: Resource,
+  rows: readonly Record<string, unknown>[],
+): Promise<ApiRecord[]> {
   const { tenant } = ctx;
   const changed = createdFields(resource);
   if (tenant.dialect.events.inStatement) {
@@ -213,6 +247,10 @@ export async function insertPlainCreates(ctx: OperationContext, resource: Resour
     return inserted.map((r) => toRecord(resource, tenant.dialect, r));
   }
   const records = (await insertRows(tenant.db, resource.name, rows)).map((r) => toRecord(resource, tenant.dialect, r));
-  await tenant.dialect.events.append(tenant, tenant.db, records.map((r) => eventOf(ctx, resource, 'create', r, changed)));
+  await tenant.dialect.events.append(
+    tenant,
+    tenant.db,
+    records.map((r) => eventOf(ctx, resource, 'create', r, changed)),
+  );
   return records;
 }

@@ -39,7 +39,16 @@ export function eventOf(
   before?: string,
 ): NewEvent {
   keepJson(record, json);
-  return { collection: resource.name, id: record.id as number, op, changed, record: json, user: ctx.user ?? null, at: eventTime(ctx), before };
+  return {
+    collection: resource.name,
+    id: record.id as number,
+    op,
+    changed,
+    record: json,
+    user: ctx.user ?? null,
+    at: eventTime(ctx),
+    before,
+  };
 }
 
 /** The collection's own fields (not the system ones) whose value differs between two versions of a record. */

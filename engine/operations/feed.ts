@@ -16,18 +16,33 @@ export interface FeedPage {
  * (those the caller's roles may read; undefined: every one). A position whose events retention
  * already removed is 410 `events-gone`: the client starts again from a list.
  */
-export async function readFeedPage(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: readonly string[] | undefined): Promise<EventPage> {
+export async function readFeedPage(
+  ctx: OperationContext,
+  settings: FeedSettings,
+  query: FeedQuery,
+  readable: readonly string[] | undefined,
+): Promise<EventPage> {
   return notGone(query, await ctx.tenant.dialect.events.read(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
 }
 
 /** readFeedPage as the JSON answer, written by the database (EventLog.readJson). */
-export async function readFeed(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: readonly string[] | undefined): Promise<FeedPage> {
+export async function readFeed(
+  ctx: OperationContext,
+  settings: FeedSettings,
+  query: FeedQuery,
+  readable: readonly string[] | undefined,
+): Promise<FeedPage> {
   const page = notGone(query, await ctx.tenant.dialect.events.readJson(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
   return { json: page.json, highest: page.highest };
 }
 
 /** The page's query, of the collections the caller may read; retention's sweep first when due. */
-async function pageQuery(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: readonly string[] | undefined): Promise<EventQuery> {
+async function pageQuery(
+  ctx: OperationContext,
+  settings: FeedSettings,
+  query: FeedQuery,
+  readable: readonly string[] | undefined,
+): Promise<EventQuery> {
   await sweepIfDue(ctx.tenant, settings);
   const collections = readable === undefined ? query.collections : (query.collections ?? readable).filter((c) => readable.includes(c));
   return { after: query.after, limit: query.limit, collections, ops: query.ops };
@@ -36,6 +51,9 @@ async function pageQuery(ctx: OperationContext, settings: FeedSettings, query: F
 /** A position whose events retention already removed is 410 events-gone. */
 function notGone<P extends { readonly goneBelow: number }>(query: FeedQuery, page: P): P {
   if (query.after < page.goneBelow)
-    throw new EngineError('events-gone', `Events up to seq ${page.goneBelow} are past retention; list the collections again and follow the feed from their X-Change-Seq.`);
+    throw new EngineError(
+      'events-gone',
+      `Events up to seq ${page.goneBelow} are past retention; list the collections again and follow the feed from their X-Change-Seq.`,
+    );
   return page;
 }

@@ -27,12 +27,7 @@ const cursorsOf = (ctx: OperationContext): Cursors => ctx.tenant.state.get(ctx.c
  * A page of a search. Without `$cursor` the search is snapshotted into a new cursor; with it,
  * the page comes from the snapshot: the records' current values, in snapshot order.
  */
-export async function list(
-  ctx: OperationContext,
-  resource: Resource,
-  query: ResolvedQuery,
-  parent?: ParentScope,
-): Promise<ListPage> {
+export async function list(ctx: OperationContext, resource: Resource, query: ResolvedQuery, parent?: ParentScope): Promise<ListPage> {
   const { db } = ctx.tenant;
   // A later page may go on after the parent was deleted: the snapshot is already taken.
   if (parent && !(await loadRecord(db, ctx, parent.resource, parent.id, query.deleted || query.cursor !== undefined)))
@@ -52,7 +47,13 @@ export async function list(
 }
 
 /** A new search's cursor and its requested page. */
-function snapshot(ctx: OperationContext, resource: Resource, query: ResolvedQuery, binding: CursorBinding, parent?: ParentScope): Promise<CursorPage> {
+function snapshot(
+  ctx: OperationContext,
+  resource: Resource,
+  query: ResolvedQuery,
+  binding: CursorBinding,
+  parent?: ParentScope,
+): Promise<CursorPage> {
   const { dialect } = ctx.tenant;
   const canonical = canonicalize(query);
   return cursorsOf(ctx).create({

@@ -27,7 +27,13 @@ export async function lostRace(db: Kysely<any>, ctx: OperationContext, resource:
  * A write that wrote no live row: with the version it required, 412 with the tag the record has
  * now (lostRace, 404 if it went); without one, the record went: 404.
  */
-export async function notWritten(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number, version: number | undefined): Promise<never> {
+export async function notWritten(
+  db: Kysely<any>,
+  ctx: OperationContext,
+  resource: Resource,
+  id: number,
+  version: number | undefined,
+): Promise<never> {
   if (version !== undefined) return lostRace(db, ctx, resource, id);
   throw notFound(resource.name, id);
 }

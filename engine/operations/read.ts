@@ -27,11 +27,6 @@ export async function readJson(
 }
 
 /** A parent named by a path must exist and be live (or deleted, when deleted records are asked for). */
-export async function requireParent(
-  ctx: OperationContext,
-  resource: Resource,
-  id: number,
-  includeDeleted = false,
-): Promise<void> {
+export async function requireParent(ctx: OperationContext, resource: Resource, id: number, includeDeleted = false): Promise<void> {
   await read(ctx, resource, id, { includeDeleted });
 }

@@ -43,7 +43,11 @@ async function deletedInStatement(ctx: OperationContext, resource: Resource, id:
   const expected = unreadVersion(ifMatch);
   if (!tenant.dialect.events.inStatement || expected === null) return false;
   const row = { deleted: tenant.dialect.encode('boolean', true), updated: nextTimestamp(undefined) };
-  const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, expected, { at: eventTime(ctx), user: ctx.user ?? null, op: 'delete' });
+  const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, expected, {
+    at: eventTime(ctx),
+    user: ctx.user ?? null,
+    op: 'delete',
+  });
   if (!written) return notWritten(tenant.db, ctx, resource, id, expected);
   tenant.dialect.events.written?.(tenant);
   return true;

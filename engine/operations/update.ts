@@ -20,7 +20,14 @@ type Mode = 'replace' | 'patch';
  * PATCH (`patch`): only the fields sent change. Both in one transaction with their event, on
  * live records only.
  */
-async function update(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch?: Condition): Promise<ApiRecord> {
+async function update(
+  ctx: OperationContext,
+  resource: Resource,
+  id: number,
+  body: unknown,
+  mode: Mode,
+  ifMatch?: Condition,
+): Promise<ApiRecord> {
   const { db } = ctx.tenant;
   // A record with states written by another write since it was read is read and checked again (SPEC 11).
   const untilWritten = async (trx: Kysely<any>, event: 'after' | 'statement') => {
@@ -57,7 +64,14 @@ async function update(ctx: OperationContext, resource: Resource, id: number, bod
  * read fewer. Undefined when the write needs its read first, which also reports the body's
  * problems.
  */
-async function writtenUnread(ctx: OperationContext, resource: Resource, id: number, body: unknown, mode: Mode, ifMatch: Condition | undefined): Promise<ApiRecord | undefined> {
+async function writtenUnread(
+  ctx: OperationContext,
+  resource: Resource,
+  id: number,
+  body: unknown,
+  mode: Mode,
+  ifMatch: Condition | undefined,
+): Promise<ApiRecord | undefined> {
   const guarded = unreadVersion(ifMatch);
   if (guarded === null || !isPlainObject(body)) return undefined;
   const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
@@ -122,7 +136,8 @@ async function updateOnce(
   if (!updated && guarded === undefined) throw notFound(resource.name, id);
   if (!updated) return undefined;
   const record = toRecord(resource, ctx.tenant.dialect, updated);
-  if (event === 'after') await appendEvent(trx, ctx, resource, 'update', record, changedFields(resource, current, record), beforeRowOf(current));
+  if (event === 'after')
+    await appendEvent(trx, ctx, resource, 'update', record, changedFields(resource, current, record), beforeRowOf(current));
   return record;
 }
 

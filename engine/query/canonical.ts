@@ -40,8 +40,7 @@ export function followUpProblems(stored: CanonicalQuery, request: ResolvedQuery)
     const original = stored.filters[key];
     const parameter = f.params.join(', ');
     if (!original) problems.push({ parameter, message: 'the cursor was not created with this filter' });
-    else if (original.length !== values.length || original.some((v, i) => v !== values[i]))
-      differs(parameter, `values for ${key}`);
+    else if (original.length !== values.length || original.some((v, i) => v !== values[i])) differs(parameter, `values for ${key}`);
   }
   return problems;
 }

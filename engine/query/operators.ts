@@ -29,12 +29,22 @@ const BOUNDS = 'write two bounds with two different operators';
 
 export const OPERATOR_RULES: Record<Operator, OperatorRule> = {
   eq: { kinds: FIELD_KINDS, repeat: 'any-of', operand: 'value', meaning: 'equal to (repeat for any of several values)' },
-  ne: { kinds: FIELD_KINDS, repeat: 'none-of', operand: 'value', meaning: 'not equal to, empty values included (repeat for none of several)' },
+  ne: {
+    kinds: FIELD_KINDS,
+    repeat: 'none-of',
+    operand: 'value',
+    meaning: 'not equal to, empty values included (repeat for none of several)',
+  },
   gt: { kinds: ORDERED, repeat: 'once', operand: 'value', meaning: 'greater than', instead: BOUNDS },
   gte: { kinds: ORDERED, repeat: 'once', operand: 'value', meaning: 'greater than or equal to', instead: BOUNDS },
   lt: { kinds: ORDERED, repeat: 'once', operand: 'value', meaning: 'less than', instead: BOUNDS },
   lte: { kinds: ORDERED, repeat: 'once', operand: 'value', meaning: 'less than or equal to', instead: BOUNDS },
-  like: { kinds: ['string'], repeat: 'any-of', operand: 'pattern', meaning: 'case-sensitive pattern: % any run, _ one character, \\ escapes' },
+  like: {
+    kinds: ['string'],
+    repeat: 'any-of',
+    operand: 'pattern',
+    meaning: 'case-sensitive pattern: % any run, _ one character, \\ escapes',
+  },
   ilike: { kinds: ['string'], repeat: 'any-of', operand: 'pattern', meaning: 'like, ignoring ASCII case' },
   null: { kinds: FIELD_KINDS, repeat: 'once', operand: 'presence', meaning: 'empty (empty value or true) or not empty (false)' },
 };

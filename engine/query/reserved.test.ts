@@ -16,7 +16,17 @@ function reserved(qs: string): { value: Reserved; problems: { parameter: string;
 
 describe('resolveReserved: accepted', () => {
   const cases: [string, Partial<Reserved>][] = [
-    ['', { order: { field: 'id', direction: 'asc' }, deleted: false, limit: DEFAULT_LIMIT, page: 1, cursor: undefined, given: { limit: false, order: false, deleted: false } }],
+    [
+      '',
+      {
+        order: { field: 'id', direction: 'asc' },
+        deleted: false,
+        limit: DEFAULT_LIMIT,
+        page: 1,
+        cursor: undefined,
+        given: { limit: false, order: false, deleted: false },
+      },
+    ],
     ['$orderBy=created', { order: { field: 'created', direction: 'asc' }, given: { limit: false, order: true, deleted: false } }],
     ['$orderBy=created:asc', { order: { field: 'created', direction: 'asc' } }],
     ['$orderBy=created:desc', { order: { field: 'created', direction: 'desc' } }],
@@ -42,7 +52,11 @@ describe('resolveReserved: accepted', () => {
 
 describe('resolveReserved: refused, naming the parameter and what is valid', () => {
   const cases: [string, string, RegExp][] = [
-    ['$orderBy=', '$orderBy', /one field as field, field:asc, field:desc, "field asc" or "field desc"; fields: id, created, updated, deleted, department_id/],
+    [
+      '$orderBy=',
+      '$orderBy',
+      /one field as field, field:asc, field:desc, "field asc" or "field desc"; fields: id, created, updated, deleted, department_id/,
+    ],
     ['$orderBy=colour', '$orderBy', /fields: /],
     ['$orderBy=constructor', '$orderBy', /fields: /],
     ['$orderBy=__proto__', '$orderBy', /fields: /],

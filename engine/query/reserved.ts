@@ -26,9 +26,7 @@ const POSITIVE = /^\+?\d{1,15}$/;
 
 const HANDLERS: Record<string, Handler> = {
   $deleted: (v) =>
-    v === 'true' || v === 'false'
-      ? { ok: true, set: { deleted: v === 'true' } }
-      : { ok: false, message: '$deleted must be true or false' },
+    v === 'true' || v === 'false' ? { ok: true, set: { deleted: v === 'true' } } : { ok: false, message: '$deleted must be true or false' },
   $limit: (v) => {
     const n = POSITIVE.test(v) ? Number(v) : 0;
     return n >= 1
@@ -58,7 +56,14 @@ const GIVEN_KEY = { $limit: 'limit', $orderBy: 'order', $deleted: 'deleted' } as
 
 export function resolveReserved(raw: readonly RawReserved[], resource: Resource, errors: Problem[]): Reserved {
   const given = { limit: false, order: false, deleted: false };
-  const out: Mutable<Reserved> = { order: { field: 'id', direction: 'asc' }, deleted: false, limit: DEFAULT_LIMIT, page: 1, cursor: undefined, given };
+  const out: Mutable<Reserved> = {
+    order: { field: 'id', direction: 'asc' },
+    deleted: false,
+    limit: DEFAULT_LIMIT,
+    page: 1,
+    cursor: undefined,
+    given,
+  };
   const seen = new Set<string>();
   for (const { param, value } of raw) {
     const handler = Object.hasOwn(HANDLERS, param) ? HANDLERS[param] : undefined;

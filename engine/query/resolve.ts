@@ -49,7 +49,10 @@ export function resolveQuery(raw: RawQuery, resource: Resource): Result<Resolved
     }
     const rule = OPERATOR_RULES[typed.op];
     if (rule.repeat === 'once') {
-      errors.push({ parameter: f.param, message: `${typed.field}:${typed.op} may be given once${rule.instead ? `; ${rule.instead}` : ''}` });
+      errors.push({
+        parameter: f.param,
+        message: `${typed.field}:${typed.op} may be given once${rule.instead ? `; ${rule.instead}` : ''}`,
+      });
       continue;
     }
     if (!group.params.includes(f.param)) group.params.push(f.param);
@@ -76,7 +79,10 @@ function resolveFilter(f: RawFilter, resource: Resource, errors: Problem[]) {
   return parsed.ok ? { field: f.property, kind, op, value: parsed.value } : fail(parsed.message);
 }
 
-const emptyValue = (property: string): Parsed => ({ ok: false, message: `empty value; use ${property}:null= to find records with no ${property}` });
+const emptyValue = (property: string): Parsed => ({
+  ok: false,
+  message: `empty value; use ${property}:null= to find records with no ${property}`,
+});
 
 /** A filter's value as its operator takes it (Operand). */
 const OPERANDS: Record<Operand, (value: string, property: string, kind: FieldKind) => Parsed> = {

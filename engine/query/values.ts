@@ -3,7 +3,6 @@ import { isStorableText, UNSTORABLE_MESSAGE } from '../storable-text.ts';
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
 
-
 /**
  * SQLite refuses LIKE and GLOB patterns over 50,000 bytes; a pattern of this many UTF-16 units is
  * at most three times as many bytes, even with every wildcard escaped for GLOB.
@@ -16,7 +15,12 @@ export const VALUE_PARSERS: Record<FieldKind, (s: string) => Parsed> = {
     const n = /^[+-]?\d{1,16}$/.test(s) ? Number(s) : NaN;
     if (Number.isSafeInteger(n)) return { ok: true, value: n };
     // A whole number past what a JSON number holds exactly (and so past any id or value stored).
-    return { ok: false, message: /^[+-]?\d+$/.test(s) ? `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}` : 'must be an integer' };
+    return {
+      ok: false,
+      message: /^[+-]?\d+$/.test(s)
+        ? `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`
+        : 'must be an integer',
+    };
   },
   string: (s) => (isStorableText(s) ? { ok: true, value: s } : { ok: false, message: UNSTORABLE_MESSAGE }),
   date: (s) => (isDate(s) ? { ok: true, value: s } : { ok: false, message: 'must be a real date in the form YYYY-MM-DD' }),
@@ -24,8 +28,7 @@ export const VALUE_PARSERS: Record<FieldKind, (s: string) => Parsed> = {
     isTimestamp(s)
       ? { ok: true, value: new Date(s).toISOString() }
       : { ok: false, message: 'must be an RFC 3339 date-time with a zone, in UTC years 1 to 9999, e.g. 2024-01-31T08:00:00Z' },
-  boolean: (s) =>
-    s === 'true' || s === 'false' ? { ok: true, value: s === 'true' } : { ok: false, message: 'must be true or false' },
+  boolean: (s) => (s === 'true' || s === 'false' ? { ok: true, value: s === 'true' } : { ok: false, message: 'must be true or false' }),
 };
 
 /** What is wrong with a LIKE pattern, if anything: a lone escape character at the end, its length, its characters. */

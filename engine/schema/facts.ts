@@ -69,8 +69,18 @@ export async function readFacts(t: TenantDb, table: string, questions: readonly 
   for (const q of answered) {
     if (q.test !== 'outside') continue;
     const c = sql`${sql.ref(q.column)}`;
-    const values = await t.db.selectFrom(table).select(sql<string>`${c}`.as('v')).distinct().where(whereOf(q, c)).orderBy('v').limit(VALUES_NAMED).execute();
-    found.set(questionKey(q), values.map((r) => String(r.v)));
+    const values = await t.db
+      .selectFrom(table)
+      .select(sql<string>`${c}`.as('v'))
+      .distinct()
+      .where(whereOf(q, c))
+      .orderBy('v')
+      .limit(VALUES_NAMED)
+      .execute();
+    found.set(
+      questionKey(q),
+      values.map((r) => String(r.v)),
+    );
   }
   return { hasRows: yes(row.has_rows), yes: new Set(answered.map(questionKey)), found };
 }

@@ -38,12 +38,16 @@ async function applyTablePlan(t: TenantDb, plan: TablePlan): Promise<void> {
     await create.execute();
   } else {
     for (const { from, to } of plan.renameColumns) await db.schema.alterTable(table).renameColumn(from, to).execute();
-    for (const c of plan.addColumns) await db.schema.alterTable(table).addColumn(c.name, dialect.columnType(c.kind), columnDef(c)).execute();
+    for (const c of plan.addColumns)
+      await db.schema.alterTable(table).addColumn(c.name, dialect.columnType(c.kind), columnDef(c)).execute();
   }
   // No `if not exists`: the plan read the indexes under the migration lock, and an object of the
   // same name elsewhere must fail the migration rather than leave the table without its index.
   for (const ix of plan.addIndexes) {
-    const create = db.schema.createIndex(ix.name).on(table).columns([...ix.columns]);
+    const create = db.schema
+      .createIndex(ix.name)
+      .on(table)
+      .columns([...ix.columns]);
     await (ix.deletedOnly ? create.where(sql.ref('deleted'), '=', sql.lit(dialect.encode('boolean', true))) : create).execute();
   }
   // Only after their replacements exist, so searches always have an index.

@@ -8,16 +8,30 @@ import { isEmptyPlan, planTable, questionsFor } from './plan.ts';
 import { tableSpec } from './table.ts';
 
 const spec = (fields: Fields, indexes?: string[][]) =>
-  tableSpec(createRegistry([defineResource({ name: 'things', fields, ...(indexes ? { indexes } : {}) })]).get('things')!, { indexesHoldId: true });
+  tableSpec(createRegistry([defineResource({ name: 'things', fields, ...(indexes ? { indexes } : {}) })]).get('things')!, {
+    indexesHoldId: true,
+  });
 
-const col = (name: string, kinds: FieldKind[], type = kinds[0] === 'integer' ? 'integer' : 'text'): LiveColumn => ({ name, type, kinds, notNull: false });
+const col = (name: string, kinds: FieldKind[], type = kinds[0] === 'integer' ? 'integer' : 'text'): LiveColumn => ({
+  name,
+  type,
+  kinds,
+  notNull: false,
+});
 /**
  * A live SQLite-like table: id, the system columns (the version last among them), then `columns`;
  * `indexes` and the partial index of deleted rows every SQLite table has (schema/table.ts).
  */
 const live = (columns: LiveColumn[], indexes: string[] = ['things_created_idx']): LiveTable => ({
   columns: new Map(
-    [col('id', ['integer']), col('created', ['date']), col('updated', ['timestamp']), col('deleted', ['boolean']), col('mrs_version', ['integer']), ...columns].map((c) => [c.name, c]),
+    [
+      col('id', ['integer']),
+      col('created', ['date']),
+      col('updated', ['timestamp']),
+      col('deleted', ['boolean']),
+      col('mrs_version', ['integer']),
+      ...columns,
+    ].map((c) => [c.name, c]),
   ),
   indexes: new Set([...indexes, 'things_deleted_idx']),
 });
@@ -46,7 +60,7 @@ describe('planTable', () => {
     expect(p.refusals).toEqual([]);
   });
 
-  it("gives a SQLite table from before it the partial index of its deleted rows, and nothing else", () => {
+  it('gives a SQLite table from before it the partial index of its deleted rows, and nothing else', () => {
     const s = spec({ name: string({ required: true, filterable: true }) });
     const before = live([col('name', ['string'])], ['things_created_idx', 'things_name_idx']);
     (before.indexes as Set<string>).delete('things_deleted_idx');
@@ -77,8 +91,18 @@ describe('planTable', () => {
   });
 
   it('renames a column inside a composite index, replacing the index', () => {
-    const s = spec({ a: integer({ required: true, filterable: true }), b: integer({ required: true, filterable: true, renamedFrom: 'c' }) }, [['a', 'b']]);
-    const p = planTable(s, live([col('a', ['integer']), col('c', ['integer'])], ['things_created_idx', 'things_a_idx', 'things_c_idx', 'things_a_c_deleted_idx']), facts(true));
+    const s = spec(
+      { a: integer({ required: true, filterable: true }), b: integer({ required: true, filterable: true, renamedFrom: 'c' }) },
+      [['a', 'b']],
+    );
+    const p = planTable(
+      s,
+      live(
+        [col('a', ['integer']), col('c', ['integer'])],
+        ['things_created_idx', 'things_a_idx', 'things_c_idx', 'things_a_c_deleted_idx'],
+      ),
+      facts(true),
+    );
     expect(p.addIndexes.map((i) => i.name)).toEqual(['things_b_idx', 'things_a_b_deleted_idx']);
     expect(p.dropIndexes).toEqual(['things_c_idx', 'things_a_c_deleted_idx']);
   });
@@ -92,13 +116,62 @@ describe('planTable', () => {
 
   const line = (field: string) => new RegExp(`^resource things: field ${field}: [^\\n]+$`);
   const REFUSED: [string, Fields, LiveColumn[], TableFacts, RegExp, RegExp][] = [
-    ['a new required field on a table with rows', { serial: string({ required: true }) }, [], facts(true), line('serial'), /is new and required, but the table has rows/],
-    ['a changed kind', { size: string({ nullable: true }) }, [col('size', ['integer', 'boolean'])], facts(true), line('size'), /kind string does not fit its column size, of type integer \(kind integer or boolean\)/],
-    ['a field made required while rows hold null', { size: integer({ required: true }) }, [col('size', ['integer'])], facts(true, [{ test: 'null', column: 'size' }]), line('size'), /is required, but rows hold null/],
-    ['a field made not nullable while rows hold null', { size: integer({ default: 1 }) }, [col('size', ['integer'])], facts(true, [{ test: 'null', column: 'size' }]), line('size'), /is not nullable, but rows hold null/],
-    ['a maxLength below a stored value', { name: string({ nullable: true, maxLength: 3 }) }, [col('name', ['string'])], facts(true, [{ test: 'longer', column: 'name', than: 3 }]), line('name'), /maxLength 3 is below/],
-    ['a kind changed within a shared column type, by the values held', { size: date({ nullable: true }) }, [col('size', ['string', 'date', 'timestamp'])], facts(true, [{ test: 'kind', column: 'size', kind: 'date' }]), line('size'), /kind date does not fit values rows hold in its column size, of type text/],
-    ['a renamed field whose old column holds null, made required', { place: string({ required: true, renamedFrom: 'location' }) }, [col('location', ['string'])], facts(true, [{ test: 'null', column: 'location' }]), line('place'), /rows hold null in column location/],
+    [
+      'a new required field on a table with rows',
+      { serial: string({ required: true }) },
+      [],
+      facts(true),
+      line('serial'),
+      /is new and required, but the table has rows/,
+    ],
+    [
+      'a changed kind',
+      { size: string({ nullable: true }) },
+      [col('size', ['integer', 'boolean'])],
+      facts(true),
+      line('size'),
+      /kind string does not fit its column size, of type integer \(kind integer or boolean\)/,
+    ],
+    [
+      'a field made required while rows hold null',
+      { size: integer({ required: true }) },
+      [col('size', ['integer'])],
+      facts(true, [{ test: 'null', column: 'size' }]),
+      line('size'),
+      /is required, but rows hold null/,
+    ],
+    [
+      'a field made not nullable while rows hold null',
+      { size: integer({ default: 1 }) },
+      [col('size', ['integer'])],
+      facts(true, [{ test: 'null', column: 'size' }]),
+      line('size'),
+      /is not nullable, but rows hold null/,
+    ],
+    [
+      'a maxLength below a stored value',
+      { name: string({ nullable: true, maxLength: 3 }) },
+      [col('name', ['string'])],
+      facts(true, [{ test: 'longer', column: 'name', than: 3 }]),
+      line('name'),
+      /maxLength 3 is below/,
+    ],
+    [
+      'a kind changed within a shared column type, by the values held',
+      { size: date({ nullable: true }) },
+      [col('size', ['string', 'date', 'timestamp'])],
+      facts(true, [{ test: 'kind', column: 'size', kind: 'date' }]),
+      line('size'),
+      /kind date does not fit values rows hold in its column size, of type text/,
+    ],
+    [
+      'a renamed field whose old column holds null, made required',
+      { place: string({ required: true, renamedFrom: 'location' }) },
+      [col('location', ['string'])],
+      facts(true, [{ test: 'null', column: 'location' }]),
+      line('place'),
+      /rows hold null in column location/,
+    ],
   ];
   for (const [what, fields, columns, f, named, why] of REFUSED)
     it(`refuses ${what}, with one line naming resource and field`, () => {
@@ -109,7 +182,9 @@ describe('planTable', () => {
     });
 
   it('takes a date field over a shared column type whose values are all dates', () => {
-    expect(planTable(spec({ size: date({ nullable: true }) }), live([col('size', ['string', 'date', 'timestamp'])]), facts(true)).refusals).toEqual([]);
+    expect(
+      planTable(spec({ size: date({ nullable: true }) }), live([col('size', ['string', 'date', 'timestamp'])]), facts(true)).refusals,
+    ).toEqual([]);
   });
 
   it('takes a new required field on an empty table', () => {
@@ -137,8 +212,18 @@ describe('questionsFor', () => {
   });
 
   it('asks whether the values fit the kind where one column type holds several kinds, and the kind has a shape', () => {
-    const s = spec({ on: boolean({ default: false }), day: date({ nullable: true }), n: integer({ nullable: true }), text: string({ nullable: true }) });
-    const l = live([col('on', ['integer', 'boolean']), col('day', ['string', 'date', 'timestamp']), col('n', ['integer', 'boolean']), col('text', ['string', 'date', 'timestamp'])]);
+    const s = spec({
+      on: boolean({ default: false }),
+      day: date({ nullable: true }),
+      n: integer({ nullable: true }),
+      text: string({ nullable: true }),
+    });
+    const l = live([
+      col('on', ['integer', 'boolean']),
+      col('day', ['string', 'date', 'timestamp']),
+      col('n', ['integer', 'boolean']),
+      col('text', ['string', 'date', 'timestamp']),
+    ]);
     expect(questionsFor(s, l)).toEqual([
       { test: 'kind', column: 'on', kind: 'boolean' },
       { test: 'null', column: 'on' },

@@ -52,11 +52,28 @@ function checksOf(column: ColumnSpec, at: string, held: LiveColumn): Check[] {
   if (rules === undefined) return [];
   return [
     ...(sharedType(column, held)
-      ? [{ question: { test: 'kind', column: at, kind: column.kind }, refusal: `kind ${column.kind} does not fit values rows hold in its column ${at}, of type ${held.type}: a changed kind is refused` } as const]
+      ? [
+          {
+            question: { test: 'kind', column: at, kind: column.kind },
+            refusal: `kind ${column.kind} does not fit values rows hold in its column ${at}, of type ${held.type}: a changed kind is refused`,
+          } as const,
+        ]
       : []),
-    ...(rules.allowsNull ? [] : [{ question: { test: 'null', column: at }, refusal: `is ${rules.required ? 'required' : 'not nullable'}, but rows hold null in column ${at}` } as const]),
+    ...(rules.allowsNull
+      ? []
+      : [
+          {
+            question: { test: 'null', column: at },
+            refusal: `is ${rules.required ? 'required' : 'not nullable'}, but rows hold null in column ${at}`,
+          } as const,
+        ]),
     ...(rules.maxLength !== undefined
-      ? [{ question: { test: 'longer', column: at, than: rules.maxLength }, refusal: `maxLength ${rules.maxLength} is below the length of a value rows hold in column ${at}` } as const]
+      ? [
+          {
+            question: { test: 'longer', column: at, than: rules.maxLength },
+            refusal: `maxLength ${rules.maxLength} is below the length of a value rows hold in column ${at}`,
+          } as const,
+        ]
       : []),
     ...statesHold(column, at),
   ];
@@ -74,7 +91,16 @@ export function questionsFor(spec: TableSpec, live: LiveTable | undefined): Ques
 /** Definition + live table + facts of its rows -> the plan. Pure: nothing is read or changed here. */
 export function planTable(spec: TableSpec, live: LiveTable | undefined, facts: TableFacts): TablePlan {
   if (live === undefined)
-    return { resource: spec.name, create: true, renameColumns: [], addColumns: spec.columns, addIndexes: spec.indexes, dropIndexes: [], keptColumns: [], refusals: [] };
+    return {
+      resource: spec.name,
+      create: true,
+      renameColumns: [],
+      addColumns: spec.columns,
+      addIndexes: spec.indexes,
+      dropIndexes: [],
+      keptColumns: [],
+      refusals: [],
+    };
   const placed = place(spec, live);
   const refusals = placed.flatMap((p) => refusalsOf(spec.name, p, live, facts));
   const renameColumns = placed.flatMap(({ column, at }) => (at !== undefined && at !== column.name ? [{ from: at, to: column.name }] : []));
@@ -83,7 +109,12 @@ export function planTable(spec: TableSpec, live: LiveTable | undefined, facts: T
   // the new-named one is made.
   const oldName = new Map(renameColumns.map((r) => [r.to, r.from]));
   const renamedIndexes = spec.indexes
-    .map((ix) => indexName(spec.name, ix.columns.map((c) => oldName.get(c) ?? c)))
+    .map((ix) =>
+      indexName(
+        spec.name,
+        ix.columns.map((c) => oldName.get(c) ?? c),
+      ),
+    )
     .filter((n) => !spec.indexes.some((ix) => ix.name === n));
   return {
     resource: spec.name,
@@ -101,11 +132,19 @@ function refusalsOf(resource: string, { column, at }: Placed, live: LiveTable, f
   const line = (why: string) => `resource ${resource}: field ${column.name}: ${why}`;
   if (at === undefined)
     return column.rules?.required && facts.hasRows
-      ? [line('is new and required, but the table has rows (soft-deleted ones count) that would hold null: add it with a default or nullable, fill it in, then make it required')]
+      ? [
+          line(
+            'is new and required, but the table has rows (soft-deleted ones count) that would hold null: add it with a default or nullable, fill it in, then make it required',
+          ),
+        ]
       : [];
   const held = live.columns.get(at)!;
   if (!fits(column, held))
-    return [line(`kind ${column.kind} does not fit its column ${at}, of type ${held.type}${held.kinds.length ? ` (kind ${held.kinds.join(' or ')})` : ''}: a changed kind is refused`)];
+    return [
+      line(
+        `kind ${column.kind} does not fit its column ${at}, of type ${held.type}${held.kinds.length ? ` (kind ${held.kinds.join(' or ')})` : ''}: a changed kind is refused`,
+      ),
+    ];
   return checksOf(column, at, held)
     .filter((c) => facts.yes.has(questionKey(c.question)))
     .map((c) => {

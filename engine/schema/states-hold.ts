@@ -9,5 +9,10 @@ import type { Question } from './facts.ts';
 export function statesHold(column: ColumnSpec, at: string): { question: Question; refusal: string }[] {
   const states = column.rules?.states;
   if (states === undefined) return [];
-  return [{ question: { test: 'outside', column: at, values: states }, refusal: `has states ${states.join(', ')}, but rows hold other values in column ${at}` }];
+  return [
+    {
+      question: { test: 'outside', column: at, values: states },
+      refusal: `has states ${states.join(', ')}, but rows hold other values in column ${at}`,
+    },
+  ];
 }

@@ -21,7 +21,8 @@ const writes = <R>(db: Kysely<any>, key: string, build: (...p: any[]) => Compile
   db.executeQuery<R>(queries(db, key, build, ...args));
 
 /** The columns' placeholders as a row object, for a builder's values() or set(). */
-const rowOf = (columns: readonly string[], placeholders: readonly unknown[]) => Object.fromEntries(columns.map((c, i) => [c, placeholders[i]]));
+const rowOf = (columns: readonly string[], placeholders: readonly unknown[]) =>
+  Object.fromEntries(columns.map((c, i) => [c, placeholders[i]]));
 
 const insertQuery = (db: Kysely<any>, table: string, row: Record<string, unknown>) => {
   const columns = Object.keys(row);
@@ -33,7 +34,11 @@ const insertQuery = (db: Kysely<any>, table: string, row: Record<string, unknown
   );
 };
 
-export async function insertRow(db: Kysely<any>, table: string, row: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+export async function insertRow(
+  db: Kysely<any>,
+  table: string,
+  row: Record<string, unknown>,
+): Promise<Record<string, unknown> | undefined> {
   return (await db.executeQuery(insertQuery(db, table, row))).rows[0];
 }
 
@@ -65,7 +70,11 @@ export async function insertRowThen(
 }
 
 /** The write, and `then`'s statements right after it when it inserted a row (none when it did not). */
-async function thenIfInserted(writeThen: WriteThen, insert: CompiledQuery, then: (inserted: Record<string, unknown>) => Then): Promise<Record<string, unknown> | undefined> {
+async function thenIfInserted(
+  writeThen: WriteThen,
+  insert: CompiledQuery,
+  then: (inserted: Record<string, unknown>) => Then,
+): Promise<Record<string, unknown> | undefined> {
   const { rows } = await writeThen(insert, (result) => {
     const inserted = result.rows[0] as Record<string, unknown> | undefined;
     return inserted ? then(inserted) : [];
@@ -89,7 +98,8 @@ export interface LinkCheck {
 }
 
 /** A live record of `table` has this id. */
-const liveRecord = (t: TenantDb, table: string, id: unknown) => sql<boolean>`exists (select 1 from ${tableRef(t, table)} where id = ${id} and deleted = false)`;
+const liveRecord = (t: TenantDb, table: string, id: unknown) =>
+  sql<boolean>`exists (select 1 from ${tableRef(t, table)} where id = ${id} and deleted = false)`;
 
 /** Each link names a live record: a create's parents looked up by its own INSERT (insertWhere). */
 const liveParents = (t: TenantDb, columns: readonly string[], p: readonly unknown[], links: readonly LinkCheck[]) =>
@@ -134,13 +144,22 @@ export async function insertRowUnclaimedThen(
  * Rows of one shape (the same columns) inserted by one statement, returned in the order given
  * (ids are taken in the VALUES list's order). Compiled once per shape and number of rows.
  */
-export async function insertRows(db: Kysely<any>, table: string, rows: readonly Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+export async function insertRows(
+  db: Kysely<any>,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+): Promise<Record<string, unknown>[]> {
   const columns = Object.keys(rows[0]!);
   const n = rows.length;
   const { rows: inserted } = await writes<Record<string, unknown>>(
     db,
     `insert*${n}\0${table}\0${columns.join('\0')}`,
-    (...p) => db.insertInto(table).values(Array.from({ length: n }, (_, i) => rowOf(columns, p.slice(i * columns.length, (i + 1) * columns.length)))).returningAll().compile(),
+    (...p) =>
+      db
+        .insertInto(table)
+        .values(Array.from({ length: n }, (_, i) => rowOf(columns, p.slice(i * columns.length, (i + 1) * columns.length))))
+        .returningAll()
+        .compile(),
     ...rows.flatMap((row) => columns.map((c) => row[c])),
   );
   return byId(inserted);
@@ -164,7 +183,13 @@ export async function insertRowsWithEvents(
       const values = Array.from({ length: n }, (_, i) => rowOf(columns, p.slice(i * columns.length, (i + 1) * columns.length)));
       const [at, changed, user] = p.slice(n * columns.length);
       const insert = db.insertInto(table).values(values).returningAll();
-      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), { at, collection: table, op: 'create', changed, user }).compile(db);
+      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), {
+        at,
+        collection: table,
+        op: 'create',
+        changed,
+        user,
+      }).compile(db);
     },
     ...rows.flatMap((row) => columns.map((c) => row[c])),
     event.at,
@@ -200,7 +225,13 @@ export async function insertRowWithEvent(
     (...p) => {
       const [at, changed, user] = p.slice(columns.length);
       const insert = insertWhere(t, table, columns, p, liveParents(t, columns, p, links));
-      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), { at, collection: table, op: 'create', changed, user }).compile(db);
+      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), {
+        at,
+        collection: table,
+        op: 'create',
+        changed,
+        user,
+      }).compile(db);
     },
     ...columns.map((c) => row[c]),
     event.at,
@@ -300,12 +331,17 @@ export async function updateRowWithEvent(
       // finds it: a write that did not read the record first (update.ts) has no stamp to follow.
       if ('updated' in set) set.updated = sql`greatest(cast(${set.updated} as timestamptz), updated + interval '1 millisecond')`;
       // After `o` has locked the row: `o` is then the row the UPDATE replaces.
-      const q = db.updateTable(table).set(set).where('id', '=', rowId).where(sql<boolean>`exists (select 1 from o)`);
+      const q = db
+        .updateTable(table)
+        .set(set)
+        .where('id', '=', rowId)
+        .where(sql<boolean>`exists (select 1 from o)`);
       const update = (cas ? q.where(VERSION_COLUMN, '=', version) : q).returningAll();
       // Each changed field as `,"name"`, the first comma cut: a chain of ||, not concat_ws (at most 100 arguments).
       const changed = sql.join(
         Object.keys(resource.definition.fields).map(
-          (name) => sql`coalesce(case when ${sql.ref(`o.${name}`)} is distinct from ${sql.ref(`w.${name}`)} then ${sql.lit(`,${JSON.stringify(name)}`)} end, '')`,
+          (name) =>
+            sql`coalesce(case when ${sql.ref(`o.${name}`)} is distinct from ${sql.ref(`w.${name}`)} then ${sql.lit(`,${JSON.stringify(name)}`)} end, '')`,
         ),
         sql` || `,
       );
@@ -334,7 +370,9 @@ export async function updateRowWithEvent(
       // meanwhile is not written (no row: the caller says why, 404 or through its read).
       // The checks are the lock's WHERE: under a write committed meanwhile, PostgreSQL checks it
       // again on the row as that write left it, once the lock is taken.
-      return sql<Record<string, unknown>>`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps}${holds.length > 0 ? sql.join(holds, sql``) : sql``} for update),
+      return sql<
+        Record<string, unknown>
+      >`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps}${holds.length > 0 ? sql.join(holds, sql``) : sql``} for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},

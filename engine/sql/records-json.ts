@@ -9,17 +9,21 @@ import { VERSION_COLUMN } from '../schema/table.ts';
 /**
  * Records as the answer's JSON, written by the database: no row object is made, none is turned
  * into a record or into JSON here. On SQLite this halves a page read (BENCHMARKS.md). The
- * records are those `toRecord` gives (test/records-json.test.ts checks the two agree).
+ * records are those `toRecord` gives (test/records/records-json.test.ts checks the two agree).
  */
 
 /** A row of the resource's table (`alias`, or the table itself) as the JSON text of its record. */
 export const recordJsonOf = (dialect: Dialect, resource: Resource, alias?: string): RawBuilder<string> =>
-  dialect.recordJson(resource.fieldNames.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(alias ? `${alias}.${name}` : name) })));
+  dialect.recordJson(
+    resource.fieldNames.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(alias ? `${alias}.${name}` : name) })),
+  );
 
 const pageJson = compiledPer<Resource, [string], { json: string }>((resource, db, idsJson) => {
   const dialect = dialectOf(db);
   const rows = db.selectFrom(dialect.idsOfJson(idsJson).as('k')).innerJoin(`${resource.name} as r`, 'r.id', 'k.id');
-  return sql<{ json: string }>`select ${jsonArrayOf(dialect, rows, recordJsonOf(dialect, resource, 'r'), sql.ref('k.ord'))} as json`.compile(db);
+  return sql<{
+    json: string;
+  }>`select ${jsonArrayOf(dialect, rows, recordJsonOf(dialect, resource, 'r'), sql.ref('k.ord'))} as json`.compile(db);
 });
 
 /** The records with these ids, in this order, as the text of a JSON array; ids with no row are left out. */

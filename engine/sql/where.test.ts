@@ -22,7 +22,12 @@ const DATABASES: [string, Kysely<any>, Dialect][] = [
 const workOrder = createRegistry([workOrders, serviceRequests, notes]).get('work_orders')!;
 
 /** The WHERE clause (after `where `) and parameters a query string compiles to. */
-function where(db: Kysely<any>, dialect: Dialect, qs: string, opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {}) {
+function where(
+  db: Kysely<any>,
+  dialect: Dialect,
+  qs: string,
+  opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {},
+) {
   const q = valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder));
   const compiled = db
     .selectFrom('work_orders')
@@ -59,14 +64,8 @@ const cases: [string, string, [string, unknown[]], [string, unknown[]]][] = [
   [
     'the comparisons',
     'priority:gt=1&priority:gte=2&priority:lt=5&priority:lte=4',
-    [
-      '("deleted" = ? and "priority" > ? and "priority" >= ? and "priority" < ? and "priority" <= ?)',
-      [0, 1, 2, 5, 4],
-    ],
-    [
-      '("deleted" = $1 and "priority" > $2 and "priority" >= $3 and "priority" < $4 and "priority" <= $5)',
-      [false, 1, 2, 5, 4],
-    ],
+    ['("deleted" = ? and "priority" > ? and "priority" >= ? and "priority" < ? and "priority" <= ?)', [0, 1, 2, 5, 4]],
+    ['("deleted" = $1 and "priority" > $2 and "priority" >= $3 and "priority" < $4 and "priority" <= $5)', [false, 1, 2, 5, 4]],
   ],
   [
     'dates as parameters',

@@ -27,8 +27,16 @@ const COMPILE: Record<Operator, Compile> = {
   gte: (eb, f, vs) => eb(f.field, '>=', vs[0]),
   lt: (eb, f, vs) => eb(f.field, '<', vs[0]),
   lte: (eb, f, vs) => eb(f.field, '<=', vs[0]),
-  like: (eb, f, vs, d) => anyOf(eb, vs.map((p) => d.like(eb.ref(f.field), String(p)))),
-  ilike: (eb, f, vs, d) => anyOf(eb, vs.map((p) => d.ilike(eb.ref(f.field), String(p)))),
+  like: (eb, f, vs, d) =>
+    anyOf(
+      eb,
+      vs.map((p) => d.like(eb.ref(f.field), String(p))),
+    ),
+  ilike: (eb, f, vs, d) =>
+    anyOf(
+      eb,
+      vs.map((p) => d.ilike(eb.ref(f.field), String(p))),
+    ),
   null: (eb, f, vs) => (vs[0] === true ? eb(f.field, 'is', null) : eb(f.field, 'is not', null)),
 };
 

@@ -47,7 +47,13 @@ describe('stateChecks', () => {
   it('hold on a record exactly where checkTransition allows the write', () => {
     const states = Object.keys(inspections.fields.status.states);
     const optional = fc.option(fc.constantFrom('ana', 'fine'), { nil: null });
-    const movers = fc.constantFrom<Mover>(ADMIN, { user: 'b', roles: ['inspector'] }, { user: 'b' }, {}, { user: 'c', roles: ['supervisor'] });
+    const movers = fc.constantFrom<Mover>(
+      ADMIN,
+      { user: 'b', roles: ['inspector'] },
+      { user: 'b' },
+      {},
+      { user: 'c', roles: ['supervisor'] },
+    );
     fc.assert(
       fc.property(
         fc.constantFrom(...states),

@@ -29,12 +29,17 @@ export function checkTransition(resource: Resource, current: ApiRecord, next: Ap
     .filter(([n, f]) => !mayMove(f, current[n] as string, next[n] as string))
     .map(([n, f]) => {
       const from = current[n] as string;
-      return { field: n, message: `may not move from ${from} to ${next[n]}: from ${from} it may move to ${listStates(f.states[from] ?? [])}` };
+      return {
+        field: n,
+        message: `may not move from ${from} to ${next[n]}: from ${from} it may move to ${listStates(f.states[from] ?? [])}`,
+      };
     });
   if (refused.length) return new EngineError('invalid-transition', 'The record may not move to that state: see errors.', refused);
   const barred = moves.flatMap(([n, f]) => {
     const roles = f.enter?.[next[n] as string]?.roles;
-    return roles === undefined || holdsOneOf(mover, roles) ? [] : [{ field: n, message: `only a user holding ${listStates(roles)} may move a record into ${next[n]}` }];
+    return roles === undefined || holdsOneOf(mover, roles)
+      ? []
+      : [{ field: n, message: `only a user holding ${listStates(roles)} may move a record into ${next[n]}` }];
   });
   if (barred.length) return new EngineError('forbidden', 'Your roles may not move the record into that state: see errors.', barred);
   const missing = moves.flatMap(([n, f]) =>
@@ -71,7 +76,9 @@ export function stateChecks(resource: Resource, values: ApiRecord, mover: Mover)
     if (typeof to !== 'string') return [];
     const rule = f.enter?.[to];
     const requires = rule?.requires ?? [];
-    const entered = (rule?.roles === undefined || holdsOneOf(mover, rule.roles)) && requires.every((r) => !(r in values) || (values[r] !== null && values[r] !== undefined));
+    const entered =
+      (rule?.roles === undefined || holdsOneOf(mover, rule.roles)) &&
+      requires.every((r) => !(r in values) || (values[r] !== null && values[r] !== undefined));
     const from = entered ? movesInto(f, to) : [];
     return [{ field, to, from, set: requires.filter((r) => !(r in values)) }];
   });

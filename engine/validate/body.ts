@@ -29,13 +29,23 @@ export function bodySchemas<R extends ResourceDefinition>(resource: Resource): B
     Object.fromEntries(
       resource.fieldNames.map((name) => {
         const f = resource.fields[name]!;
-        if (f.readOnly)
-          return [name, mode === 'create' ? v.optional(v.never('is set by the server')) : v.optional(v.unknown())];
+        if (f.readOnly) return [name, mode === 'create' ? v.optional(v.never('is set by the server')) : v.optional(v.unknown())];
         const schema = fieldSchema(f);
         if (mode === 'patch') return [name, v.optional(schema)];
         // SPEC 11: a record starts in the initial state, and PUT without the field keeps the current one.
         if (f.states !== undefined)
-          return [name, mode === 'create' ? v.optional(v.pipe(schema, v.check((s) => s === f.default, `a new record starts in ${f.default}, the initial state; move it afterwards`)), f.default) : v.optional(schema)];
+          return [
+            name,
+            mode === 'create'
+              ? v.optional(
+                  v.pipe(
+                    schema,
+                    v.check((s) => s === f.default, `a new record starts in ${f.default}, the initial state; move it afterwards`),
+                  ),
+                  f.default,
+                )
+              : v.optional(schema),
+          ];
         return [name, f.required ? schema : v.optional(schema, () => defaultOf(f))];
       }),
     );
@@ -50,8 +60,7 @@ export function bodySchemas<R extends ResourceDefinition>(resource: Resource): B
  */
 export type Checked<T> = { ok: true; value: T; problems: [] } | { ok: false; problems: ProblemItem[] };
 
-export const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === 'object' && x !== null && !Array.isArray(x);
+export const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /**
  * Checks a body against a schema and returns every offending field (one message each), so the
@@ -59,12 +68,14 @@ export const isPlainObject = (x: unknown): x is Record<string, unknown> =>
  * has no fields to name: it is refused outright.
  */
 export function checkBody<T>(schema: BodySchema<T>, body: unknown): Result<Checked<T>> {
-  if (!isPlainObject(body)) return { error: new EngineError('invalid-body', 'The body is not a valid record: the body must be a JSON object.') };
+  if (!isPlainObject(body))
+    return { error: new EngineError('invalid-body', 'The body is not a valid record: the body must be a JSON object.') };
   const unknown: ProblemItem[] = Object.keys(body)
     .filter((key) => !Object.hasOwn(schema.entries, key))
     .map((field) => ({ field, message: UNKNOWN_FIELD }));
   const result = v.safeParse(schema, body, { abortEarly: false });
-  if (result.success) return { value: unknown.length ? { ok: false, problems: unknown } : { ok: true, value: result.output, problems: [] } };
+  if (result.success)
+    return { value: unknown.length ? { ok: false, problems: unknown } : { ok: true, value: result.output, problems: [] } };
   const problems: ProblemItem[] = [];
   const seen = new Set<string>();
   for (const issue of result.issues) {

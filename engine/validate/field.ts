@@ -12,19 +12,19 @@ const TYPE_MESSAGES: Record<FieldKind, string> = {
   boolean: 'must be true or false',
 };
 
-const message = (kind: FieldKind) => (issue: v.BaseIssue<unknown>) =>
-  issue.input === null ? 'must not be null' : TYPE_MESSAGES[kind];
-
+const message = (kind: FieldKind) => (issue: v.BaseIssue<unknown>) => (issue.input === null ? 'must not be null' : TYPE_MESSAGES[kind]);
 
 const KIND_SCHEMAS: Record<FieldKind, (f: FieldDef) => Schema> = {
-  integer: () =>
-    v.pipe(v.number(message('integer')), v.safeInteger(TYPE_MESSAGES.integer)) as Schema,
+  integer: () => v.pipe(v.number(message('integer')), v.safeInteger(TYPE_MESSAGES.integer)) as Schema,
   string: (f) =>
     v.pipe(
       v.string(message('string')),
       v.check(isStorableText, UNSTORABLE_MESSAGE),
       v.check((s) => f.maxLength === undefined || [...s].length <= f.maxLength, `must be at most ${f.maxLength} characters`),
-      v.check((s) => f.states === undefined || Object.hasOwn(f.states, s), `must be one of the states ${Object.keys(f.states ?? {}).join(', ')}`),
+      v.check(
+        (s) => f.states === undefined || Object.hasOwn(f.states, s),
+        `must be one of the states ${Object.keys(f.states ?? {}).join(', ')}`,
+      ),
     ) as Schema,
   date: () => v.pipe(v.string(message('date')), v.check(isDate, TYPE_MESSAGES.date)) as Schema,
   timestamp: () =>

@@ -51,7 +51,9 @@ export async function createHostApp(db: Kysely<any>, options: HostOptions = {}):
   await engine.migrate();
   const app = new Hono();
   app.get('/', (c) => c.text(`The host's home page. Collections: ${BASE_PATH}/maintenance/tasks\n`));
-  app.get('/api/whoami', (c) => c.json({ host: 'example', runtime: typeof (globalThis as { Bun?: unknown }).Bun === 'object' ? 'bun' : 'node' }));
+  app.get('/api/whoami', (c) =>
+    c.json({ host: 'example', runtime: typeof (globalThis as { Bun?: unknown }).Bun === 'object' ? 'bun' : 'node' }),
+  );
   app.route('/', engine.app);
   return { app, engine };
 }

@@ -31,7 +31,11 @@ async function setDisabled(t: TenantDb, username: string, disabled: boolean): Pr
   if (!row) throw new AccountError('missing', `user ${username} does not exist in ${t.key}`);
   if (disabled && row.disabled !== null) throw new AccountError('exists', `user ${username} was already disabled at ${row.disabled}`);
   if (!disabled && row.disabled === null) throw new AccountError('exists', `user ${username} is not disabled`);
-  await t.db.updateTable('mrs_users').set({ disabled: disabled ? stamp() : null }).where('username', '=', username).execute();
+  await t.db
+    .updateTable('mrs_users')
+    .set({ disabled: disabled ? stamp() : null })
+    .where('username', '=', username)
+    .execute();
 }
 
 async function roleExists(t: TenantDb, role: string): Promise<boolean> {
@@ -47,9 +51,14 @@ export async function createUser(t: TenantDb, username: string, roles: readonly 
       .values({ username, created: stamp() })
       .onConflict((oc) => oc.column('username').doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new AccountError('exists', `user ${username} already exists in ${t.key}`);
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0)
+      throw new AccountError('exists', `user ${username} already exists in ${t.key}`);
     const unique = [...new Set(roles)];
-    if (unique.length) await trx.insertInto('mrs_user_roles').values(unique.map((role) => ({ username, role }))).execute();
+    if (unique.length)
+      await trx
+        .insertInto('mrs_user_roles')
+        .values(unique.map((role) => ({ username, role })))
+        .execute();
   });
 }
 
@@ -82,7 +91,11 @@ export async function createRole(t: TenantDb, role: string, grants: readonly Gra
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) throw new AccountError('exists', `role ${role} already exists in ${t.key}`);
     const unique = [...new Map(grants.map((g) => [`${g.collection}:${g.action}`, g])).values()];
-    if (unique.length) await trx.insertInto('mrs_role_grants').values(unique.map((g) => ({ role, ...g }))).execute();
+    if (unique.length)
+      await trx
+        .insertInto('mrs_role_grants')
+        .values(unique.map((g) => ({ role, ...g })))
+        .execute();
   });
 }
 
@@ -96,7 +109,12 @@ export interface RoleRow {
 /** The built-in roles, then the tenant's own by name, each with its grants. */
 export async function listRoles(t: TenantDb): Promise<RoleRow[]> {
   const roles = await t.db.selectFrom('mrs_roles').select(['name', 'created']).orderBy('name').execute();
-  const grants = (await t.db.selectFrom('mrs_role_grants').select(['role', 'collection', 'action']).orderBy('collection').orderBy('action').execute()) as (Grant & { role: string })[];
+  const grants = (await t.db
+    .selectFrom('mrs_role_grants')
+    .select(['role', 'collection', 'action'])
+    .orderBy('collection')
+    .orderBy('action')
+    .execute()) as (Grant & { role: string })[];
   return [
     ...Object.entries(BUILT_IN_ROLES).map(([name, g]) => ({ name, created: undefined, grants: g })),
     ...roles.map((r) => ({

@@ -32,9 +32,11 @@ export async function listKeys(t: TenantDb): Promise<KeyRow[]> {
 }
 
 export async function findKey(t: TenantDb, keyId: string): Promise<StoredKey | undefined> {
-  return (await t.db.selectFrom('mrs_api_keys').select([...PUBLIC_COLUMNS, 'hash']).where('key_id', '=', keyId).executeTakeFirst()) as
-    | StoredKey
-    | undefined;
+  return (await t.db
+    .selectFrom('mrs_api_keys')
+    .select([...PUBLIC_COLUMNS, 'hash'])
+    .where('key_id', '=', keyId)
+    .executeTakeFirst()) as StoredKey | undefined;
 }
 
 export async function revokeKey(t: TenantDb, keyId: string): Promise<void> {

@@ -9,9 +9,14 @@ export function unauthorized(tokenSent: boolean): EngineError {
     ? new EngineError('unauthorized', 'The access token is invalid, expired or revoked; authenticate again.', [], {
         'www-authenticate': 'Bearer error="invalid_token"',
       })
-    : new EngineError('unauthorized', 'An access token is required: send Authorization: Bearer <token> (POST /authenticate gives one).', [], {
-        'www-authenticate': 'Bearer',
-      });
+    : new EngineError(
+        'unauthorized',
+        'An access token is required: send Authorization: Bearer <token> (POST /authenticate gives one).',
+        [],
+        {
+          'www-authenticate': 'Bearer',
+        },
+      );
 }
 
 /** The token of an `Authorization: Bearer <token>` header; null when the header is absent or of another scheme. */

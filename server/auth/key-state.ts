@@ -33,8 +33,7 @@ export function keyStateCache(options: { ttlMs?: number; now?: () => number } = 
   async function load(tenant: TenantDb, keyId: string): Promise<KeyState | undefined> {
     const row = await findKey(tenant, keyId);
     if (!row || !(await userActive(tenant, row.username))) return undefined; // a disabled user's keys are as good as revoked
-    if (!row.revoked && (row.last_used === null || Date.parse(row.last_used) < Date.now() - TOUCH_EVERY_MS))
-      await touchKey(tenant, keyId);
+    if (!row.revoked && (row.last_used === null || Date.parse(row.last_used) < Date.now() - TOUCH_EVERY_MS)) await touchKey(tenant, keyId);
     const roles = await rolesOf(tenant, row.username);
     return { username: row.username, revoked: row.revoked !== null, can: permissionsOf(await grantsOf(tenant, roles)), roles };
   }

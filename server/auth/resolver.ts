@@ -34,6 +34,14 @@ export function tokenResolver(deps: ResolverDeps) {
     if (!tenant) throw unauthorized(true);
     const state = await deps.keys.get(tenant, claims.key_id);
     if (!state || state.revoked || state.username !== claims.sub) throw unauthorized(true);
-    return { tenant, user: claims.sub, clientDb: claims.client_db, keyId: claims.key_id, can: state.can, roles: state.roles, expiresAt: checked.expMs };
+    return {
+      tenant,
+      user: claims.sub,
+      clientDb: claims.client_db,
+      keyId: claims.key_id,
+      can: state.can,
+      roles: state.roles,
+      expiresAt: checked.expMs,
+    };
   };
 }

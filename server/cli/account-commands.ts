@@ -53,7 +53,10 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
   'user create': command(
     'user create',
     'Create a user holding the given roles (built in: admin, reader; or made with mrs role create).',
-    { args: ['client_db', 'username'], options: [{ flags: '--role <role>', description: 'a role to hold (repeat for more)', repeatable: true, required: true }] },
+    {
+      args: ['client_db', 'username'],
+      options: [{ flags: '--role <role>', description: 'a role to hold (repeat for more)', repeatable: true, required: true }],
+    },
     async ([db, name], values) => {
       const clientDb = clientDbArg(db);
       const username = usernameArg(name);
@@ -63,17 +66,36 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
       console.error(`created user ${username} (${roles.join(', ')}) in ${clientDb}`);
     },
   ),
-  'user list': command('user list', 'List the users of a tenant with their roles and when they were disabled.', { args: ['client_db'] }, async ([db]) => {
-    const users = await withTenant(clientDbArg(db), (t) => listUsers(t));
-    const rows = users.map((u) => [u.username, u.roles.join(',') || '-', u.created, u.disabled ?? '-']);
-    process.stdout.write(table(['USERNAME', 'ROLES', 'CREATED', 'DISABLED'], rows));
-  }),
-  'user disable': userSwitch('disable', `Disable a user: its tokens and API keys stop working ${TAKES_EFFECT}, and it cannot authenticate.`, disableUser),
+  'user list': command(
+    'user list',
+    'List the users of a tenant with their roles and when they were disabled.',
+    { args: ['client_db'] },
+    async ([db]) => {
+      const users = await withTenant(clientDbArg(db), (t) => listUsers(t));
+      const rows = users.map((u) => [u.username, u.roles.join(',') || '-', u.created, u.disabled ?? '-']);
+      process.stdout.write(table(['USERNAME', 'ROLES', 'CREATED', 'DISABLED'], rows));
+    },
+  ),
+  'user disable': userSwitch(
+    'disable',
+    `Disable a user: its tokens and API keys stop working ${TAKES_EFFECT}, and it cannot authenticate.`,
+    disableUser,
+  ),
   'user enable': userSwitch('enable', `Enable a disabled user again: its keys and unexpired tokens work ${TAKES_EFFECT}.`, enableUser),
   'role create': command(
     'role create',
     'Create a role granting actions (read, create, update, delete, or *) on collections (a name, or * for all).',
-    { args: ['client_db', 'role'], options: [{ flags: '--grant <collection:action>', description: 'e.g. notes:read or *:read (repeat for more)', repeatable: true, required: true }] },
+    {
+      args: ['client_db', 'role'],
+      options: [
+        {
+          flags: '--grant <collection:action>',
+          description: 'e.g. notes:read or *:read (repeat for more)',
+          repeatable: true,
+          required: true,
+        },
+      ],
+    },
     async ([db, name], values) => {
       const clientDb = clientDbArg(db);
       const role = roleArg(name);
@@ -94,11 +116,16 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
       console.error(`created role ${role} in ${clientDb}`);
     },
   ),
-  'role list': command('role list', 'List the roles of a tenant (built-in ones too) with their grants.', { args: ['client_db'] }, async ([db]) => {
-    const roles = await withTenant(clientDbArg(db), (t) => listRoles(t));
-    const rows = roles.map((r) => [r.name, r.grants.map((g) => `${g.collection}:${g.action}`).join(',') || '-', r.created ?? 'built in']);
-    process.stdout.write(table(['ROLE', 'GRANTS', 'CREATED'], rows));
-  }),
+  'role list': command(
+    'role list',
+    'List the roles of a tenant (built-in ones too) with their grants.',
+    { args: ['client_db'] },
+    async ([db]) => {
+      const roles = await withTenant(clientDbArg(db), (t) => listRoles(t));
+      const rows = roles.map((r) => [r.name, r.grants.map((g) => `${g.collection}:${g.action}`).join(',') || '-', r.created ?? 'built in']);
+      process.stdout.write(table(['ROLE', 'GRANTS', 'CREATED'], rows));
+    },
+  ),
   'key create': command(
     'key create',
     'Make an API key for a user. Prints only the key on stdout; it is shown this once and stored only as a hash.',
@@ -121,10 +148,15 @@ export const ACCOUNT_COMMANDS: Record<string, Command> = {
       process.stdout.write(table(['KEY_ID', 'USERNAME', 'CREATED', 'LAST_USED', 'REVOKED'], rows));
     },
   ),
-  'key revoke': command('key revoke', `Revoke an API key; its tokens stop working ${TAKES_EFFECT}.`, { args: ['client_db', 'key-id'] }, async ([db, id]) => {
-    const clientDb = clientDbArg(db);
-    if (!id || !KEY_ID.test(id)) throw new UsageError(`key-id must be letters and digits, as mrs key list shows it (got "${id}")`);
-    await withTenant(clientDb, (t) => refusing(() => revokeKey(t, id)));
-    console.error(`revoked key ${id} in ${clientDb}`);
-  }),
+  'key revoke': command(
+    'key revoke',
+    `Revoke an API key; its tokens stop working ${TAKES_EFFECT}.`,
+    { args: ['client_db', 'key-id'] },
+    async ([db, id]) => {
+      const clientDb = clientDbArg(db);
+      if (!id || !KEY_ID.test(id)) throw new UsageError(`key-id must be letters and digits, as mrs key list shows it (got "${id}")`);
+      await withTenant(clientDb, (t) => refusing(() => revokeKey(t, id)));
+      console.error(`revoked key ${id} in ${clientDb}`);
+    },
+  ),
 };

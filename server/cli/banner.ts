@@ -8,7 +8,10 @@ import { DEMO_ADMIN, DEMO_TENANT } from '../service.ts';
  * own), without their values, which may hold a password: without them `mrs` writes the key
  * into another database, which this server never reads.
  */
-export function banner(listening: { scheme: string; host: string; port: number; basePath: string }, shared: readonly string[] = []): string[] {
+export function banner(
+  listening: { scheme: string; host: string; port: number; basePath: string },
+  shared: readonly string[] = [],
+): string[] {
   const { scheme, port, basePath } = listening;
   const host = listening.host === '0.0.0.0' || listening.host === '::' ? 'localhost' : listening.host;
   const base = `${scheme}://${host.includes(':') ? `[${host}]` : host}:${port}${basePath}`;

@@ -15,7 +15,12 @@ export type { Command } from './command.ts';
 
 /** Every command of `mrs` by name; a name with a space is a command of a group (`tenant create`). */
 export const COMMANDS: Record<string, Command> = {
-  serve: command('serve', 'Serve the API, configured from the environment (PORT, HOST, DATABASE_URL, ...: see the README). Creates tenant demo.main with user admin when absent.', {}, serve),
+  serve: command(
+    'serve',
+    'Serve the API, configured from the environment (PORT, HOST, DATABASE_URL, ...: see the README). Creates tenant demo.main with user admin when absent.',
+    {},
+    serve,
+  ),
   migrate: command(
     'migrate',
     "Bring every tenant's tables up to the resource definitions, or refuse (changing no tenant) where data would be lost or hidden.",
@@ -27,7 +32,8 @@ export const COMMANDS: Record<string, Command> = {
         const out = (text: string) => process.stdout.write(`${text}\n`);
         const dryRun = values['dryRun'] === true;
         const refusals = await migrateTenants(service, { dryRun, out, progress: (line) => console.error(line) });
-        if (refusals.length > 0) throw new CommandError(`${dryRun ? 'would refuse' : 'refused, no tenant changed'}:\n${refusals.join('\n')}`);
+        if (refusals.length > 0)
+          throw new CommandError(`${dryRun ? 'would refuse' : 'refused, no tenant changed'}:\n${refusals.join('\n')}`);
         if ((await service.tenants.list()).length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
       } finally {
         await service.close();
@@ -37,7 +43,10 @@ export const COMMANDS: Record<string, Command> = {
   seed: command(
     'seed',
     'Insert N demo work orders into a tenant, showing progress on stderr.',
-    { args: ['client_db'], options: [{ flags: '--work-orders <N>', description: 'how many work orders to insert (1 or more)', required: true }] },
+    {
+      args: ['client_db'],
+      options: [{ flags: '--work-orders <N>', description: 'how many work orders to insert (1 or more)', required: true }],
+    },
     async ([db], values) => {
       const clientDb = clientDbArg(db);
       const raw = values['workOrders'];
@@ -64,7 +73,12 @@ export const COMMANDS: Record<string, Command> = {
   }),
   'tenant list': command('tenant list', 'List the tenants (client_db names).', {}, async () => {
     const tenants = await withService((s) => s.tenants.list());
-    process.stdout.write(table(['CLIENT_DB'], [...tenants].sort().map((t) => [t])));
+    process.stdout.write(
+      table(
+        ['CLIENT_DB'],
+        [...tenants].sort().map((t) => [t]),
+      ),
+    );
   }),
   ...ACCOUNT_COMMANDS,
   ...WEBHOOK_COMMANDS,

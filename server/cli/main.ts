@@ -5,7 +5,12 @@ import { buildProgram } from './program.ts';
 /** Commander's exits that are answers, not mistakes: help asked for, the version. */
 const ANSWERED = new Set(['commander.helpDisplayed', 'commander.version']);
 
-const oneLine = (text: string) => text.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').replace(/\(Did you mean/, '(did you mean').trim();
+const oneLine = (text: string) =>
+  text
+    .replace(/^error: /, '')
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\(Did you mean/, '(did you mean')
+    .trim();
 
 const pathOf = (cmd: Commander): string => (cmd.parent ? `${pathOf(cmd.parent)} ${cmd.name()}` : cmd.name());
 

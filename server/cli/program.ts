@@ -18,7 +18,9 @@ const GROUPS: Record<string, string> = {
 
 /** A group's description with its commands: `Users of a tenant (create, list, disable, enable).` */
 const groupDescription = (group: string) => {
-  const subs = Object.keys(COMMANDS).filter((n) => n.startsWith(`${group} `)).map((n) => n.slice(group.length + 1));
+  const subs = Object.keys(COMMANDS)
+    .filter((n) => n.startsWith(`${group} `))
+    .map((n) => n.slice(group.length + 1));
   return `${GROUPS[group] ?? group} (${subs.join(', ')}).`;
 };
 
@@ -30,7 +32,8 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 function addCommand(parent: Commander, name: string, spec: Command): void {
   const cmd = parent.command(name).description(spec.summary).usage(spec.synopsis);
   for (const a of spec.args) cmd.argument(`<${a}>`);
-  for (const o of spec.options) cmd.addOption(o.repeatable ? new Option(o.flags, o.description).argParser(collect) : new Option(o.flags, o.description));
+  for (const o of spec.options)
+    cmd.addOption(o.repeatable ? new Option(o.flags, o.description).argParser(collect) : new Option(o.flags, o.description));
   cmd.action((...received: unknown[]) => spec.run(received.slice(0, spec.args.length) as string[], received[spec.args.length] as Values));
 }
 
@@ -78,7 +81,11 @@ export function buildProgram(): Commander {
       continue;
     }
     let parent = groups.get(group);
-    if (!parent) groups.set(group, (parent = root.command(group).description(groupDescription(group)).usage('<command> [options]').helpCommand(false)));
+    if (!parent)
+      groups.set(
+        group,
+        (parent = root.command(group).description(groupDescription(group)).usage('<command> [options]').helpCommand(false)),
+      );
     addCommand(parent, sub, spec);
   }
   const every = Object.values(COMMANDS).map((c) => `  mrs ${c.usage}`);

@@ -7,7 +7,12 @@ const at = (done: number, total = 200_000, elapsedMs = 12_400): Progress => ({ l
 function run(isTTY: boolean, columns?: number) {
   let written = '';
   let now = 0;
-  const bar = progressBar(1000, 'seeding work_orders', { isTTY, ...(columns ? { columns } : {}), write: (t: string) => (written += t) }, () => now);
+  const bar = progressBar(
+    1000,
+    'seeding work_orders',
+    { isTTY, ...(columns ? { columns } : {}), write: (t: string) => (written += t) },
+    () => now,
+  );
   for (let d = 10; d <= 1000; d += 10) {
     now += 50;
     bar.update(d);

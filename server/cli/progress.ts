@@ -61,7 +61,12 @@ export interface ProgressOutput {
 /** Redraws at most this often on a terminal. */
 const REDRAW_MS = 100;
 
-export function progressBar(total: number, label: string, out: ProgressOutput = process.stderr, clock: () => number = () => performance.now()) {
+export function progressBar(
+  total: number,
+  label: string,
+  out: ProgressOutput = process.stderr,
+  clock: () => number = () => performance.now(),
+) {
   const started = clock();
   const tty = out.isTTY === true;
   let lastDraw = -Infinity;

@@ -33,7 +33,8 @@ export async function serve(): Promise<void> {
   }
   for (const n of notes) console.error(n);
   const shared = config.databaseUrl ? ['DATABASE_URL'] : config.dataDir !== DEFAULT_DATA_DIR ? ['DATA_DIR'] : [];
-  for (const line of banner({ scheme: l.scheme, host: config.host, port: l.port, basePath: service.engine.basePath }, shared)) console.error(line);
+  for (const line of banner({ scheme: l.scheme, host: config.host, port: l.port, basePath: service.engine.basePath }, shared))
+    console.error(line);
   let stopping = false;
   // SIGTERM: stop accepting, finish in-flight requests, close the databases, exit 0.
   const stop = async (signal: string) => {
@@ -61,7 +62,8 @@ async function migrateOrRefuse(config: Config): Promise<void> {
   } finally {
     await planning.close();
   }
-  if (refusals.length > 0) throw new CommandError(`refused to migrate, no tenant changed (mrs migrate --dry-run shows the plan):\n${refusals.join('\n')}`);
+  if (refusals.length > 0)
+    throw new CommandError(`refused to migrate, no tenant changed (mrs migrate --dry-run shows the plan):\n${refusals.join('\n')}`);
 }
 
 function demoNotes(demo: { createdTenant: boolean; createdAdmin: boolean }): string[] {

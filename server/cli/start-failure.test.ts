@@ -11,7 +11,12 @@ describe('why a start failed, as one line naming the setting', () => {
     ['listen', failure('listen EACCES', 'EACCES', 'listen'), sqlite, /^PORT 8080 on 127\.0\.0\.1 needs privileges/],
     ['listen', failure('getaddrinfo ENOTFOUND x', 'ENOTFOUND', 'getaddrinfo'), sqlite, /^HOST 127\.0\.0\.1 is not a known address/],
     ['listen', failure('listen EADDRNOTAVAIL', 'EADDRNOTAVAIL', 'listen'), sqlite, /^HOST 127\.0\.0\.1 is not an address of this machine/],
-    ['database', failure('connect ECONNREFUSED 10.0.0.1:6543', 'ECONNREFUSED'), postgres, /^DATABASE_URL: cannot use PostgreSQL at db\.internal:6543\/records: connect ECONNREFUSED/],
+    [
+      'database',
+      failure('connect ECONNREFUSED 10.0.0.1:6543', 'ECONNREFUSED'),
+      postgres,
+      /^DATABASE_URL: cannot use PostgreSQL at db\.internal:6543\/records: connect ECONNREFUSED/,
+    ],
     ['database', failure('password authentication failed', '28P01'), postgres, /^DATABASE_URL: .*password authentication failed$/],
     ['database', failure('database "records" does not exist', '3D000'), postgres, /^DATABASE_URL: /],
     ['database', failure("EEXIST: file already exists, mkdir './data'", 'EEXIST'), sqlite, /^DATA_DIR: cannot use \.\/data: EEXIST/],

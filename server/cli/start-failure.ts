@@ -38,8 +38,10 @@ export function startFailure(step: StartStep, e: unknown, config: Pick<Config, '
     return why;
   }
   if (code === 'EADDRINUSE') return `PORT ${config.port} is already in use on ${config.host}: set PORT to a free port`;
-  if (code === 'EACCES' && err.syscall === 'listen') return `PORT ${config.port} on ${config.host} needs privileges this process lacks: set PORT above 1023`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return `HOST ${config.host} is not a known address (${code}): set HOST to an address of this machine`;
+  if (code === 'EACCES' && err.syscall === 'listen')
+    return `PORT ${config.port} on ${config.host} needs privileges this process lacks: set PORT above 1023`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return `HOST ${config.host} is not a known address (${code}): set HOST to an address of this machine`;
   if (code === 'EADDRNOTAVAIL') return `HOST ${config.host} is not an address of this machine (${code})`;
   return why;
 }

@@ -28,7 +28,12 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
   'webhook create': command(
     'webhook create',
     "Deliver the tenant's change feed from its current end to a URL (Standard Webhooks). Prints the id and the signing secret on stdout; the secret is shown this once.",
-    { args: ['client_db', 'url'], options: [{ flags: '--collection <name>', description: 'only events of this collection (repeat for more; default: all)', repeatable: true }] },
+    {
+      args: ['client_db', 'url'],
+      options: [
+        { flags: '--collection <name>', description: 'only events of this collection (repeat for more; default: all)', repeatable: true },
+      ],
+    },
     async ([db, rawUrl], values) => {
       const clientDb = clientDbArg(db);
       const url = parseWebhookUrl(rawUrl ?? '');

@@ -83,7 +83,10 @@ export async function createLimiter(o: LimiterOptions): Promise<RateLimiter> {
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   let rl!: RateLimiterSQLite;
-  await ready((cb) => (rl = new RateLimiterSQLite({ ...base, storeClient: db, storeType: 'better-sqlite3', tableName, clearExpiredByTimeout: true }, cb)));
+  await ready(
+    (cb) =>
+      (rl = new RateLimiterSQLite({ ...base, storeClient: db, storeType: 'better-sqlite3', tableName, clearExpiredByTimeout: true }, cb)),
+  );
   return fromFlexible(rl, o.max, o.windowS, async () => {
     db.close();
   });

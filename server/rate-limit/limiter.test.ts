@@ -103,7 +103,16 @@ describe('a database store, hits arriving together', () => {
       ['b', 1],
     ]);
     expect(states.slice(0, 10).map((s) => [s.allowed, s.remaining])).toEqual([
-      [true, 6], [true, 5], [true, 4], [true, 3], [true, 2], [true, 1], [true, 0], [false, 0], [false, 0], [false, 0],
+      [true, 6],
+      [true, 5],
+      [true, 4],
+      [true, 3],
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+      [false, 0],
+      [false, 0],
     ]);
     expect(states[10]).toMatchObject({ allowed: true, remaining: 6 });
     // The refused hits counted: the next one is refused too, and says so alone.

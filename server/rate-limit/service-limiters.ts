@@ -19,7 +19,10 @@ export const AUTH_WINDOW_S = 60;
  * PostgreSQL (several processes on one database must share one window per key).
  */
 export async function openLimiters(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'rateLimitStore' | 'rateLimitMax' | 'rateLimitWindowS' | 'authRateLimitMax' | 'pgPreparedStatements'>,
+  config: Pick<
+    Config,
+    'databaseUrl' | 'dataDir' | 'rateLimitStore' | 'rateLimitMax' | 'rateLimitWindowS' | 'authRateLimitMax' | 'pgPreparedStatements'
+  >,
 ): Promise<ServiceLimiters> {
   if (config.rateLimitStore === 'off') return { keys: undefined, auth: undefined, store: 'off', close: async () => {} };
   const store: RateLimitStore = config.rateLimitStore ?? (config.databaseUrl ? 'database' : 'memory');

@@ -7,7 +7,12 @@ import type pg from 'pg';
  * exists: queries are being spread over sessions, which a transaction pooler does.
  */
 const behindPooler = (e: { message?: string }) =>
-  Object.assign(new Error(`${e.message}: named prepared statements need one server session per connection; behind a transaction pooler such as PgBouncer set PG_PREPARED_STATEMENTS=false`), e);
+  Object.assign(
+    new Error(
+      `${e.message}: named prepared statements need one server session per connection; behind a transaction pooler such as PgBouncer set PG_PREPARED_STATEMENTS=false`,
+    ),
+    e,
+  );
 
 /**
  * Kysely sends every query unnamed, so PostgreSQL parses and plans it anew each time: for the

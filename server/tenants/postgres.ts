@@ -90,7 +90,11 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
         .execute()
         .catch(ignoreRace);
       const settings = db.withSchema(SERVER_SCHEMA);
-      await settings.insertInto('settings').values({ key: name, value: make() }).onConflict((oc) => oc.column('key').doNothing()).execute();
+      await settings
+        .insertInto('settings')
+        .values({ key: name, value: make() })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .execute();
       const row = await settings.selectFrom('settings').select('value').where('key', '=', name).executeTakeFirstOrThrow();
       return row.value as string;
     },

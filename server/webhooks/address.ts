@@ -67,6 +67,9 @@ export async function publicAddresses(hostname: string): Promise<{ address: stri
   const host = hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await lookup(host, { all: true, verbatim: true });
   const bad = addresses.find((a) => isPrivateAddress(a.address));
-  if (bad) throw new PrivateAddressError(`${hostname} is or resolves to a loopback, private or link-local address (${bad.address}) (WEBHOOK_ALLOW_PRIVATE=true allows it, for development)`);
+  if (bad)
+    throw new PrivateAddressError(
+      `${hostname} is or resolves to a loopback, private or link-local address (${bad.address}) (WEBHOOK_ALLOW_PRIVATE=true allows it, for development)`,
+    );
   return addresses;
 }

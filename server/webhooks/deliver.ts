@@ -41,7 +41,9 @@ export async function deliver(d: Delivery, nowS = Math.floor(Date.now() / 1000))
   } catch (e) {
     return (e as Error).message;
   }
-  const signal = d.signal ? AbortSignal.any([d.signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]) : AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
+  const signal = d.signal
+    ? AbortSignal.any([d.signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)])
+    : AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
   const options: RequestOptions = {
     method: 'POST',
     headers: {
@@ -60,7 +62,9 @@ export async function deliver(d: Delivery, nowS = Math.floor(Date.now() / 1000))
       res.on('end', () => resolve(status >= 200 && status < 300 ? undefined : `HTTP ${status}`));
       res.on('error', (e) => resolve(e.message));
     });
-    req.on('error', (e) => resolve(signal.aborted && e.name === 'AbortError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : e.message));
+    req.on('error', (e) =>
+      resolve(signal.aborted && e.name === 'AbortError' ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` : e.message),
+    );
     req.end(d.body);
   });
 }

@@ -114,10 +114,20 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       const page = await w.tenant.dialect.events.read(w.tenant, { after: webhook.position, limit: BATCH, collections });
       o.metrics.lag(w.clientDb, webhook.id, page.highest - webhook.position);
       if (page.goneBelow > webhook.position)
-        o.logger.warn({ tenant: w.clientDb, webhook: webhook.id, position: webhook.position, goneBelow: page.goneBelow }, 'webhook behind the feed retention: events up to goneBelow were removed before delivery');
+        o.logger.warn(
+          { tenant: w.clientDb, webhook: webhook.id, position: webhook.position, goneBelow: page.goneBelow },
+          'webhook behind the feed retention: events up to goneBelow were removed before delivery',
+        );
       for (const event of page.events) {
         if (!running) return;
-        const failure = await deliver({ url: webhook.url, secret: webhook.secret, id: `evt_${event.seq}`, body: eventJson(event), allowPrivate: o.allowPrivate, signal: abort.signal });
+        const failure = await deliver({
+          url: webhook.url,
+          secret: webhook.secret,
+          id: `evt_${event.seq}`,
+          body: eventJson(event),
+          allowPrivate: o.allowPrivate,
+          signal: abort.signal,
+        });
         if (!running) return;
         if (failure !== undefined) return failed(w, webhook, failure);
         o.metrics.delivered(w.clientDb, webhook.id);
@@ -143,11 +153,20 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     const failingSince = webhook.failingSince ?? at;
     const attempts = webhook.attempts + 1;
     const disable = at - failingSince >= o.giveUpS * 1000;
-    await failWebhook(w.tenant, webhook.id, me, { error, failingSince, attempts, nextAttemptAt: at + backoffMs(attempts, o.maxBackoffS), disable });
+    await failWebhook(w.tenant, webhook.id, me, {
+      error,
+      failingSince,
+      attempts,
+      nextAttemptAt: at + backoffMs(attempts, o.maxBackoffS),
+      disable,
+    });
     w.webhook = { ...webhook, failingSince, attempts, lastError: error };
     const log = { tenant: w.clientDb, webhook: webhook.id, url: webhook.url, position: webhook.position, error };
     if (disable) {
-      o.logger.error({ ...log, failingSinceS: Math.round((at - failingSince) / 1000) }, 'webhook disabled: deliveries failed for WEBHOOK_GIVE_UP_S');
+      o.logger.error(
+        { ...log, failingSinceS: Math.round((at - failingSince) / 1000) },
+        'webhook disabled: deliveries failed for WEBHOOK_GIVE_UP_S',
+      );
       known.delete(`${w.clientDb}\n${webhook.id}`);
       o.metrics.forget(w.clientDb, webhook.id);
     } else if (attempts === 1) o.logger.warn(log, 'webhook failing: retrying with backoff');

@@ -98,7 +98,12 @@ export async function claimWebhook(t: TenantDb, id: string, owner: string, now: 
 
 /** Lets the lease go (on stop), so another process takes over at once. */
 export async function releaseWebhook(t: TenantDb, id: string, owner: string): Promise<void> {
-  await t.db.updateTable('mrs_webhooks').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+  await t.db
+    .updateTable('mrs_webhooks')
+    .set({ lease_owner: null, lease_until: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .execute();
 }
 
 /** Records delivery up to `position` (only while `owner` holds the lease); whether it did. */

@@ -13,7 +13,12 @@ export async function tenantOf(service: Service, clientDb: string) {
 }
 
 /** Makes a user (tenant created when absent); an existing user is left as it is. */
-export async function ensureUser(service: Service, clientDb: string, username: string, roles: readonly string[] = ['admin']): Promise<void> {
+export async function ensureUser(
+  service: Service,
+  clientDb: string,
+  username: string,
+  roles: readonly string[] = ['admin'],
+): Promise<void> {
   const t = await tenantOf(service, clientDb);
   if (!(await userExists(t, username))) await createUser(t, username, roles);
 }

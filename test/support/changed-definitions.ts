@@ -15,7 +15,10 @@ export const DEFAULTS: Definitions = [workOrders, notes, serviceRequests];
 
 /** The shipped definitions with work_orders' fields changed (undefined removes one). */
 export const withWorkOrderFields = (fields: Record<string, FieldDef | undefined>, indexes = workOrders.indexes): Definitions => {
-  const merged = Object.fromEntries(Object.entries({ ...workOrders.fields, ...fields }).filter(([, f]) => f !== undefined)) as Record<string, FieldDef>;
+  const merged = Object.fromEntries(Object.entries({ ...workOrders.fields, ...fields }).filter(([, f]) => f !== undefined)) as Record<
+    string,
+    FieldDef
+  >;
   return [defineResource({ ...workOrders, fields: merged, ...(indexes ? { indexes } : {}) }), notes, serviceRequests];
 };
 
@@ -32,7 +35,10 @@ export async function populated(db: DatabaseName, fill: (h: Harness) => Promise<
 
 /** Opens the demo tenant as every start does (which migrates it); the error it stopped with, if any. */
 export async function openDemo(place: DataPlace, resources: Definitions): Promise<Error | undefined> {
-  const service = await createService(loadConfig({ DATA_DIR: place.dataDir, DATABASE_URL: place.databaseUrl }), { resources, onUnexpectedError: () => {} });
+  const service = await createService(loadConfig({ DATA_DIR: place.dataDir, DATABASE_URL: place.databaseUrl }), {
+    resources,
+    onUnexpectedError: () => {},
+  });
   try {
     await service.tenants.get('demo.main');
     return undefined;
@@ -48,4 +54,3 @@ export const post = async (h: Harness, path: string, body: unknown) => {
   expect(r.status, r.text).toBe(201);
   return r.body as Record<string, any>;
 };
-

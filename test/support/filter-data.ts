@@ -24,7 +24,11 @@ export const LIVE = Object.keys(FILTER_SET).filter((k) => !FILTER_SET[k]!.delete
 /** Inserts the set straight into the table; returns name -> id. */
 export async function insertFilterSet(h: Harness): Promise<Map<string, number>> {
   const names = Object.keys(FILTER_SET);
-  const ids = await insertRecords(h, 'work_orders', names.map((n) => workOrder({ ...FILTER_SET[n], description: n })));
+  const ids = await insertRecords(
+    h,
+    'work_orders',
+    names.map((n) => workOrder({ ...FILTER_SET[n], description: n })),
+  );
   return new Map(names.map((n, i) => [n, ids[i]!]));
 }
 

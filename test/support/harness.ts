@@ -125,7 +125,8 @@ export function makeHarness(db: DatabaseName, service: Service, token: string | 
   const request: Harness['request'] = async (method, path, init = {}) => {
     const headers: Record<string, string> = { ...init.headers };
     const bearer = init.token === undefined ? token : init.token;
-    if (bearer !== null && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization')) headers.authorization = `Bearer ${bearer}`;
+    if (bearer !== null && !Object.keys(headers).some((k) => k.toLowerCase() === 'authorization'))
+      headers.authorization = `Bearer ${bearer}`;
     let body: string | Uint8Array | undefined = init.raw;
     if (init.body !== undefined) {
       body = JSON.stringify(init.body);

@@ -10,7 +10,8 @@ export const PGBOUNCER = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 /** Whether PgBouncer tests can run here; under CI=true a missing PgBouncer is a failure, never a skip. */
 export function pgbouncerAvailable(): boolean {
   if (existsSync(PGBOUNCER)) return true;
-  if (process.env.CI === 'true') throw new Error(`CI=true but ${PGBOUNCER} is missing: the PgBouncer tests may not be skipped (apt-get install pgbouncer)`);
+  if (process.env.CI === 'true')
+    throw new Error(`CI=true but ${PGBOUNCER} is missing: the PgBouncer tests may not be skipped (apt-get install pgbouncer)`);
   return false;
 }
 

@@ -147,7 +147,7 @@ export function evaluate(
       const tokens = kind === 'string' && !value.includes('\u0000') ? likeTokens(value, op === 'ilike') : undefined;
       if (!tokens) bad.push(name);
       else group.patterns.push(tokens);
-    } else if ((RANGE_OPS.includes(op) && kind === 'boolean')) bad.push(name);
+    } else if (RANGE_OPS.includes(op) && kind === 'boolean') bad.push(name);
     else {
       const v = typed(kind, value);
       if (!v.ok) bad.push(name);

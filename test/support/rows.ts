@@ -14,9 +14,9 @@ export async function insertRecords(
   const t = now();
   const ids: number[] = [];
   for (let i = 0; i < records.length; i += 500) {
-    const rows = records.slice(i, i + 500).map((r) =>
-      toRow(resource, tenant.dialect, { created: t.date, updated: t.timestamp, deleted: false, ...r }),
-    );
+    const rows = records
+      .slice(i, i + 500)
+      .map((r) => toRow(resource, tenant.dialect, { created: t.date, updated: t.timestamp, deleted: false, ...r }));
     const inserted = await tenant.db.insertInto(collection).values(rows).returning('id').execute();
     ids.push(...inserted.map((r) => Number(r.id)));
   }

@@ -18,7 +18,11 @@ export async function schemaDump(place: DataPlace, tenant = 'demo.main'): Promis
   if (place.databaseUrl === undefined) {
     const db = new Database(join(place.dataDir!, `${tenant}.sqlite`), { readonly: true });
     try {
-      return JSON.stringify(db.prepare("select type, name, tbl_name, sql from sqlite_master where name not like 'sqlite_stat%' order by name").all(), null, 1);
+      return JSON.stringify(
+        db.prepare("select type, name, tbl_name, sql from sqlite_master where name not like 'sqlite_stat%' order by name").all(),
+        null,
+        1,
+      );
     } finally {
       db.close();
     }
@@ -32,7 +36,9 @@ export async function schemaDump(place: DataPlace, tenant = 'demo.main'): Promis
        from information_schema.columns where table_schema = $1 order by table_name, ordinal_position`,
       [schema],
     );
-    const indexes = await client.query('select tablename, indexname, indexdef from pg_indexes where schemaname = $1 order by indexname', [schema]);
+    const indexes = await client.query('select tablename, indexname, indexdef from pg_indexes where schemaname = $1 order by indexname', [
+      schema,
+    ]);
     return JSON.stringify({ columns: columns.rows, indexes: indexes.rows }, null, 1);
   } finally {
     await client.end();

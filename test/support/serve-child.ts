@@ -4,7 +4,10 @@ import { join } from 'node:path';
 export const MRS = join(import.meta.dirname, '..', '..', 'bin', 'mrs.js');
 
 /** `mrs serve` as a child process (stdout ignored); resolves once it listens and printed its banner, with its origin and what it printed on stderr so far. */
-export async function serveChild(env: Record<string, string>, mrs = MRS): Promise<{ origin: string; child: ChildProcess; stderr: () => string }> {
+export async function serveChild(
+  env: Record<string, string>,
+  mrs = MRS,
+): Promise<{ origin: string; child: ChildProcess; stderr: () => string }> {
   const child = spawn(process.execPath, [mrs, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let seen = '';
   const origin = await new Promise<string>((resolve, reject) => {

@@ -31,7 +31,11 @@ export async function applyChange(h: Harness, model: Model, c: Change): Promise<
   const live = [...model].filter(([, r]) => !r.deleted).map(([id]) => id);
   const department = 'department' in c && c.department !== undefined ? { department_id: c.department } : {};
   if (c.kind === 'create') {
-    const made = await insertRecords(h, 'work_orders', Array.from({ length: c.n }, () => workOrder({ ...department, priority: 1 })));
+    const made = await insertRecords(
+      h,
+      'work_orders',
+      Array.from({ length: c.n }, () => workOrder({ ...department, priority: 1 })),
+    );
     for (const id of made) model.set(id, { ...department, priority: 1, deleted: false });
   } else if (live.length > 0) {
     const id = live[c.pick % live.length]!;

@@ -31,7 +31,15 @@ export async function startReceiver(port = 0) {
         req.on('data', (c) => (body += c));
         req.on('end', () => {
           const h = (name: string) => String(req.headers[name] ?? '');
-          received.push({ path: req.url ?? '', id: h('webhook-id'), timestamp: h('webhook-timestamp'), signature: h('webhook-signature'), contentType: h('content-type'), body, status });
+          received.push({
+            path: req.url ?? '',
+            id: h('webhook-id'),
+            timestamp: h('webhook-timestamp'),
+            signature: h('webhook-signature'),
+            contentType: h('content-type'),
+            body,
+            status,
+          });
           const answer = status;
           setTimeout(() => res.writeHead(answer).end(), delayMs);
         });

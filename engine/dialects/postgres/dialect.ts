@@ -81,13 +81,17 @@ export const postgresDialect: Dialect = {
   migrationSteps: postgresMigrationSteps,
   bindSchema: (db, schema) => db.withSchema(schema),
   // As on SQLite: an ordered sub-select feeds the aggregate in its order.
-  concatInOrder: (source, value, orderBy) => sql<string>`(select coalesce(string_agg(v, ''), '') from ${inOrder(source, sql`cast(${value} as text)`, orderBy)})`,
+  concatInOrder: (source, value, orderBy) =>
+    sql<string>`(select coalesce(string_agg(v, ''), '') from ${inOrder(source, sql`cast(${value} as text)`, orderBy)})`,
   // Concatenated rather than json_build_object, which writes `"name" : value` with spaces: the
   // same text JSON.stringify writes. Dates and timestamps as `decode` gives them.
   jsonString: (value) => sql<string>`coalesce(to_json(cast(${value} as text))::text, 'null')`,
   recordJson: (fields) =>
     concatAll([
-      ...fields.flatMap(({ name, kind, column }, i) => [sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:`), sql`coalesce(${jsonValue(kind, column)}, 'null')`]),
+      ...fields.flatMap(({ name, kind, column }, i) => [
+        sql.lit(`${i === 0 ? '{' : ','}${JSON.stringify(name)}:`),
+        sql`coalesce(${jsonValue(kind, column)}, 'null')`,
+      ]),
       sql.lit('}'),
     ]),
   readsForUpdate: true,
@@ -98,7 +102,8 @@ export const postgresDialect: Dialect = {
   rowsOfJson: (t, table, source, columns) =>
     sql`select ${sql.join(columns.map(({ name }) => sql.ref(`r.${name}`)))} from ${sql.table(source)} as f
       cross join lateral json_populate_record(null::${tableRef(t, table)}, cast(f.before_row as json)) as r where f.before_row is not null`,
-  idsOfJson: (json) => sql`(select cast(e.value as bigint) as id, e.ord from json_array_elements_text(cast(${json} as json)) with ordinality as e (value, ord))`,
+  idsOfJson: (json) =>
+    sql`(select cast(e.value as bigint) as id, e.ord from json_array_elements_text(cast(${json} as json)) with ordinality as e (value, ord))`,
   events: postgresEvents,
   snapshots: postgresSnapshots,
   indexesHoldId: false,

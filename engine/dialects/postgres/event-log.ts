@@ -2,7 +2,15 @@ import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { compiledByKey } from '../../compiled-queries.ts';
 import { EngineError } from '../../errors.ts';
 import { EVENTS_TABLE, type EventLog, type EventQuery } from '../../events/event-log.ts';
-import { appender, createEventsTable, EVENT_COLUMNS, pageReader, pageTextReader, sweepEvents, type PageRead } from '../../events/event-sql.ts';
+import {
+  appender,
+  createEventsTable,
+  EVENT_COLUMNS,
+  pageReader,
+  pageTextReader,
+  sweepEvents,
+  type PageRead,
+} from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { outsideTransactions } from '../../tenant-state.ts';
@@ -48,7 +56,11 @@ const COUNTER = 'mrs_event_counter';
 export const postgresEvents: EventLog = {
   async createTables(db: Kysely<any>) {
     await createEventsTable(db, (table) => table.addColumn('seq', 'bigint', (c) => c.primaryKey()));
-    await db.schema.createTable(COUNTER).ifNotExists().addColumn('seq', 'bigint', (c) => c.notNull()).execute();
+    await db.schema
+      .createTable(COUNTER)
+      .ifNotExists()
+      .addColumn('seq', 'bigint', (c) => c.notNull())
+      .execute();
     await db.insertInto(COUNTER).values({ seq: 0 }).execute();
   },
   async upgrade(t: TenantDb, db: Kysely<any>) {
@@ -57,9 +69,21 @@ export const postgresEvents: EventLog = {
     // keep: the numbered ones by seq, the unnumbered ones by pos (since 015 by transaction id:
     // upgradeFinding); the numbering finds its rows by ctid, so pos needs no index of its own.
     await sql`alter table ${tableRef(t, EVENTS_TABLE)} drop constraint if exists ${sql.id(`${EVENTS_TABLE}_pkey`)}`.execute(db);
-    await db.schema.alterTable(EVENTS_TABLE).alterColumn('seq', (c) => c.dropNotNull()).execute();
-    await db.schema.alterTable(EVENTS_TABLE).addColumn('pos', 'bigserial', (c) => c.notNull()).execute();
-    await db.schema.createIndex(`${EVENTS_TABLE}_seq`).unique().on(EVENTS_TABLE).column('seq').where(sql.ref('seq'), 'is not', null).execute();
+    await db.schema
+      .alterTable(EVENTS_TABLE)
+      .alterColumn('seq', (c) => c.dropNotNull())
+      .execute();
+    await db.schema
+      .alterTable(EVENTS_TABLE)
+      .addColumn('pos', 'bigserial', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createIndex(`${EVENTS_TABLE}_seq`)
+      .unique()
+      .on(EVENTS_TABLE)
+      .column('seq')
+      .where(sql.ref('seq'), 'is not', null)
+      .execute();
     await db.schema.createIndex(`${EVENTS_TABLE}_unnumbered`).on(EVENTS_TABLE).column('pos').where(sql.ref('seq'), 'is', null).execute();
   },
   async upgradeFinding(t: TenantDb, db: Kysely<any>) {
@@ -151,7 +175,8 @@ const LOWEST_PENDING = sql`coalesce(numbered_xmin, '0'::xid8)`;
  */
 const pendingFrom = (t: TenantDb) => sql<SqlBool>`xid >= (select ${LOWEST_PENDING} from ${tableRef(t, COUNTER)})`;
 
-const unnumbered = (t: TenantDb) => sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null and ${pendingFrom(t)} limit 1)`;
+const unnumbered = (t: TenantDb) =>
+  sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null and ${pendingFrom(t)} limit 1)`;
 const readPage = pageReader(highestNumbered, unnumbered);
 
 /**
@@ -205,7 +230,9 @@ export const numbering = (t: TenantDb, limit?: unknown): RawBuilder<unknown> => 
  * Null when another numbering committed after the snapshot was taken: the statement changed
  * nothing and is run again.
  */
-export const numberedHighest = sql<number | null>`(case when not exists (select 1 from mrs_p) then (select c from mrs_c0) else (select seq from mrs_cu) end)`;
+export const numberedHighest = sql<
+  number | null
+>`(case when not exists (select 1 from mrs_p) then (select c from mrs_c0) else (select seq from mrs_cu) end)`;
 
 /** Compiled once per database setup (the setup names the tenant's schema). */
 const compiled = compiledByKey(10);
@@ -226,7 +253,8 @@ const numberStatement = (t: TenantDb, limit: number) =>
   compiled<{ highest: unknown; numbered: unknown }>(
     t.db,
     'number',
-    (limit) => sql`with ${numbering(t, limit)} select ${numberedHighest} as highest, (select count(*) from mrs_p) as numbered`.compile(t.db),
+    (limit) =>
+      sql`with ${numbering(t, limit)} select ${numberedHighest} as highest, (select count(*) from mrs_p) as numbered`.compile(t.db),
     limit,
   );
 
@@ -235,12 +263,15 @@ export const NUMBERING_TRIES = 100;
 
 /** What a request that lost the numbering NUMBERING_TRIES times answers. */
 export const numberingLost = () =>
-  new EngineError('unavailable', `The change feed was numbered by others ${NUMBERING_TRIES} times in a row while this request tried: try again.`);
+  new EngineError(
+    'unavailable',
+    `The change feed was numbered by others ${NUMBERING_TRIES} times in a row while this request tried: try again.`,
+  );
 
 /** Numbers the events committed and not numbered yet; returns the highest seq. */
 async function numberEvents(t: TenantDb): Promise<number> {
   let limit = NUMBER_BATCH;
-  for (let lost = 0; lost < NUMBERING_TRIES; ) {
+  for (let lost = 0; lost < NUMBERING_TRIES;) {
     const row = (await numberStatement(t, limit)).rows[0];
     const highest = row?.highest;
     if (highest === null || highest === undefined) lost++;

@@ -86,9 +86,26 @@ async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
       ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json, (select r.change_seq is null from r) as lost
     from (select 1) as one left join ins on true`.compile(db);
   const key = `${args.searchKey}\0ranged${withPage ? `\0${args.end}` : ''}`;
-  const result = await snapshotQueries(db, key, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
-    args.query.limit, args.expiresAt);
-  const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; width: unknown; ids: string | null; json: string | null; lost: boolean };
+  const result = await snapshotQueries(
+    db,
+    key,
+    build,
+    args.id,
+    b.collection,
+    b.scope,
+    b.owner,
+    JSON.stringify(args.query),
+    args.query.limit,
+    args.expiresAt,
+  );
+  const row = result.rows[0] as {
+    [TOTAL]: unknown;
+    [CHANGE_SEQ]: unknown;
+    width: unknown;
+    ids: string | null;
+    json: string | null;
+    lost: boolean;
+  };
   if (row.lost) return LOST;
   if (row.ids === null) {
     rangedTries.failed(t, args.searchKey);
@@ -108,7 +125,11 @@ const LOST = Symbol('lost');
  * database shows unnumbered (event-log.ts), so its X-Change-Seq covers exactly the changes it
  * reflects; run again when another numbering got in first (each such loss is another's progress).
  */
-async function numbered(take: (t: TenantDb, args: SnapshotArgs) => Promise<Snapshot | typeof LOST>, t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+async function numbered(
+  take: (t: TenantDb, args: SnapshotArgs) => Promise<Snapshot | typeof LOST>,
+  t: TenantDb,
+  args: SnapshotArgs,
+): Promise<Snapshot> {
   for (let i = 0; i < NUMBERING_TRIES; i++) {
     const s = await take(t, args);
     if (s !== LOST) return s;
@@ -122,13 +143,30 @@ async function numbered(take: (t: TenantDb, args: SnapshotArgs) => Promise<Snaps
  * none. One statement per number of chunks, rounded up to a power of two past four (the rest
  * null, skipped), and database setup (a setup is one tenant schema).
  */
-function insertDeltas(t: TenantDb, chunks: readonly string[], ...values: [string, number, string, string, string, string, number, number, number]) {
-  const build = (id: unknown, total: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, changeSeq: unknown, ...texts: unknown[]) =>
+function insertDeltas(
+  t: TenantDb,
+  chunks: readonly string[],
+  ...values: [string, number, string, string, string, string, number, number, number]
+) {
+  const build = (
+    id: unknown,
+    total: unknown,
+    collection: unknown,
+    scope: unknown,
+    owner: unknown,
+    query: unknown,
+    limit: unknown,
+    expiresAt: unknown,
+    changeSeq: unknown,
+    ...texts: unknown[]
+  ) =>
     sql`insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq, deltas)
       select ${id}, c.n - 1, cast(${total} as integer), ${sql.lit(ASCENDING_DELTAS)}, ${collection}, ${scope}, ${owner},
         case when c.n = 1 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint), '{}',
         case when c.n = 1 then cast(${changeSeq} as bigint) end, c.d
-      from unnest(array[${sql.join(texts.map((text) => sql`cast(${text} as text)`))}]) with ordinality as c (d, n) where c.d is not null`.compile(t.db);
+      from unnest(array[${sql.join(texts.map((text) => sql`cast(${text} as text)`))}]) with ordinality as c (d, n) where c.d is not null`.compile(
+      t.db,
+    );
   const slots = chunks.length <= 4 ? chunks.length : 2 ** Math.ceil(Math.log2(chunks.length));
   const texts = Array.from({ length: slots }, (_, i) => chunks[i] ?? null);
   return snapshotQueries(t.db, `insert deltas\0${slots}`, build, ...values, ...texts);
@@ -147,7 +185,10 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
   const { db } = t;
   const withPage = pageOneWithIds(args);
   const build = () => {
-    const ids = db.selectFrom(args.table).where(args.where).select(sql<string>`coalesce(string_agg(to_hex(id), ','), '')`.as('v'));
+    const ids = db
+      .selectFrom(args.table)
+      .where(args.where)
+      .select(sql<string>`coalesce(string_agg(to_hex(id), ','), '')`.as('v'));
     return sql<{ ids: string; change_seq: unknown; json: string | null }>`with ${numbering(t)}
       select (${ids}) as ids, ${numberedHighest} as change_seq,
         ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json`.compile(db);
@@ -164,7 +205,19 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
   const chunks = ascendingChunks(ids);
   const records = row.json !== null ? { json: row.json } : { ids: Array.from(ids.subarray(args.start, Math.min(args.end, total))) };
   const b = args.binding;
-  await insertDeltas(t, chunks, args.id, total, b.collection, b.scope, b.owner, JSON.stringify(args.query), args.query.limit, args.expiresAt, changeSeq);
+  await insertDeltas(
+    t,
+    chunks,
+    args.id,
+    total,
+    b.collection,
+    b.scope,
+    b.owner,
+    JSON.stringify(args.query),
+    args.query.limit,
+    args.expiresAt,
+    changeSeq,
+  );
   return { total, records, changeSeq };
 }
 
@@ -220,7 +273,17 @@ async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
   // Built only when the statement is compiled, as everything in it: building a query costs more
   // than the rest of a search's work in the application.
   const packIds = () => chunkIds.pack(db.selectFrom(args.table).where(args.where), idValue(), orderBySql(args.order));
-  const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown, start: unknown, end: unknown) =>
+  const build = (
+    id: unknown,
+    collection: unknown,
+    scope: unknown,
+    owner: unknown,
+    query: unknown,
+    limit: unknown,
+    expiresAt: unknown,
+    start: unknown,
+    end: unknown,
+  ) =>
     sql<Record<string, unknown>>`with
     ${widthCte(t, args.table)},
     ${numbering(t)},
@@ -233,16 +296,32 @@ async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
         lateral generate_series(0, greatest(packed.total - 1, 0) / ${perChunk}) as n (chunk)
       where ${changeSeq} is not null
       returning chunk, total, change_seq${withPage ? sql`` : sql`, case when chunk between cast(${start} as integer) / ${perChunkOfRow} and cast(${end} as integer) / ${perChunkOfRow} then ids end as ids`})
-    ${withPage ? sql`select head.total as ${sql.id(TOTAL)}, head.change_seq as ${sql.id(CHANGE_SEQ)}, ${firstPageJson(t, args, args.end, args.where)} as json from (select total, change_seq from ins where chunk = 0) as head` : sql`,
+    ${
+      withPage
+        ? sql`select head.total as ${sql.id(TOTAL)}, head.change_seq as ${sql.id(CHANGE_SEQ)}, ${firstPageJson(t, args, args.end, args.where)} as json from (select total, change_seq from ins where chunk = 0) as head`
+        : sql`,
     page (ord, id) as (select p.i, ${chunkIds.at(sql`ins.ids`, sql`p.i % ${perChunk}`)} - w.base
       from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p, ins
       where ins.chunk = p.i / ${perChunk} and p.i < cast(${end} as integer) and p.i < ins.total)
     select head.total as ${sql.id(TOTAL)}, head.change_seq as ${sql.id(CHANGE_SEQ)}, p.json from (select total, change_seq from ins where chunk = 0) as head
     cross join lateral (select '[' || coalesce(string_agg(${args.recordJson('r')}, ',' order by page.ord), '') || ']' as json
-      from page join ${tableRef(t, args.table)} as r on r.id = page.id) as p`}`.compile(db);
+      from page join ${tableRef(t, args.table)} as r on r.id = page.id) as p`
+    }`.compile(db);
   const key = withPage ? `${args.searchKey}\0first\0${args.end}` : args.searchKey;
-  const result = await snapshotQueries(db, key, build, args.id, b.collection, b.scope, b.owner, JSON.stringify(args.query),
-    args.query.limit, args.expiresAt, args.start, args.end);
+  const result = await snapshotQueries(
+    db,
+    key,
+    build,
+    args.id,
+    b.collection,
+    b.scope,
+    b.owner,
+    JSON.stringify(args.query),
+    args.query.limit,
+    args.expiresAt,
+    args.start,
+    args.end,
+  );
   // The head row is always there (chunk 0 is inserted even for no ids), so is this row, unless
   // the statement lost its numbering and inserted nothing.
   const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; json: string } | undefined;
@@ -273,10 +352,19 @@ async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot |
       returning total, change_seq)
     select ins.total as ${sql.id(TOTAL)}, ins.change_seq as ${sql.id(CHANGE_SEQ)}, ${firstPageJson(t, args, args.end, args.where)} as json
     from (select 1) as one left join ins on true`.compile(t.db);
-  const result = await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, build, args.id, b.collection, b.scope, b.owner,
-    JSON.stringify(args.query), args.query.limit, args.expiresAt);
+  const result = await snapshotQueries(
+    t.db,
+    `${args.searchKey}\0lazy\0${args.end}`,
+    build,
+    args.id,
+    b.collection,
+    b.scope,
+    b.owner,
+    JSON.stringify(args.query),
+    args.query.limit,
+    args.expiresAt,
+  );
   const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; json: string };
   if (row[TOTAL] === null || row[TOTAL] === undefined) return LOST;
   return { total: Number(row[TOTAL]), records: { json: row.json }, changeSeq: Number(row[CHANGE_SEQ]) };
 }
-

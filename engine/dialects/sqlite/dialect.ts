@@ -81,13 +81,18 @@ export const sqliteDialect: Dialect = {
   rowJson: (alias, columns) => {
     const parts = [];
     for (let i = 0; i < columns.length; i += JSON_OBJECT_PAIRS)
-      parts.push(sql`json_object(${sql.join(columns.slice(i, i + JSON_OBJECT_PAIRS).map((c) => sql`${sql.lit(c)}, ${sql.ref(`${alias}.${c}`)}`))})`);
+      parts.push(
+        sql`json_object(${sql.join(columns.slice(i, i + JSON_OBJECT_PAIRS).map((c) => sql`${sql.lit(c)}, ${sql.ref(`${alias}.${c}`)}`))})`,
+      );
     return parts.slice(1).reduce((all, part) => sql`json_patch(${all}, ${part})`, parts[0] ?? sql`json_object()`) as RawBuilder<string>;
   },
   // CAST gives each value its column's affinity: a condition compares it as it compares the column.
   rowsOfJson: (_t, _table, source, columns) =>
     sql`select ${sql.join(
-      columns.map(({ name, kind }) => sql`cast(json_extract(f.before_row, ${sql.lit(`$.${name}`)}) as ${sql.raw(kind === 'id' ? 'integer' : TYPES[kind])}) as ${sql.ref(name)}`),
+      columns.map(
+        ({ name, kind }) =>
+          sql`cast(json_extract(f.before_row, ${sql.lit(`$.${name}`)}) as ${sql.raw(kind === 'id' ? 'integer' : TYPES[kind])}) as ${sql.ref(name)}`,
+      ),
     )} from ${sql.table(source)} as f where f.before_row is not null`,
   // json_each gives the array's elements with their index as `key`.
   idsOfJson: (json) => sql`(select value as id, key as ord from json_each(${json}))`,

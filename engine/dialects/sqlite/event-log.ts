@@ -1,7 +1,15 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { compiledOnce } from '../../compiled-queries.ts';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { appender, appendQueryOf, createEventsTable, EVENT_COLUMNS, pageJsonReader, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import {
+  appender,
+  appendQueryOf,
+  createEventsTable,
+  EVENT_COLUMNS,
+  pageJsonReader,
+  pageReader,
+  sweepEvents,
+} from '../../events/event-sql.ts';
 
 /**
  * The highest seq ever given, which AUTOINCREMENT keeps in sqlite_sequence: unlike max(seq), it
@@ -10,8 +18,7 @@ import { appender, appendQueryOf, createEventsTable, EVENT_COLUMNS, pageJsonRead
 export const highestSeqSql = () => sql<number>`coalesce((select seq from sqlite_sequence where name = ${sql.lit(EVENTS_TABLE)}), 0)`;
 
 /** The feed's INSERT of event rows (event-sql.ts's VALUES list). */
-const insertEvents = (_t: unknown, rows: RawBuilder<unknown>) =>
-  sql`insert into ${sql.table(EVENTS_TABLE)} ${EVENT_COLUMNS} ${rows}`;
+const insertEvents = (_t: unknown, rows: RawBuilder<unknown>) => sql`insert into ${sql.table(EVENTS_TABLE)} ${EVENT_COLUMNS} ${rows}`;
 
 /**
  * SQLite's change feed. A database has one writer at a time (group commit runs every write of a

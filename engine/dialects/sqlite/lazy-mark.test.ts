@@ -8,7 +8,8 @@ describe('the lazy-cursor mark', () => {
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) });
   raw.exec('create table mrs_meta (key text primary key, value text not null)');
   afterAll(() => raw.close());
-  const markOf = async (table: string) => (await db.selectNoFrom(sql<number | null>`${lazyMarkOf(db, table)}`.as('m')).executeTakeFirstOrThrow()).m;
+  const markOf = async (table: string) =>
+    (await db.selectNoFrom(sql<number | null>`${lazyMarkOf(db, table)}`.as('m')).executeTakeFirstOrThrow()).m;
 
   it('is none until raised, and is only ever raised, per collection', async () => {
     expect(await markOf('items')).toBeNull();

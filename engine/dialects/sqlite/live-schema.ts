@@ -4,7 +4,11 @@ import type { LiveColumn, ReadLiveTable } from '../live-schema.ts';
 
 /** SQLite's catalogue through its table-valued pragmas; indexes made by CREATE INDEX only (not a key's). */
 export const readSqliteTable: ReadLiveTable = async (t, table) => {
-  const columns = await sql<{ name: string; type: string; notnull: number }>`select name, type, "notnull" from pragma_table_info(${table})`.execute(t.db);
+  const columns = await sql<{
+    name: string;
+    type: string;
+    notnull: number;
+  }>`select name, type, "notnull" from pragma_table_info(${table})`.execute(t.db);
   if (columns.rows.length === 0) return undefined;
   const indexes = await sql<{ name: string }>`select name from pragma_index_list(${table}) where origin = 'c'`.execute(t.db);
   const column = ({ name, type, notnull }: { name: string; type: string; notnull: number }): LiveColumn => {

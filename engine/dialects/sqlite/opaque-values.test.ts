@@ -36,8 +36,13 @@ describe('opaqueValues', () => {
     const insert = raw.prepare('insert into t (i, s, n) values (?, ?, ?)');
     afterAll(() => raw.close());
 
-    const ids = async (where: (eb: any) => any) => (await db.selectFrom('t').select('id').where(where).orderBy('id').execute()).map((r) => r.id);
-    const value = fc.oneof(fc.integer({ min: -5, max: 5 }), fc.double({ noNaN: true, noDefaultInfinity: true, min: -5, max: 5 }), fc.constantFrom('', '1', '2.5', 'a', 'b', ' 3'));
+    const ids = async (where: (eb: any) => any) =>
+      (await db.selectFrom('t').select('id').where(where).orderBy('id').execute()).map((r) => r.id);
+    const value = fc.oneof(
+      fc.integer({ min: -5, max: 5 }),
+      fc.double({ noNaN: true, noDefaultInfinity: true, min: -5, max: 5 }),
+      fc.constantFrom('', '1', '2.5', 'a', 'b', ' 3'),
+    );
 
     it('for every comparison, on columns of every affinity', async () => {
       await fc.assert(
@@ -58,7 +63,11 @@ describe('opaqueValues', () => {
     });
 
     it('and still answers an equality from the index', () => {
-      const q = db.selectFrom('t').select('id').where((eb) => opaqueValues(eb.and([eb('i', '=', 3), eb('s', 'in', ['a', 'b'])]))).compile();
+      const q = db
+        .selectFrom('t')
+        .select('id')
+        .where((eb) => opaqueValues(eb.and([eb('i', '=', 3), eb('s', 'in', ['a', 'b'])])))
+        .compile();
       const plan = raw.prepare(`explain query plan ${q.sql}`).all(...(q.parameters as unknown[])) as { detail: string }[];
       expect(plan.map((p) => p.detail).join('\n')).toMatch(/USING INDEX t_[is]/);
     });

@@ -19,7 +19,11 @@ class Opaque extends OperationNodeTransformer {
     if (ValueNode.is(right) && !right.immediate && right.value !== null)
       return BinaryOperationNode.create(n.leftOperand, n.operator, opaque(right));
     if (PrimitiveValueListNode.is(right))
-      return BinaryOperationNode.create(n.leftOperand, n.operator, ValueListNode.create(right.values.map((v) => opaque(ValueNode.create(v)))));
+      return BinaryOperationNode.create(
+        n.leftOperand,
+        n.operator,
+        ValueListNode.create(right.values.map((v) => opaque(ValueNode.create(v)))),
+      );
     return n;
   }
 }

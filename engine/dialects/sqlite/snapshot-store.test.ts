@@ -27,7 +27,9 @@ describe('readsTableInIdOrder', () => {
 describe('packStatement on SQLite', () => {
   const raw = new Database(':memory:');
   const t: TenantDb = tenantDb(new Kysely<any>({ dialect: new SqliteDialect({ database: raw }) }), { key: 't' });
-  raw.exec('create table items (id integer primary key autoincrement, deleted integer not null, k integer not null); create index items_k on items (k, deleted)');
+  raw.exec(
+    'create table items (id integer primary key autoincrement, deleted integer not null, k integer not null); create index items_k on items (k, deleted)',
+  );
   const insert = raw.prepare('insert into items (deleted, k) values (?, ?)');
   afterAll(() => raw.close());
 
@@ -88,9 +90,12 @@ describe('packStatement on SQLite', () => {
         const where = liveOnly ? (eb: any) => eb('deleted', '=', 0) : (eb: any) => eb.and([]);
         const scanned = run('scan', where).row;
         expect(scanned).toEqual(run('ordered', where).row);
-        const ids = (raw.prepare(`select id from items ${liveOnly ? 'where deleted = 0' : ''} order by id`).pluck().all() as number[]).map(
-          (id) => String(id + 10 ** (scanned.width - 1)),
-        );
+        const ids = (
+          raw
+            .prepare(`select id from items ${liveOnly ? 'where deleted = 0' : ''} order by id`)
+            .pluck()
+            .all() as number[]
+        ).map((id) => String(id + 10 ** (scanned.width - 1)));
         expect(scanned.packed).toBe(ids.join(''));
       }),
       { numRuns: 200 },

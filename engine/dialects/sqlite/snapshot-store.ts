@@ -3,8 +3,29 @@ import { compiledByKey, compiledFamily, compiledOnce } from '../../compiled-quer
 import { CURSOR_TABLE, cursorFiller, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
 import { ascendingRuns, deltaChunks, unpack } from '../../cursor/ascending-ids.ts';
 import { DELTA_ID_LIMIT } from '../../cursor/deltas.ts';
-import { chunksOf, LAZY, idsAscend, idsAt, idsPerChunk, limitOf, maxHoles, offsetOf, rangedWidth, widthFor, WIDTHS } from '../../cursor/layout.ts';
-import { firstPageJson, idValue, largestIdQuery, pageOneWithIds, rangedTries, readsTableInIdOrder, readsWholeTable, widthCte } from '../../cursor/snapshot-sql.ts';
+import {
+  chunksOf,
+  LAZY,
+  idsAscend,
+  idsAt,
+  idsPerChunk,
+  limitOf,
+  maxHoles,
+  offsetOf,
+  rangedWidth,
+  widthFor,
+  WIDTHS,
+} from '../../cursor/layout.ts';
+import {
+  firstPageJson,
+  idValue,
+  largestIdQuery,
+  pageOneWithIds,
+  rangedTries,
+  readsTableInIdOrder,
+  readsWholeTable,
+  widthCte,
+} from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { Lru } from '../../lru.ts';
 import { lazyMarkOf, raiseLazyMark } from '../../cursor/lazy-mark.ts';
@@ -100,7 +121,10 @@ function emptyLastInParts(t: TenantDb, args: SnapshotArgs, where: (eb: any) => E
   const field = sql.ref(args.order.field);
   const part = (empty: boolean) =>
     t.dialect.concatInOrder(
-      t.db.selectFrom(args.table).where(where).where(sql<boolean>`${field} is ${sql.raw(empty ? '' : 'not ')}null`),
+      t.db
+        .selectFrom(args.table)
+        .where(where)
+        .where(sql<boolean>`${field} is ${sql.raw(empty ? '' : 'not ')}null`),
       value,
       empty ? sql`${sql.ref('id')} asc` : sql`${field} ${sql.raw(args.order.direction)}, ${sql.ref('id')} asc`,
     );
@@ -139,13 +163,25 @@ async function widthGuess(t: TenantDb, table: string): Promise<number> {
 /** Chunk rows per INSERT: 12 parameters a row stays far below SQLite's limit. */
 const ROWS_PER_INSERT = 500;
 
-const CHUNK_COLUMNS = ['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', 'ids', 'change_seq'] as const;
+const CHUNK_COLUMNS = [
+  'id',
+  'chunk',
+  'total',
+  'width',
+  'collection',
+  'scope',
+  'owner',
+  'query',
+  'page_size',
+  'expires_at',
+  'ids',
+  'change_seq',
+] as const;
 
 /** An INSERT of n chunk rows (the key), compiled once per n. */
 const insertChunks = compiledFamily<unknown[]>((n, db, ...values) => {
   const rows = [];
-  for (let r = 0; r < Number(n); r++)
-    rows.push(Object.fromEntries(CHUNK_COLUMNS.map((c, i) => [c, values[r * CHUNK_COLUMNS.length + i]])));
+  for (let r = 0; r < Number(n); r++) rows.push(Object.fromEntries(CHUNK_COLUMNS.map((c, i) => [c, values[r * CHUNK_COLUMNS.length + i]])));
   return db.insertInto(CURSOR_TABLE).values(rows).compile();
 });
 
@@ -168,7 +204,16 @@ export const rangeStatement = (t: TenantDb, args: SnapshotArgs, width: number, p
   const holes = args.query.deleted ? sql`0` : sql`deleted = 1`;
   const end = (fn: 'min' | 'max') => sql`(select ${sql.raw(fn)}(id) from ${table})`;
   const base = sql.lit(offsetOf(width));
-  return sql<{ width: number; rows: number; lo: number | null; hi: number | null; ends: string | null; holes: string | null; page: string | null; change_seq: unknown }>`with ${widthCte(t, args.table)}
+  return sql<{
+    width: number;
+    rows: number;
+    lo: number | null;
+    hi: number | null;
+    ends: string | null;
+    holes: string | null;
+    page: string | null;
+    change_seq: unknown;
+  }>`with ${widthCte(t, args.table)}
     select (select w.width from w) as width, (select count(*) from ${table}) as rows, ${end('min')} as lo, ${end('max')} as hi,
       (${end('min')} + ${base}) || (${end('max')} + ${base}) as ends,
       (select group_concat(v, '') from (select id + ${base} as v from ${table} where ${holes}
@@ -206,7 +251,11 @@ async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
     const seq = Number(row.change_seq);
     await insertSnapshot(t, args, rangedWidth(width), total, seq, [packed]);
     if (row.page !== null) return { total, records: { json: row.page }, changeSeq: seq };
-    return { total, records: { ids: idsAt(new Map([[0, packed]]), rangedWidth(width), args.start, Math.min(args.end, total)) }, changeSeq: seq };
+    return {
+      total,
+      records: { ids: idsAt(new Map([[0, packed]]), rangedWidth(width), args.start, Math.min(args.end, total)) },
+      changeSeq: seq,
+    };
   }
   return undefined;
 }
@@ -219,7 +268,20 @@ async function insertSnapshot(t: TenantDb, args: SnapshotArgs, width: number, to
   const values = (from: number, to: number) => {
     const out: unknown[] = [];
     for (let chunk = from; chunk < to; chunk++)
-      out.push(args.id, chunk, total, width, b.collection, b.scope, b.owner, chunk === 0 ? query : '', args.query.limit, args.expiresAt, chunks[chunk], chunk === 0 ? changeSeq : null);
+      out.push(
+        args.id,
+        chunk,
+        total,
+        width,
+        b.collection,
+        b.scope,
+        b.owner,
+        chunk === 0 ? query : '',
+        args.query.limit,
+        args.expiresAt,
+        chunks[chunk],
+        chunk === 0 ? changeSeq : null,
+      );
     return out;
   };
   const count = chunks.length;
@@ -242,7 +304,12 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const packAt = async (packing: Packing, width?: number) => {
     const key = `${args.searchKey}\0${width ?? 'w'}\0${packing}${withPage ? `\0${args.end}` : ''}`;
     const { rows } = await snapshotQueries(db, key, () => packStatement(t, args, packing, width, withPage ? args.end : undefined));
-    return { width: Number(rows[0]!.width), packed: rows[0]!.packed ?? '', page: rows[0]!.page ?? undefined, changeSeq: Number(rows[0]!.change_seq) };
+    return {
+      width: Number(rows[0]!.width),
+      packed: rows[0]!.packed ?? '',
+      page: rows[0]!.page ?? undefined,
+      changeSeq: Number(rows[0]!.change_seq),
+    };
   };
   const pack = async (how: Packing) => {
     let width = await widthGuess(t, args.table);
@@ -284,7 +351,14 @@ async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
   const chunkChars = width * idsPerChunk(width);
   const count = Math.max(1, Math.ceil(packed.length / chunkChars));
   const slice = (chunk: number) => packed.slice(chunk * chunkChars, (chunk + 1) * chunkChars);
-  await insertSnapshot(t, args, width, total, seq, Array.from({ length: count }, (_, c) => slice(c)));
+  await insertSnapshot(
+    t,
+    args,
+    width,
+    total,
+    seq,
+    Array.from({ length: count }, (_, c) => slice(c)),
+  );
   if (page !== undefined) return { total, records: { json: page }, changeSeq: seq };
   const { first, last } = chunksOf(span, width);
   const chunks = new Map<number, string>();
@@ -328,7 +402,8 @@ async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> 
   // A ranged snapshot costs about the COUNT a lazy one reads anyway, and needs no making later.
   const ranged = await rangedSnapshot(t, args);
   if (ranged) return ranged;
-  const read = async () => (await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, () => lazyStatement(t, args))).rows[0] as LazyRead;
+  const read = async () =>
+    (await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, () => lazyStatement(t, args))).rows[0] as LazyRead;
   let row = await read();
   // Writes keep the rows this cursor needs only while the collection's mark lasts: raised first
   // when it ends too soon, then the seq read again after it (cursor/lazy-mark.ts).
@@ -339,7 +414,21 @@ async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> 
   const total = Number(row.total);
   const seq = Number(row.change_seq);
   const b = args.binding;
-  await insertLazyHead(t.db, args.id, 0, total, LAZY, b.collection, b.scope, b.owner, JSON.stringify(args.query),
-    args.query.limit, args.expiresAt, '', seq, Number(row.largest ?? 0));
+  await insertLazyHead(
+    t.db,
+    args.id,
+    0,
+    total,
+    LAZY,
+    b.collection,
+    b.scope,
+    b.owner,
+    JSON.stringify(args.query),
+    args.query.limit,
+    args.expiresAt,
+    '',
+    seq,
+    Number(row.largest ?? 0),
+  );
   return { total, records: { json: row.page }, changeSeq: seq };
 }
