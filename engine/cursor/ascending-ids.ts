@@ -10,7 +10,7 @@ import { ASCENDING_DELTAS, DELTAS, idsPerChunk, offsetOf } from './layout.ts';
 /**
  * Two arrays of ids reused by every snapshot (grown as needed; a snapshot reads them before its
  * first await): a new Float64Array of each size per search cost more in allocation and garbage
- * collection than the pass that fills it (BENCHMARKS.md, issue 24).
+ * collection than the pass that fills it (BENCHMARKS.md, "New searches at any size").
  */
 let scratch = [new Float64Array(8192), new Float64Array(8192)] as const;
 function scratchOf(n: number): readonly [Float64Array, Float64Array] {
@@ -80,7 +80,7 @@ const MAX_BITMAP_WORDS = 2 ** 20;
  * list or a range of an index, each in id order). When they lie close together (their range at
  * most 64 times their number), each sets its bit in a bitmap of the range and one scan reads them
  * back in order: no comparisons, where merging runs costs a pass over the ids and a branch the
- * processor cannot predict per id, per doubling of the runs (BENCHMARKS.md, issue 24). Otherwise
+ * processor cannot predict per id, per doubling of the runs (BENCHMARKS.md, "New searches at any size"). Otherwise
  * they are merged pairwise, run by run, still fewer passes than a sort of unknown order. Ids are
  * distinct (a table's). The answer is `ids` itself or a view of scratch memory of the same length.
  */

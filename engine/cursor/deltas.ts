@@ -70,7 +70,7 @@ export function decodeDeltas(text: string, from: number, to: number): number[] {
  * gap from the one before less one (an ascending snapshot's ids are distinct: every gap is at
  * least 1), each in base 47 over printable ASCII, '!' to 'O' for every digit but the last, 'P'
  * to '~' for the last. A search's ids in id order lie a few dozen apart: a character each, about
- * half what zigzagged letters take, so half the bytes written (BENCHMARKS.md, issue 24). Pure.
+ * half what zigzagged letters take, so half the bytes written (BENCHMARKS.md, "New searches at any size"). Pure.
  */
 const BASE = 47;
 const DIGIT = 33;

@@ -5,7 +5,7 @@ import { compiledFamily } from '../compiled-queries.ts';
  * A collection's lazy-cursor mark: the time (the engine's clock, epoch ms) until which a lazy
  * cursor of the collection may still be unmade, kept in `mrs_meta`. Only an unmade lazy cursor
  * needs the row each write after its seq replaced (lazy.ts), and keeping that row costs every
- * update and delete its JSON and a larger event row (BENCHMARKS.md, "before-rows"). Where the
+ * update and delete its JSON and a larger event row (BENCHMARKS.md, "Before-rows only while a lazy cursor may need them"). Where the
  * database lets every write see a mark set before a cursor's seq is read
  * (Dialect.beforeRowsWhileMarked), writes keep that row only while the mark is not past:
  *

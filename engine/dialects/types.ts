@@ -114,7 +114,7 @@ export interface Dialect {
    * commit after a seq read later; making writes wait for the mark's writer would take a shared
    * lock on one row in every write (a MultiXact each under concurrent writes), so every update
    * keeps its row there, where it costs a PATCH little beside the rest of its statement
-   * (BENCHMARKS.md, twelfth session).
+   * (BENCHMARKS.md, "Before-rows only while a lazy cursor may need them").
    */
   readonly beforeRowsWhileMarked: boolean;
   /**

@@ -366,7 +366,7 @@ export async function updateRowWithEvent(
       // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
       // event's before_row). Without the lock, a write committed meanwhile would be missed by
       // both; a compare-and-set instead made writes of one row retry each other, hundreds of
-      // times a second under load (BENCHMARKS.md, lazy snapshots). A live row only: one deleted
+      // times a second under load (BENCHMARKS.md, "Lazy snapshots"). A live row only: one deleted
       // meanwhile is not written (no row: the caller says why, 404 or through its read).
       // The checks are the lock's WHERE: under a write committed meanwhile, PostgreSQL checks it
       // again on the row as that write left it, once the lock is taken.

@@ -2,8 +2,7 @@ import { defineResource, integer, string } from '../../engine/define.ts';
 
 /**
  * A collection whose records move through declared states (SPEC 11). To serve it, copy this file
- * into resources/ and change the import to '../engine/define.ts' (README: "States a record moves
- * through").
+ * into resources/ and change the import to '../engine/define.ts' (docs/states.md).
  */
 export default defineResource({
   name: 'inspections',

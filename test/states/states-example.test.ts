@@ -5,7 +5,7 @@ import { loadResources } from '../../server/load-resources.ts';
 import { BASE, describeEachDatabase, M } from '../support/harness.ts';
 import { DEFINE_URL, resourcesCopy } from '../support/resources-dir.ts';
 
-// As the README says: examples/states/inspections.ts copied into resources/, its import pointed at the engine.
+// As docs/states.md says: examples/states/inspections.ts copied into resources/, its import pointed at the engine.
 const source = readFileSync(new URL('../../examples/states/inspections.ts', import.meta.url), 'utf8').replace(
   "'../../engine/define.ts'",
   `'${DEFINE_URL}'`,

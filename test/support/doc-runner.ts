@@ -153,10 +153,20 @@ export async function runDoc(checkout: DocCheckout, page: string, timeoutMs = 15
   if (blocks.length === 0) return { steps: [], preamble: '', serverLog: '', exit: 0 };
   writeFileSync(join(run, 'page.sh'), script);
 
-  const env: Record<string, string> = { LC_NUMERIC: 'C', PORT: String(ports.get(8080)), __MRS_LOG: join(run, 'mrs.log'), __MRS_ERR: join(run, 'mrs.err') };
+  const env: Record<string, string> = {
+    LC_NUMERIC: 'C',
+    PORT: String(ports.get(8080)),
+    __MRS_LOG: join(run, 'mrs.log'),
+    __MRS_ERR: join(run, 'mrs.err'),
+  };
   for (const name of ['PATH', 'HOME', 'TMPDIR', 'USER', 'LANG', 'SHELL']) if (process.env[name]) env[name] = process.env[name]!;
   let output = '';
-  const child = spawn('bash', ['--noprofile', '--norc', join(run, 'page.sh')], { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['--noprofile', '--norc', join(run, 'page.sh')], {
+    cwd: dir,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const timer = setTimeout(() => killGroup(child.pid!), timeoutMs);
@@ -182,7 +192,9 @@ export async function runDoc(checkout: DocCheckout, page: string, timeoutMs = 15
   }
   const tookMs = (i: number) => ((startedAt.get(i + 1) ?? endedAt) - startedAt.get(i)!) * 1000;
   return {
-    steps: steps.map((step, i) => (printed.has(i) ? { step, printed: printedLines(printed.get(i)!), ms: tookMs(i) } : { step, printed: undefined })),
+    steps: steps.map((step, i) =>
+      printed.has(i) ? { step, printed: printedLines(printed.get(i)!), ms: tookMs(i) } : { step, printed: undefined },
+    ),
     preamble: parts[0]!,
     serverLog: fromRun(serverLog),
     exit,

@@ -178,7 +178,7 @@ function insertDeltas(
  * order its plan gives them (no sort: an IN list's index gives a few ascending runs, put in order
  * here) and in hexadecimal (PostgreSQL writes it faster than decimal); a second writes the chunk
  * rows, a character an id. Packing in SQL sorted every id and wrote eight bytes of each
- * (BENCHMARKS.md, issue 24). The snapshot is the ids the first statement read; the second only
+ * (BENCHMARKS.md, "New searches at any size"). The snapshot is the ids the first statement read; the second only
  * keeps them. Undefined (nothing written) for ids deltas do not take.
  */
 async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
@@ -224,7 +224,7 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
 /**
  * Below this many ids a search in id order is packed in SQL after all: its second round trip and
  * the ids' text cost the application more than sorting and writing a few hundred ids cost the
- * database (499 ids: 0.87 times the requests a second, BENCHMARKS.md, issue 24).
+ * database (499 ids: 0.87 times the requests a second, BENCHMARKS.md, "New searches at any size").
  */
 const DELTAS_FROM = 2000;
 
