@@ -9,35 +9,45 @@ import { docBlocks, printedLines, type Step } from './doc-blocks.ts';
 const NOT_CLONED = new Set(['node_modules', '.git', 'data', 'dist', '.bench-data', '.scratch']);
 
 /**
- * A checkout of `root` in a temp folder, as a fresh clone after `npm install` would be: a
- * node_modules of its own whose packages link to root's, so `mrs` compiles into a cache of its
- * own; `fresh()` puts root's files back as they are (with their times, so that cache stays
- * current while the definitions are the same) and leaves no data.
+ * Fresh checkouts of `root`, as a clone after `npm install` would be: root's files copied (with
+ * their times) and no data, and a node_modules whose packages link to root's. Their `mrs`
+ * builds share one cache of their own (`mrs` keeps a build per set of definitions, so checkouts
+ * whose definitions are the same compile once), kept beside links to the same packages so that
+ * a build finds them.
  */
-export class DocCheckout {
-  readonly dir = mkdtempSync(join(tmpdir(), 'mrs-docs-'));
+export class DocCheckouts {
+  private readonly shared = mkdtempSync(join(tmpdir(), 'mrs-docs-'));
+  private readonly packages: readonly string[];
 
   constructor(readonly root: string) {
-    mkdirSync(join(this.dir, 'node_modules'));
-    for (const name of readdirSync(join(root, 'node_modules'))) {
-      if (name !== '.cache') symlinkSync(realpathSync(join(root, 'node_modules', name)), join(this.dir, 'node_modules', name));
-    }
+    this.packages = readdirSync(join(root, 'node_modules')).filter((name) => name !== '.cache');
+    this.linkPackages(this.shared);
+    mkdirSync(join(this.shared, 'node_modules', '.cache'));
   }
 
-  fresh(): void {
-    for (const name of readdirSync(this.dir)) if (name !== 'node_modules') rmSync(join(this.dir, name), { recursive: true, force: true });
+  private linkPackages(dir: string): void {
+    mkdirSync(join(dir, 'node_modules'));
+    for (const name of this.packages) symlinkSync(realpathSync(join(this.root, 'node_modules', name)), join(dir, 'node_modules', name));
+  }
+
+  /** A new checkout's folder, and a folder beside it for the run's own files. */
+  make(): { dir: string; work: string } {
+    const dir = mkdtempSync(join(this.shared, 'checkout-'));
     for (const name of readdirSync(this.root)) {
       if (NOT_CLONED.has(name)) continue;
-      cpSync(join(this.root, name), join(this.dir, name), {
+      cpSync(join(this.root, name), join(dir, name), {
         recursive: true,
         preserveTimestamps: true,
         filter: (from) => !/\.(sqlite(-wal|-shm)?|cpuprofile)$/.test(from),
       });
     }
+    this.linkPackages(dir);
+    symlinkSync(join(this.shared, 'node_modules', '.cache'), join(dir, 'node_modules', '.cache'));
+    return { dir, work: mkdtempSync(join(this.shared, 'work-')) };
   }
 
   remove(): void {
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.shared, { recursive: true, force: true });
   }
 }
 
@@ -119,16 +129,15 @@ export interface DocRun {
 }
 
 /**
- * Runs the page's blocks in order in one bash, in the checkout made fresh (no data), against
- * `mrs serve` on a free port: started before the first block, unless that block starts with
- * starting it (`npm install` or `npm start`, as the README's does).
+ * Runs the page's blocks in order in one bash, in a fresh checkout (no data), against `mrs
+ * serve` on a free port: started before the first block, unless that block starts with starting
+ * it (`npm install` or `npm start`, as the README's does).
  */
-export async function runDoc(checkout: DocCheckout, page: string, timeoutMs = 150_000): Promise<DocRun> {
-  const { root, dir } = checkout;
+export async function runDoc(checkouts: DocCheckouts, page: string, timeoutMs = 150_000): Promise<DocRun> {
+  const { root } = checkouts;
   const blocks = docBlocks(readFileSync(join(root, page), 'utf8'));
-  checkout.fresh();
-  const run = join(dir, 'node_modules', '.cache', 'doc-run'); // out of the checkout's files
-  mkdirSync(run, { recursive: true });
+  if (blocks.length === 0) return { steps: [], preamble: '', serverLog: '', exit: 0 };
+  const { dir, work: run } = checkouts.make();
   const ports = new Map<number, number>();
   for (const p of PAGE_PORTS) ports.set(p, await freePort());
   const toRun = (text: string) => text.replace(/\b(8080|8081|3000|9000)\b/g, (p) => String(ports.get(Number(p))));
@@ -150,7 +159,6 @@ export async function runDoc(checkout: DocCheckout, page: string, timeoutMs = 15
       steps.push(step);
     }
   }
-  if (blocks.length === 0) return { steps: [], preamble: '', serverLog: '', exit: 0 };
   writeFileSync(join(run, 'page.sh'), script);
 
   const env: Record<string, string> = {
@@ -180,6 +188,8 @@ export async function runDoc(checkout: DocCheckout, page: string, timeoutMs = 15
   } catch {
     // no server was started
   }
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(run, { recursive: true, force: true });
 
   const parts = fromRun(output)
     .replace(/\n*\x1eEXIT (\d+)\x1e\n?/g, '\n(exit $1)\n')
