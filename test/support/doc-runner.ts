@@ -122,7 +122,7 @@ export interface StepRun {
 
 export interface DocRun {
   readonly steps: readonly StepRun[];
-  /** What ran before the first step (the server's start) and the server's own output, for a failure's message. */
+  /** What ran before the first step (the server's start), and the server's warnings and errors: for a failure's message. */
   readonly preamble: string;
   readonly serverLog: string;
   readonly exit: number | null;
@@ -184,7 +184,11 @@ export async function runDoc(checkouts: DocCheckouts, page: string, timeoutMs = 
   killGroup(child.pid!); // anything a page left running in the background
   let serverLog = '';
   try {
-    serverLog = readFileSync(join(run, 'mrs.log'), 'utf8').slice(-4000) + readFileSync(join(run, 'mrs.err'), 'utf8').slice(-2000);
+    // Its warnings and errors (a request line is info) and what it printed on stderr.
+    const warnings = readFileSync(join(run, 'mrs.log'), 'utf8')
+      .split('\n')
+      .filter((l) => /"level":[4-6]0/.test(l));
+    serverLog = [...warnings.slice(-20), readFileSync(join(run, 'mrs.err'), 'utf8').slice(-2000)].join('\n');
   } catch {
     // no server was started
   }
