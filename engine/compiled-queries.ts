@@ -1,10 +1,15 @@
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
-import { Lru } from './lru.ts';
+import { ShapeCache, shapeText } from './shape-cache.ts';
 
 /**
- * Compiled queries: each compiled once and run many times. Building and compiling a Kysely
- * query costs more than running a small indexed one; the engine's hot queries come in few shapes, so each shape
- * is compiled once per database setup and later runs only fill in its parameters.
+ * Compiled statements: each compiled once per shape and database setup, run many times. Building
+ * and compiling a Kysely query costs more than running a small indexed one; the engine's hot
+ * statements come in few shapes, so each shape is compiled once and later runs only fill in its
+ * values (docs/sql.md).
+ *
+ * A statement declares what decides its SQL (its shape: a table, the columns written, a count)
+ * apart from its values (named placeholders): the cache key is derived from the shape, and the
+ * builder sees only the shape and the placeholders, so it cannot read what the key misses.
  *
  * A compiled query depends on the dialect and the plugins (on PostgreSQL, the tenant's schema),
  * not on the connection: a transaction shares its database's adapter and plugin objects, so it
@@ -31,119 +36,259 @@ function setupOf(db: Kysely<any>): Setup {
   return level;
 }
 
-const SLOT = Symbol('slot');
-type Slot = { readonly [SLOT]: number };
-const slots: Slot[] = [];
-function placeholders(n: number): Slot[] {
-  while (slots.length < n) slots.push({ [SLOT]: slots.length });
-  return slots.slice(0, n);
+/** Where a value goes: named `name`, or item `item` of the list named `name`. */
+class Slot {
+  constructor(
+    readonly name: string,
+    readonly item: number,
+  ) {}
 }
-const slotIndex = (v: unknown): number => (typeof v === 'object' && v !== null && SLOT in v ? (v as Slot)[SLOT] : -1);
+
+declare const PLACEHOLDER: unique symbol;
+/** What a builder puts where a value goes; it decides nothing (the SQL must not depend on it). */
+export type Placeholder = { readonly [PLACEHOLDER]: true };
+/** A list's placeholder: its items by index (how many is the shape's to say). */
+export interface ListPlaceholder {
+  at(i: number): Placeholder;
+}
+/** A builder's placeholders, one per value by the value's name. */
+export type Placeholders<V> = { readonly [K in keyof V]-?: NonNullable<V[K]> extends readonly unknown[] ? ListPlaceholder : Placeholder };
+
+/** The names a builder read, each a scalar (-1) or a list (its highest item read). */
+type Reads = Map<string, number>;
+
+/** Placeholders that note what the builder reads. */
+function placeholders(reads: Reads): Placeholders<any> {
+  const slots = new Map<string, Slot & ListPlaceholder>();
+  return new Proxy({} as Placeholders<any>, {
+    get(_, name) {
+      if (typeof name !== 'string') return undefined;
+      let s = slots.get(name);
+      if (!s) {
+        const items: Slot[] = [];
+        reads.set(name, reads.get(name) ?? -1);
+        s = Object.assign(new Slot(name, -1), {
+          at: (i: number) => {
+            reads.set(name, Math.max(reads.get(name)!, i));
+            return (items[i] ??= new Slot(name, i)) as unknown as Placeholder;
+          },
+        });
+        slots.set(name, s);
+      }
+      return s;
+    },
+  });
+}
+
+/** A query, or anything compiled like one (a `sql` template, a builder). */
+export interface Compilable<R> {
+  compile(db: Kysely<any>): CompiledQuery<R>;
+}
 
 interface Template<R> {
   readonly query: CompiledQuery<R>;
-  /** For each parameter: the argument it takes, or -1 for a value fixed at compile time. */
-  readonly from: readonly number[];
+  /** For each parameter: the value's name, or undefined for a value fixed at compile time. */
+  readonly names: readonly (string | undefined)[];
+  /** For each parameter: the item of its list, or -1. */
+  readonly items: readonly number[];
 }
 
-/** Compiles `build` with n placeholders and notes which argument each parameter takes. */
-function template<R>(build: (...placeholders: any[]) => CompiledQuery<R>, n: number): Template<R> {
-  const query = build(...placeholders(n));
-  return { query, from: query.parameters.map(slotIndex) };
-}
-
-/**
- * A query of one shape whose values are arguments: `build` compiles it with placeholders in
- * their place (use them only as values, never to decide the shape), once per database setup.
- */
-export function compiledOnce<A extends readonly unknown[], R = unknown>(
-  build: (db: Kysely<any>, ...placeholders: { [K in keyof A]: any }) => CompiledQuery<R>,
-): (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>> {
-  const templates = new WeakMap<Setup, Template<R>>();
-  return (db, ...args) => {
-    const setup = setupOf(db);
-    let t = templates.get(setup);
-    if (!t) templates.set(setup, (t = template((...p) => build(db, ...(p as any)), args.length)));
-    return execute(db, t, args);
-  };
-}
-
-/** The template's query with these arguments in place. */
-function filled<R>(t: Template<R>, args: readonly unknown[]): CompiledQuery<R> {
+/** The template's query with these values in place. */
+function filled<R>(t: Template<R>, values: Record<string, any>): CompiledQuery<R> {
   const fixed = t.query.parameters;
-  const parameters = t.from.map((a, i) => (a < 0 ? fixed[i] : args[a]));
+  const parameters = new Array<unknown>(fixed.length);
+  for (let i = 0; i < fixed.length; i++) {
+    const name = t.names[i];
+    const item = t.items[i]!;
+    parameters[i] = name === undefined ? fixed[i] : item < 0 ? values[name] : values[name][item];
+  }
   const { query, queryId, sql } = t.query;
   return { query, queryId, sql, parameters }; // not a spread: see engine/http/headers.ts
 }
 
-function execute<R>(db: Kysely<any>, t: Template<R>, args: readonly unknown[]): Promise<QueryResult<R>> {
-  return db.executeQuery<R>(filled(t, args));
+/** The shape as its builder sees it: its own enumerable keys only, read once. */
+function copyOf<S extends object>(shape: S): S {
+  const copy = {} as Record<string, unknown>;
+  for (const name in shape) copy[name] = shape[name];
+  return copy as S;
 }
 
-type Run<A extends readonly unknown[], R> = (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>>;
+/** A statement compiled once per shape and database setup. */
+export interface CompiledStatement<S extends object, V extends object, R> {
+  readonly name: string;
+  /** Runs it with these values. */
+  run(db: Kysely<any>, shape: S, values: V): Promise<QueryResult<R>>;
+  /** The compiled query, given rather than run: for a statement handed to whoever runs it (a driver that runs it right after another). */
+  query(db: Kysely<any>, shape: S, values: V): CompiledQuery<R>;
+}
+
+type Builder<S, V, R> = (db: Kysely<any>, shape: S, p: Placeholders<V>) => Compilable<R>;
+
+/**
+ * A statement whose SQL `build` decides from `shape` alone, its values named placeholders (use
+ * them only as values, never to decide the SQL), compiled once per shape and database setup
+ * while among the `max` shapes most recently used there.
+ */
+export function compiledStatement<S extends object, V extends object = Record<never, never>, R = unknown>(
+  name: string,
+  build: Builder<S, V, R>,
+  max = 100,
+): CompiledStatement<S, V, R> {
+  return statementOf(name, build, max, true);
+}
+
+function statementOf<S extends object, V extends object, R>(
+  name: string,
+  build: Builder<S, V, R>,
+  max: number,
+  checked: boolean,
+): CompiledStatement<S, V, R> {
+  const bySetup = new WeakMap<Setup, ShapeCache<Template<R>>>();
+  const statement: CompiledStatement<S, V, R> = {
+    name,
+    run: (db, shape, values) => db.executeQuery<R>(statement.query(db, shape, values)),
+    query(db, shape, values) {
+      const setup = setupOf(db);
+      let cache = bySetup.get(setup);
+      if (!cache) bySetup.set(setup, (cache = new ShapeCache(max)));
+      let t = cache.get(shape);
+      if (!t) cache.set(shape, (t = template(statement, build, db, shape, checked)));
+      return filled(t, values as Record<string, unknown>);
+    },
+  };
+  return statement;
+}
+
+function template<S extends object, V extends object, R>(
+  statement: CompiledStatement<S, V, R>,
+  build: Builder<S, V, R>,
+  db: Kysely<any>,
+  shape: S,
+  checked: boolean,
+): Template<R> {
+  const reads: Reads = new Map();
+  const copy = copyOf(shape);
+  const query = build(db, copy, placeholders(reads) as Placeholders<V>).compile(db);
+  const slots = query.parameters.map((p) => (p instanceof Slot ? p : undefined));
+  if (checked) tracked?.push({ statement, build: build as unknown as Builder<any, any, unknown>, db, shape: copy, reads, query });
+  return { query, names: slots.map((s) => s?.name), items: slots.map((s) => s?.item ?? -1) };
+}
+
+/** A shape a statement was compiled with, noted while tracking (trackShapes). */
+export interface UsedShape {
+  readonly statement: CompiledStatement<any, any, unknown>;
+  readonly build: Builder<any, any, unknown>;
+  readonly db: Kysely<any>;
+  readonly shape: object;
+  readonly reads: Reads;
+  readonly query: CompiledQuery<unknown>;
+}
+
+let tracked: UsedShape[] | undefined;
+
+/** Notes every shape compiled from now on (for a test): the list grows as statements compile. */
+export function trackShapes(): readonly UsedShape[] {
+  return (tracked ??= []);
+}
+
+/** Values for what a builder read: `kind` a-strings or b-numbers, so two sets differ in type and value. */
+function valuesFor(reads: Reads, kind: 'a' | 'b'): Record<string, unknown> {
+  let n = 0;
+  const value = (label: string) => (kind === 'a' ? `a:${label}` : 1000 + n++);
+  const values: Record<string, unknown> = {};
+  for (const [name, top] of reads) values[name] = top < 0 ? value(name) : Array.from({ length: top + 1 }, (_, i) => value(`${name}[${i}]`));
+  return values;
+}
+
+/**
+ * What is wrong with a shape's compiled statement: built with two other sets of values (not
+ * placeholders), its SQL must be the one compiled, and its parameters those the cached statement
+ * fills in. Empty when nothing is.
+ */
+export function valueProblems(u: UsedShape): string[] {
+  const problems: string[] = [];
+  const t: Template<unknown> = {
+    query: u.query,
+    names: u.query.parameters.map((p) => (p instanceof Slot ? p.name : undefined)),
+    items: u.query.parameters.map((p) => (p instanceof Slot ? p.item : -1)),
+  };
+  for (const kind of ['a', 'b'] as const) {
+    const values = valuesFor(u.reads, kind);
+    const query = u.build(u.db, copyOf(u.shape), values as Placeholders<any>).compile(u.db);
+    if (query.sql !== u.query.sql)
+      problems.push(`${u.statement.name} ${shapeText(u.shape)}: SQL differs with values ${kind}:\n${query.sql}\n${u.query.sql}`);
+    else if (JSON.stringify(query.parameters) !== JSON.stringify(filled(t, values).parameters))
+      problems.push(`${u.statement.name} ${shapeText(u.shape)}: parameters with values ${kind} are not those filled in`);
+  }
+  return problems;
+}
+
+// Positional placeholders, replaced by compiledStatement: kept until their last callers move.
+
+type Positional<R> = (...placeholders: any[]) => CompiledQuery<R>;
+
+/** A legacy builder as a statement of shape `{ n, key }`, its `n` values the list `args`. */
+function positional<K, R>(
+  name: string,
+  build: (key: K, db: Kysely<any>, p: Placeholder[]) => CompiledQuery<R>,
+  max: number,
+  checked = true,
+) {
+  return statementOf<{ key: K; n: number }, { args: readonly unknown[] }, R>(
+    name,
+    (db, { key, n }, p) => ({
+      compile: () =>
+        build(
+          key,
+          db,
+          Array.from({ length: n }, (_, i) => p.args.at(i)),
+        ),
+    }),
+    max,
+    checked,
+  );
+}
+
+/** @deprecated Use compiledStatement (named placeholders, a declared shape). */
+export function compiledOnce<A extends readonly unknown[], R = unknown>(
+  build: (db: Kysely<any>, ...placeholders: { [K in keyof A]: any }) => CompiledQuery<R>,
+): (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>> {
+  const s = positional<undefined, R>('compiledOnce', (_k, db, p) => build(db, ...(p as any)), 1);
+  return (db, ...args) => s.run(db, { key: undefined, n: args.length }, { args });
+}
+
 type Build<K, A extends readonly unknown[], R> = (key: K, db: Kysely<any>, ...placeholders: { [I in keyof A]: any }) => CompiledQuery<R>;
 
-/** A family's members, each `compiledOnce` on first use of its key, kept in `members`. */
-function family<K, A extends readonly unknown[], R>(
-  members: { get(key: K): Run<A, R> | undefined; set(key: K, run: Run<A, R>): unknown },
-  build: Build<K, A, R>,
-) {
-  return (key: K, db: Kysely<any>, ...args: A): Promise<QueryResult<R>> => {
-    let run = members.get(key);
-    if (!run) members.set(key, (run = compiledOnce<A, R>((d, ...p) => build(key, d, ...p))));
-    return run(db, ...args);
-  };
+/** @deprecated Use compiledStatement, the key a member of its shape. */
+export function compiledFamily<A extends readonly unknown[], R = unknown>(build: Build<string, A, R>) {
+  const s = positional<string, R>('compiledFamily', (key, db, p) => build(key, db, ...(p as any)), 100);
+  return (key: string, db: Kysely<any>, ...args: A) => s.run(db, { key, n: args.length }, { args });
 }
 
-/**
- * Like `compiledOnce`, for a family of shapes told apart by `key` (a collection name, a count): each
- * member is compiled once per database setup.
- */
-export const compiledFamily = <A extends readonly unknown[], R = unknown>(build: Build<string, A, R>) =>
-  family(new Map<string, Run<A, R>>(), build);
+/** @deprecated Use compiledStatement, the object (frozen: it stands for itself) a member of its shape. */
+export function compiledPer<K extends object, A extends readonly unknown[], R = unknown>(build: Build<K, A, R>) {
+  const s = positional<K, R>('compiledPer', (key, db, p) => build(key, db, ...(p as any)), 100);
+  return (key: K, db: Kysely<any>, ...args: A) => s.run(db, { key, n: args.length }, { args });
+}
 
-/**
- * Like `compiledFamily`, for shapes decided by an object (a collection's Resource: its fields
- * decide the SQL): each member is compiled once per object and database setup, and forgotten
- * with the object. By the object, not a name: two engines may define a collection of the same
- * name with other fields.
- */
-export const compiledPer = <K extends object, A extends readonly unknown[], R = unknown>(build: Build<K, A, R>) =>
-  family(new WeakMap<K, Run<A, R>>(), build);
-
-/**
- * Queries of many shapes, each told apart by a key that determines it completely, compiled
- * once per database setup while among the `max` most recently used. For queries whose values
- * partly go through compilers that transform them (filters): those are fixed in the compiled
- * query, so the key must name them; the placeholders stand for the rest.
- */
+/** @deprecated Use compiledStatement: a key joined by hand serves another's SQL when it misses an input. */
 export function compiledByKey(max = 500) {
   const queries = compiledQueriesByKey(max);
-  return <R>(
-    db: Kysely<any>,
-    key: string,
-    build: (...placeholders: any[]) => CompiledQuery<R>,
-    ...args: readonly unknown[]
-  ): Promise<QueryResult<R>> => db.executeQuery<R>(queries(db, key, build, ...args));
+  return <R>(db: Kysely<any>, key: string, build: Positional<R>, ...args: readonly unknown[]): Promise<QueryResult<R>> =>
+    db.executeQuery<R>(queries(db, key, build, ...args));
 }
 
-/**
- * `compiledByKey`'s statements, given rather than run: for a statement handed to whoever runs it
- * (a driver that runs it right after another, adapters/sqlite).
- */
+/** @deprecated Use compiledStatement's `query`. */
 export function compiledQueriesByKey(max = 500) {
-  const bySetup = new WeakMap<Setup, Lru<Template<any>>>();
-  return function query<R>(
-    db: Kysely<any>,
-    key: string,
-    build: (...placeholders: any[]) => CompiledQuery<R>,
-    ...args: readonly unknown[]
-  ): CompiledQuery<R> {
-    const setup = setupOf(db);
-    let cache = bySetup.get(setup);
-    if (!cache) bySetup.set(setup, (cache = new Lru(max)));
-    let t = cache.get(key) as Template<R> | undefined;
-    if (!t) cache.set(key, (t = template(build, args.length)));
-    return filled(t, args);
+  let current: Positional<any> | undefined;
+  // The builder is the call's: not one to compile again with other values (valueProblems).
+  const s = positional<string, any>('compiledByKey', (_k, _db, p) => current!(...p), max, false);
+  return function query<R>(db: Kysely<any>, key: string, build: Positional<R>, ...args: readonly unknown[]): CompiledQuery<R> {
+    current = build;
+    try {
+      return s.query(db, { key, n: args.length }, { args });
+    } finally {
+      current = undefined;
+    }
   };
 }

@@ -7,9 +7,9 @@ import {
   type OperationNodeSource,
   type RawBuilder,
 } from 'kysely';
-import { compiledByKey, compiledQueriesByKey } from '../compiled-queries.ts';
+import { compiledStatement, type ListPlaceholder, type Placeholders } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
-import type { TenantDb } from '../dialects/types.ts';
+import type { Dialect, TenantDb } from '../dialects/types.ts';
 import { jsonArrayOf } from '../dialects/json-array.ts';
 import {
   EVENTS_GONE_KEY,
@@ -73,57 +73,55 @@ const valuesOf = (events: readonly NewEvent[]): unknown[] => {
 };
 
 /**
- * The events to append as a VALUES list of parameters, rows `(ord, at, collection, record_id, op,
- * changed, record, username, before_row)` (EVENT_COLUMNS after `ord`), `ord` counting from 1 in the order given, or
- * without `ord` when the database keeps the list's order itself. The record is the JSON the write
- * already holds: read again from its row, it cost the append about as much again.
+ * The events to append as a VALUES list of parameters, rows `(at, collection, record_id, op,
+ * changed, record, username, before_row)` (EVENT_COLUMNS), each event's VALUES_PER_EVENT values
+ * in turn in `values`. The record is the JSON the write already holds: read again from its row,
+ * it cost the append about as much again.
  */
-function eventRows(n: number, p: readonly unknown[], withOrd: boolean): RawBuilder<unknown> {
+function eventRows(n: number, values: ListPlaceholder): RawBuilder<unknown> {
   return sql`values ${sql.join(
     Array.from({ length: n }, (_, i) => {
-      const [at, collection, id, op, changed, record, user, before] = p.slice(i * VALUES_PER_EVENT, (i + 1) * VALUES_PER_EVENT);
-      return sql`(${withOrd ? sql`${sql.lit(i + 1)}, ` : sql``}cast(${at} as text), cast(${collection} as text), cast(${id} as bigint), cast(${op} as text),
+      const [at, collection, id, op, changed, record, user, before] = Array.from({ length: VALUES_PER_EVENT }, (_, k) =>
+        values.at(i * VALUES_PER_EVENT + k),
+      );
+      return sql`(cast(${at} as text), cast(${collection} as text), cast(${id} as bigint), cast(${op} as text),
         cast(${changed} as text), cast(${record} as text), cast(${user} as text), cast(${before} as text))`;
     }),
   )}`;
 }
 
-/** The columns an event's VALUES row (eventRows, without `ord`) fills, in order. */
+/** The columns an event's VALUES row (eventRows) fills, in order. */
 export const EVENT_COLUMNS = sql`(at, collection, record_id, op, changed, record, username, before_row)`;
-
-/** Statements compiled once per key and database setup (the setup names the tenant's schema). */
-const compiled = compiledByKey(500);
-const appendQueries = compiledQueriesByKey(100);
 
 /** Events appended by one statement at most: a longer list goes in several, in order. */
 const EVENTS_PER_STATEMENT = 100;
 
-/**
- * An append statement, given how a database writes it around the event rows (`n` of them, with
- * `ord` or without):
- * compiled once per number of events up to EVENTS_PER_STATEMENT.
- */
-/**
- * `appender`'s statement for one event, given rather than run (EventLog.appendQuery): for a
- * statement that runs right after its write (engine/sql/write-then.ts).
- */
-export function appendQueryOf(withOrd: boolean, write: (t: TenantDb, rows: RawBuilder<unknown>, n: number) => RawBuilder<unknown>) {
-  return (t: TenantDb, db: Kysely<any>, event: NewEvent): CompiledQuery =>
-    appendQueries(db, 'append', (...p) => write(t, eventRows(1, p, withOrd), 1).compile(db), ...valuesOf([event]));
-}
+/** How a database writes its append around the event rows (`n` of them): its INSERT. */
+export type EventsInsert = (t: InSchema, rows: RawBuilder<unknown>, n: number) => RawBuilder<unknown>;
 
-export function appender(withOrd: boolean, write: (t: TenantDb, rows: RawBuilder<unknown>, n: number) => RawBuilder<unknown>) {
-  return async (t: TenantDb, trx: Kysely<any>, events: readonly NewEvent[]): Promise<void> => {
-    for (let from = 0; from < events.length; from += EVENTS_PER_STATEMENT) {
-      const part = from === 0 && events.length <= EVENTS_PER_STATEMENT ? events : events.slice(from, from + EVENTS_PER_STATEMENT);
-      const n = part.length;
-      await compiled(
-        trx,
-        n === 1 ? 'append' : `append\0${n}`,
-        (...p) => write(t, eventRows(n, p, withOrd), n).compile(trx),
-        ...valuesOf(part),
-      );
-    }
+/** What the feed's statements know of a tenant's database: its schema (the setup's), its dialect (the database's). */
+type InSchema = Pick<TenantDb, 'schema'>;
+
+/**
+ * A database's append of events (EventLog.append), and of one event given rather than run
+ * (EventLog.appendQuery: for a statement that runs right after its write, engine/sql/write-then.ts).
+ */
+export function eventAppender(insert: EventsInsert) {
+  // Compiled once per count of events: every write appends (BENCHMARKS.md, "compile cache's named placeholders").
+  const statement = compiledStatement<{ schema: string | undefined; n: number }, { values: readonly unknown[] }>(
+    'event append',
+    (_db, shape, p) => insert(shape, eventRows(shape.n, p.values), shape.n),
+    EVENTS_PER_STATEMENT,
+  );
+  return {
+    query: (t: TenantDb, db: Kysely<any>, event: NewEvent): CompiledQuery =>
+      statement.query(db, { schema: t.schema, n: 1 }, { values: valuesOf([event]) }),
+    async append(t: TenantDb, trx: Kysely<any>, events: readonly NewEvent[]): Promise<void> {
+      for (let from = 0; from < events.length; from += EVENTS_PER_STATEMENT) {
+        const part = from === 0 && events.length <= EVENTS_PER_STATEMENT ? events : events.slice(from, from + EVENTS_PER_STATEMENT);
+        await statement.run(trx, { schema: t.schema, n: part.length }, { values: valuesOf(part) });
+      }
+    },
   };
 }
 
@@ -170,13 +168,17 @@ export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expressio
       order by ${sql.ref(`${from}.id`)}`;
 }
 
+/** What a feed's page statement takes of its tenant's database: its schema and dialect, both the setup's. */
+export type FeedTables = Pick<TenantDb, 'schema' | 'dialect'>;
+type FeedSql<T> = (t: FeedTables) => RawBuilder<T>;
+
 /**
  * A page of events after a position, with the highest seq committed (`highest`, the database's
  * own expression) and the gone mark, in one statement: one view of the database, so the page and
- * the mark agree. Compiled once per count of collections and ops filtered on. `pending`: whether
- * that view holds events not yet numbered (a database that numbers them after they commit).
+ * the mark agree. `pending`: whether that view holds events not yet numbered (a database that
+ * numbers them after they commit).
  */
-export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending: (t: TenantDb) => RawBuilder<boolean> = () => sql`false`) {
+export function pageReader(highest: FeedSql<number>, pending: FeedSql<boolean> = () => sql`false`) {
   const read = pageRows(highest, pending, 'read', () => sql`at, collection, record_id, op, changed, record, username`, sql`e.*`);
   return async (t: TenantDb, q: EventQuery): Promise<PageRead<EventPage>> => {
     const { rows, highest, goneBelow, pending } = await read(t, q);
@@ -189,11 +191,7 @@ export function pageReader(highest: (t: TenantDb) => RawBuilder<number>, pending
  * (`text`: an event row's JSON text, the database's own expression): one string a row to make
  * here instead of eight and an object, and the page's JSON only joined here.
  */
-export function pageTextReader(
-  highest: (t: TenantDb) => RawBuilder<number>,
-  pending: (t: TenantDb) => RawBuilder<boolean>,
-  text: (t: TenantDb) => RawBuilder<string>,
-) {
+export function pageTextReader(highest: FeedSql<number>, pending: FeedSql<boolean>, text: FeedSql<string>) {
   // Only the text comes back: no seq to parse a row (the rows come in seq order all the same).
   const read = pageRows(highest, pending, 'read-text', (t) => sql`${text(t)} as json`, sql`e.json`);
   return async (t: TenantDb, q: EventQuery): Promise<PageRead<EventPageJson>> => {
@@ -209,45 +207,79 @@ export interface PageRead<P> {
   readonly pending: boolean;
 }
 
+/** What decides a feed page statement's SQL: the tenant's schema, how many collections and ops it filters on (-1: none). */
+interface PageShape {
+  readonly schema: string | undefined;
+  readonly collections: number;
+  readonly ops: number;
+}
+
+/** A feed page statement's values. */
+interface PageValues {
+  readonly after: number;
+  readonly limit: number;
+  readonly collections: readonly string[];
+  readonly ops: readonly string[];
+}
+
+/**
+ * One statement per dialect, `make` given it: a reader serves any database, and its dialect (the
+ * setup's, as the schema is) is fixed for each statement rather than read from a call.
+ */
+function perDialect<T>(make: (dialect: Dialect) => T): (dialect: Dialect) => T {
+  const statements = new WeakMap<Dialect, T>();
+  return (dialect) => {
+    let s = statements.get(dialect);
+    if (!s) statements.set(dialect, (s = make(dialect)));
+    return s;
+  };
+}
+
+const NONE: readonly string[] = [];
+const pageShape = (t: TenantDb, q: EventQuery): PageShape => ({
+  schema: t.schema,
+  collections: q.collections ? q.collections.length : -1,
+  ops: q.ops ? q.ops.length : -1,
+});
+const pageValues = (q: EventQuery): PageValues => ({
+  after: q.after,
+  limit: q.limit,
+  collections: q.collections ?? NONE,
+  ops: q.ops ?? NONE,
+});
+
 /**
  * The rows of a page after a position (`columns` of each event row besides `seq`, as `e`; `out`
  * the row's columns returned, among them `seq` or `json`, null in the one row of an empty page)
  * and, in the same statement, the highest seq, the gone mark and whether unnumbered events are
- * pending: compiled once per kind, count of collections and ops filtered on.
+ * pending.
  */
 function pageRows(
-  highest: (t: TenantDb) => RawBuilder<number>,
-  pending: (t: TenantDb) => RawBuilder<boolean>,
+  highest: FeedSql<number>,
+  pending: FeedSql<boolean>,
   kind: 'read' | 'read-text',
-  columns: (t: TenantDb) => RawBuilder<unknown>,
+  columns: FeedSql<unknown>,
   out: RawBuilder<unknown>,
 ) {
   const present = kind === 'read' ? 'seq' : 'json';
-  const build = (t: TenantDb, nc: number, no: number, after: unknown, limit: unknown, ...p: unknown[]) => {
-    const filters = pageFilters(nc, no, p);
-    return sql`select h.highest, h.gone, h.pending, ${out}
+  // Compiled once per count of collections and ops: the feed's pages (BENCHMARKS.md, "compile cache's named placeholders").
+  const statementOf = perDialect((dialect) =>
+    compiledStatement<PageShape, PageValues, Record<string, unknown>>(`feed ${kind}`, (_db, shape, p) => {
+      const t: FeedTables = { schema: shape.schema, dialect };
+      return sql`select h.highest, h.gone, h.pending, ${out}
       from (select ${highest(t)} as highest, ${pending(t)} as pending,
         coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone) as h
       left join (select seq, ${columns(t)} from ${tableRef(t, EVENTS_TABLE)}
-        where seq > cast(${after} as bigint)${sql.join(
-          filters.map((f) => sql` and ${f}`),
+        where seq > cast(${p.after} as bigint)${sql.join(
+          pageFilters(shape, p).map((f) => sql` and ${f}`),
           sql``,
         )}
-        order by seq limit cast(${limit} as integer)) as e on 1 = 1
-      order by e.seq`.compile(t.db);
-  };
+        order by seq limit cast(${p.limit} as integer)) as e on 1 = 1
+      order by e.seq`;
+    }),
+  );
   return async (t: TenantDb, q: EventQuery) => {
-    const nc = q.collections ? q.collections.length : -1;
-    const no = q.ops ? q.ops.length : -1;
-    const { rows } = await compiled<Record<string, unknown>>(
-      t.db,
-      `${kind}\0${nc}\0${no}`,
-      (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
-      q.after,
-      q.limit,
-      ...(q.collections ?? []),
-      ...(q.ops ?? []),
-    );
+    const { rows } = await statementOf(t.dialect).run(t.db, pageShape(t, q), pageValues(q));
     const head = rows[0]!;
     return {
       rows: rows.filter((r) => r[present] !== null && r[present] !== undefined),
@@ -258,18 +290,19 @@ function pageRows(
   };
 }
 
-/** The page's conditions on collection and op: `nc` and `no` values of `p` each, or none when negative. */
-function pageFilters(nc: number, no: number, p: readonly unknown[]): RawBuilder<unknown>[] {
-  const collections = p.slice(0, Math.max(nc, 0));
-  const ops = p.slice(collections.length);
+/** The page's conditions on collection and op: as many values of each as the shape says, or none when negative. */
+function pageFilters(shape: PageShape, p: Placeholders<PageValues>): RawBuilder<unknown>[] {
+  const items = (n: number, list: ListPlaceholder) => sql.join(Array.from({ length: n }, (_, i) => list.at(i)));
   return [
-    ...(nc < 0 ? [] : [nc === 0 ? sql`1 = 0` : sql`collection in (${sql.join(collections)})`]),
-    ...(no < 0 ? [] : [no === 0 ? sql`1 = 0` : sql`op in (${sql.join(ops)})`]),
+    ...(shape.collections < 0
+      ? []
+      : [shape.collections === 0 ? sql`1 = 0` : sql`collection in (${items(shape.collections, p.collections)})`]),
+    ...(shape.ops < 0 ? [] : [shape.ops === 0 ? sql`1 = 0` : sql`op in (${items(shape.ops, p.ops)})`]),
   ];
 }
 
 /** An event row as the text eventJson writes for it, written by the database. */
-const eventText = (t: TenantDb) => {
+const eventText = (t: FeedTables) => {
   const q = (column: string) => t.dialect.jsonString(sql.ref(column));
   return sql<string>`'{"seq":' || seq || ',"at":' || ${q('at')} || ',"collection":' || ${q('collection')} || ',"id":' || record_id
     || ',"op":"' || op || '","changed":' || changed || ',"record":' || record || ',"user":' || ${q('username')} || '}'`;
@@ -281,31 +314,23 @@ const eventText = (t: TenantDb) => {
  * server's process (SQLite); a shared one pays for it instead of the server (PostgreSQL's
  * event-log.ts). Its events are all numbered: no `pending`.
  */
-export function pageJsonReader(highest: (t: TenantDb) => RawBuilder<number>) {
-  const build = (t: TenantDb, nc: number, no: number, after: unknown, limit: unknown, ...p: unknown[]) => {
-    const page = pageFilters(nc, no, p)
-      .reduce(
-        (q, f) => q.where(f as RawBuilder<boolean>),
-        t.db.selectFrom(EVENTS_TABLE).where(sql<boolean>`seq > cast(${after} as bigint)`),
-      )
-      .limit(sql<number>`cast(${limit} as integer)`);
-    return sql`select ${highest(t)} as highest,
+export function pageJsonReader(highest: FeedSql<number>) {
+  const statementOf = perDialect((dialect) =>
+    compiledStatement<PageShape, PageValues, Record<string, unknown>>('feed read-json', (db, shape, p) => {
+      const t: FeedTables = { schema: shape.schema, dialect };
+      const page = pageFilters(shape, p)
+        .reduce(
+          (q, f) => q.where(f as RawBuilder<boolean>),
+          db.selectFrom(EVENTS_TABLE).where(sql<boolean>`seq > cast(${p.after} as bigint)`),
+        )
+        .limit(sql<number>`cast(${p.limit} as integer)`);
+      return sql`select ${highest(t)} as highest,
       coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone,
-      ${jsonArrayOf(t.dialect, page, eventText(t), sql.ref('seq'))} as json`.compile(t.db);
-  };
+      ${jsonArrayOf(dialect, page, eventText(t), sql.ref('seq'))} as json`;
+    }),
+  );
   return async (t: TenantDb, q: EventQuery): Promise<EventPageJson> => {
-    const nc = q.collections ? q.collections.length : -1;
-    const no = q.ops ? q.ops.length : -1;
-    const { rows } = await compiled<Record<string, unknown>>(
-      t.db,
-      `read-json\0${nc}\0${no}`,
-      (after, limit, ...p) => build(t, nc, no, after, limit, ...p),
-      q.after,
-      q.limit,
-      ...(q.collections ?? []),
-      ...(q.ops ?? []),
-    );
-    const row = rows[0]!;
+    const row = (await statementOf(t.dialect).run(t.db, pageShape(t, q), pageValues(q))).rows[0]!;
     return { json: row.json as string, highest: Number(row.highest), goneBelow: Number(row.gone) };
   };
 }

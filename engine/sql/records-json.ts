@@ -3,7 +3,7 @@ import { dialectOf } from '../dialects/index.ts';
 import { jsonArrayOf } from '../dialects/json-array.ts';
 import type { Dialect } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
-import { compiledPer } from '../compiled-queries.ts';
+import { compiledStatement } from '../compiled-queries.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
 
 /**
@@ -18,28 +18,28 @@ export const recordJsonOf = (dialect: Dialect, resource: Resource, alias?: strin
     resource.fieldNames.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(alias ? `${alias}.${name}` : name) })),
   );
 
-const pageJson = compiledPer<Resource, [string], { json: string }>((resource, db, idsJson) => {
+// Compiled once: a read by id and a page's records are on every read (BENCHMARKS.md, "hot queries compiled once").
+const pageJson = compiledStatement<{ resource: Resource }, { ids: string }, { json: string }>('page json', (db, { resource }, p) => {
   const dialect = dialectOf(db);
-  const rows = db.selectFrom(dialect.idsOfJson(idsJson).as('k')).innerJoin(`${resource.name} as r`, 'r.id', 'k.id');
-  return sql<{
-    json: string;
-  }>`select ${jsonArrayOf(dialect, rows, recordJsonOf(dialect, resource, 'r'), sql.ref('k.ord'))} as json`.compile(db);
+  const rows = db.selectFrom(dialect.idsOfJson(sql<string>`${p.ids}`).as('k')).innerJoin(`${resource.name} as r`, 'r.id', 'k.id');
+  return sql<{ json: string }>`select ${jsonArrayOf(dialect, rows, recordJsonOf(dialect, resource, 'r'), sql.ref('k.ord'))} as json`;
 });
 
 /** The records with these ids, in this order, as the text of a JSON array; ids with no row are left out. */
 export async function recordsJson(db: Kysely<any>, resource: Resource, ids: readonly number[]): Promise<string> {
   if (ids.length === 0) return '[]';
-  const { rows } = await pageJson(resource, db, JSON.stringify(ids));
+  const { rows } = await pageJson.run(db, { resource }, { ids: JSON.stringify(ids) });
   return rows[0]!.json;
 }
 
 // The version beside the JSON, for the ETag: the same statement, no second query.
-const byIdJson = compiledPer<Resource, [number], { json: string; deleted: unknown; version: unknown }>((resource, db, id) =>
-  db
-    .selectFrom(resource.name)
-    .select([recordJsonOf(dialectOf(db), resource).as('json'), 'deleted', sql.ref(VERSION_COLUMN).as('version')])
-    .where('id', '=', id)
-    .compile(),
+const byIdJson = compiledStatement<{ resource: Resource }, { id: number }, { json: string; deleted: unknown; version: unknown }>(
+  'record json by id',
+  (db, { resource }, p) =>
+    db
+      .selectFrom(resource.name)
+      .select([recordJsonOf(dialectOf(db), resource).as('json'), 'deleted', sql.ref(VERSION_COLUMN).as('version')])
+      .where('id', '=', p.id),
 );
 
 /** One record as JSON text, with its deleted flag and version (a read by id); undefined when no row has the id. */
@@ -48,6 +48,6 @@ export async function recordJsonById(
   resource: Resource,
   id: number,
 ): Promise<{ json: string; deleted: boolean; version: number } | undefined> {
-  const row = (await byIdJson(resource, db, id)).rows[0];
+  const row = (await byIdJson.run(db, { resource }, { id })).rows[0];
   return row && { json: row.json, deleted: dialectOf(db).decode('boolean', row.deleted) === true, version: Number(row.version) };
 }

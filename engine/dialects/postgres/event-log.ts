@@ -1,10 +1,9 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { compiledByKey } from '../../compiled-queries.ts';
 import { EngineError } from '../../errors.ts';
 import { EVENTS_TABLE, type EventLog, type EventQuery } from '../../events/event-log.ts';
 import {
-  appender,
   createEventsTable,
+  eventAppender,
   EVENT_COLUMNS,
   pageReader,
   pageTextReader,
@@ -14,6 +13,9 @@ import {
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { outsideTransactions } from '../../tenant-state.ts';
+
+/** What a feed statement knows of its tenant's database: its schema (the setup's). */
+type InSchema = Pick<TenantDb, 'schema'>;
 
 /** The tenant's one-row counter of seqs: the highest seq given. */
 const COUNTER = 'mrs_event_counter';
@@ -124,7 +126,7 @@ export const postgresEvents: EventLog = {
   },
 };
 
-const appendRows = appender(false, (t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS} ${rows}`);
+const appendRows = eventAppender((t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS} ${rows}`).append;
 
 /** How long after a write its tenant's new events are numbered, at the latest, by the process that wrote them. */
 export const NUMBER_AFTER_MS = 100;
@@ -164,7 +166,7 @@ function numberSoon(written: TenantDb): void {
   (timer as { unref?: () => void }).unref?.();
 }
 
-const highestNumbered = (t: TenantDb) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`;
+const highestNumbered = (t: InSchema) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`;
 
 /** The lowest transaction id an unnumbered event can have (see postgresEvents): 0 before the first numbering. */
 const LOWEST_PENDING = sql`coalesce(numbered_xmin, '0'::xid8)`;
@@ -173,9 +175,9 @@ const LOWEST_PENDING = sql`coalesce(numbered_xmin, '0'::xid8)`;
  * On an unnumbered event (`seq is null`): the bound of its transaction id, which the partial
  * index of unnumbered events (`mrs_events_pending`) searches from.
  */
-const pendingFrom = (t: TenantDb) => sql<SqlBool>`xid >= (select ${LOWEST_PENDING} from ${tableRef(t, COUNTER)})`;
+const pendingFrom = (t: InSchema) => sql<SqlBool>`xid >= (select ${LOWEST_PENDING} from ${tableRef(t, COUNTER)})`;
 
-const unnumbered = (t: TenantDb) =>
+const unnumbered = (t: InSchema) =>
   sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null and ${pendingFrom(t)} limit 1)`;
 const readPage = pageReader(highestNumbered, unnumbered);
 
@@ -206,7 +208,7 @@ async function numberedFirst<P>(read: (t: TenantDb, q: EventQuery) => Promise<Pa
  * CTEs numbering the events the statement's snapshot shows unnumbered (see postgresEvents), for
  * a statement of its own or inside another (a search's snapshot). With `numberedHighest`.
  */
-export const numbering = (t: TenantDb, limit?: unknown): RawBuilder<unknown> => {
+export const numbering = (t: InSchema, limit?: unknown): RawBuilder<unknown> => {
   const counter = tableRef(t, COUNTER);
   const events = tableRef(t, EVENTS_TABLE);
   // The unnumbered ones through their partial index, from the counter's bound, in pos order; the
@@ -234,9 +236,6 @@ export const numberedHighest = sql<
   number | null
 >`(case when not exists (select 1 from mrs_p) then (select c from mrs_c0) else (select seq from mrs_cu) end)`;
 
-/** Compiled once per database setup (the setup names the tenant's schema). */
-const compiled = compiledByKey(10);
-
 /**
  * Events the first numbering statement of a run takes at most, so the usual one stays short.
  * When it takes that many, the next takes twice as many, and so on: each statement searches from
@@ -249,14 +248,12 @@ export const NUMBER_BATCH = 5000;
 // The batch's size as a parameter: a statement with one is sent as a named prepared statement
 // where the pool allows it (server/tenants/named-statements.ts), planned once per connection
 // rather than at every numbering and every idle poll of the feed.
+// Built each time, not compiled once: it runs once a moment per tenant, not once a request.
 const numberStatement = (t: TenantDb, limit: number) =>
-  compiled<{ highest: unknown; numbered: unknown }>(
-    t.db,
-    'number',
-    (limit) =>
-      sql`with ${numbering(t, limit)} select ${numberedHighest} as highest, (select count(*) from mrs_p) as numbered`.compile(t.db),
-    limit,
-  );
+  sql<{
+    highest: unknown;
+    numbered: unknown;
+  }>`with ${numbering(t, limit)} select ${numberedHighest} as highest, (select count(*) from mrs_p) as numbered`.execute(t.db);
 
 /** Times a numbering is run again after losing to another before giving up (each loss is another's progress). */
 export const NUMBERING_TRIES = 100;

@@ -1,15 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
-import { compiledOnce } from '../../compiled-queries.ts';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import {
-  appender,
-  appendQueryOf,
-  createEventsTable,
-  EVENT_COLUMNS,
-  pageJsonReader,
-  pageReader,
-  sweepEvents,
-} from '../../events/event-sql.ts';
+import { createEventsTable, eventAppender, EVENT_COLUMNS, pageJsonReader, pageReader, sweepEvents } from '../../events/event-sql.ts';
 
 /**
  * The highest seq ever given, which AUTOINCREMENT keeps in sqlite_sequence: unlike max(seq), it
@@ -18,7 +9,7 @@ import {
 export const highestSeqSql = () => sql<number>`coalesce((select seq from sqlite_sequence where name = ${sql.lit(EVENTS_TABLE)}), 0)`;
 
 /** The feed's INSERT of event rows (event-sql.ts's VALUES list). */
-const insertEvents = (_t: unknown, rows: RawBuilder<unknown>) => sql`insert into ${sql.table(EVENTS_TABLE)} ${EVENT_COLUMNS} ${rows}`;
+const appender = eventAppender((_t, rows) => sql`insert into ${sql.table(EVENTS_TABLE)} ${EVENT_COLUMNS} ${rows}`);
 
 /**
  * SQLite's change feed. A database has one writer at a time (group commit runs every write of a
@@ -31,8 +22,8 @@ export const sqliteEvents: EventLog = {
     await createEventsTable(db, (table) => table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()));
   },
   // A VALUES list is inserted in its order: seqs follow the order given.
-  append: appender(false, insertEvents),
-  appendQuery: appendQueryOf(false, insertEvents),
+  append: appender.append,
+  appendQuery: appender.query,
   read: async (t, q) => (await readPage(t, q)).page,
   readJson: pageJsonReader(highestSeqSql),
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),
@@ -44,4 +35,5 @@ export const sqliteEvents: EventLog = {
 /** Its events are numbered as they are written: never pending. */
 const readPage = pageReader(highestSeqSql);
 
-const highestSeq = compiledOnce<[], { seq: unknown }>((db) => sql<{ seq: unknown }>`select ${highestSeqSql()} as seq`.compile(db));
+// Built each time: read by a feed's watcher once a poll, not once a request.
+const highestSeq = (db: Kysely<any>) => sql<{ seq: unknown }>`select ${highestSeqSql()} as seq`.execute(db);
