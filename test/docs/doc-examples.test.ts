@@ -65,6 +65,6 @@ describe('every command of the README and docs/ runs as written, in order, and p
         problems.length > 0 ? `\n--- before the first step:\n${run.preamble}\n--- the server's output:\n${run.serverLog}` : '';
       expect(problems.join('\n\n') + context).toBe('');
     },
-    600_000,
+    1_200_000,
   );
 });

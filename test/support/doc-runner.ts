@@ -133,7 +133,7 @@ export interface DocRun {
  * serve` on a free port: started before the first block, unless that block starts with starting
  * it (`npm install` or `npm start`, as the README's does).
  */
-export async function runDoc(checkouts: DocCheckouts, page: string, timeoutMs = 150_000): Promise<DocRun> {
+export async function runDoc(checkouts: DocCheckouts, page: string, timeoutMs = 300_000): Promise<DocRun> {
   const { root } = checkouts;
   const blocks = docBlocks(readFileSync(join(root, page), 'utf8'));
   if (blocks.length === 0) return { steps: [], preamble: '', serverLog: '', exit: 0 };
