@@ -139,16 +139,16 @@ async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Prom
     case 'POST':
       return created(deps, resource, await create(ctx, resource, op.body, parent));
     case 'PATCH':
-      return answerOf(await patch(ctx, resource, id!, op.body, op.ifMatch));
+      return recordAnswer(await patch(ctx, resource, id!, op.body, op.ifMatch));
     case 'PUT':
-      return answerOf(await replace(ctx, resource, id!, op.body, op.ifMatch));
+      return recordAnswer(await replace(ctx, resource, id!, op.body, op.ifMatch));
     default:
       await softDelete(ctx, resource, id!, op.ifMatch);
       return { status: 204 };
   }
 }
 
-const answerOf = ({ record, version }: Written): Outcome => ({ status: 200, body: record, etag: etagOf(version) });
+const recordAnswer = ({ record, version }: Written): Outcome => ({ status: 200, body: record, etag: etagOf(version) });
 const created = (deps: BatchDeps, resource: Resource, { record, version }: Written): Outcome => ({
   status: 201,
   body: record,
