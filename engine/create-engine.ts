@@ -18,7 +18,7 @@ export const DEFAULT_BASE_PATH = '/v4_server/external/v1';
 
 /**
  * Runs after the caller is resolved and before the request is routed: the place for a rate
- * limiter (issue 6) or any other per-caller gate. Throw an EngineError to refuse (e.g.
+ * limiter or any other per-caller gate. Throw an EngineError to refuse (e.g.
  * `rate-limited` with `Retry-After`); return a caller to serve the request as that one
  * (e.g. carrying rate-limit headers); return nothing to go on unchanged.
  */

@@ -6,7 +6,7 @@ import type { ResolvedQuery } from '../query/resolve.ts';
 import type { CompiledWhere } from '../sql/where.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { chunksOf, idsAt, newCursorId, pageSpan } from './layout.ts';
-import { SWEEP_BATCH } from './cursor-rows.ts';
+import { EXPIRED_CURSORS_PER_SWEEP } from './cursor-rows.ts';
 import type { CursorBinding, CursorMeta, PageRecords } from './snapshot-store.ts';
 import { idsAsOf, layoutOf, type LazySearch } from './lazy.ts';
 
@@ -112,7 +112,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
     if (now < nextSweep) return;
     nextSweep = now + Math.min(settings.ttlMs, 60_000); // one sweep at a time
     // Every cursor has at least one row: fewer rows than a batch of cursors means none are left.
-    if ((await store.sweep(tenant, now)) >= SWEEP_BATCH) nextSweep = now;
+    if ((await store.sweep(tenant, now)) >= EXPIRED_CURSORS_PER_SWEEP) nextSweep = now;
   }
 
   return {

@@ -145,16 +145,16 @@ async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Prom
     case 'POST':
       return created(deps, resource, await create(ctx, resource, op.body, parent));
     case 'PATCH':
-      return answerOf(await patch(ctx, resource, id!, op.body, op.ifMatch));
+      return recordAnswer(await patch(ctx, resource, id!, op.body, op.ifMatch));
     case 'PUT':
-      return answerOf(await replace(ctx, resource, id!, op.body, op.ifMatch));
+      return recordAnswer(await replace(ctx, resource, id!, op.body, op.ifMatch));
     default:
       await softDelete(ctx, resource, id!, op.ifMatch);
       return { status: 204 };
   }
 }
 
-const answerOf = (record: ApiRecord) => withEtag({ status: 200, body: record }, record);
+const recordAnswer = (record: ApiRecord) => withEtag({ status: 200, body: record }, record);
 const created = (deps: BatchDeps, resource: Resource, record: ApiRecord) =>
   withEtag({ status: 201, body: record, location: `${deps.basePath}/maintenance/${resource.name}/${record.id}` }, record);
 

@@ -26,6 +26,9 @@ export interface Command {
   run(args: string[], values: Values): Promise<void>;
 }
 
+/** An argument's usage: `client_db` is required (`<client_db>`), `[client_db...]` is written as meant; `...` takes several. */
+export const argUsage = (a: string) => (a.startsWith('[') ? a : `<${a}>`);
+
 export function command(
   name: string,
   summary: string,
@@ -36,7 +39,7 @@ export function command(
   const options = spec.options ?? [];
   const optionUsage = (o: OptionSpec) => `${o.flags}${o.repeatable ? '...' : ''}`;
   const synopsis = [
-    ...args.map((a) => `<${a}>`),
+    ...args.map(argUsage),
     ...options.filter((o) => o.required).map(optionUsage),
     ...options.filter((o) => !o.required).map((o) => `[${optionUsage(o)}]`),
   ].join(' ');
@@ -50,6 +53,16 @@ export const clientDbArg = (v: string | undefined) => {
     throw new UsageError(`client_db must be <client>.<schema>, each part 1 to 63 of a-z, 0-9, _ (got "${v}")`);
   }
 };
+
+/** Every name checked before any is used (a bad one is a usage mistake, nothing done), each once, in order given. */
+export const tenantNames = (names: readonly string[]): string[] => [...new Set(names.map(clientDbArg))];
+
+/** The names of a file: one per line; blank lines and `#` comments skipped. */
+export const namesInFile = (text: string): string[] =>
+  text
+    .split(/\r?\n/)
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter((line) => line !== '');
 
 export async function withService<T>(fn: (s: Service) => Promise<T>, config: Config = loadConfig()): Promise<T> {
   const service = await createService(config);

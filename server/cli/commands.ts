@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { loadConfig, migrationConfig } from '../config.ts';
 import { migrateTenants } from '../migrate-tenants.ts';
 import { createService } from '../service.ts';
@@ -5,7 +6,7 @@ import { seedWorkOrders } from '../seed.ts';
 import { TenantExistsError } from '../tenants/index.ts';
 import { ACCOUNT_COMMANDS } from './account-commands.ts';
 import { CommandError, UsageError } from './args.ts';
-import { clientDbArg, command, withService, withTenant, type Command } from './command.ts';
+import { clientDbArg, command, namesInFile, tenantNames, withService, withTenant, type Command } from './command.ts';
 import { progressBar } from './progress.ts';
 import { serve } from './serve.ts';
 import { table } from './table.ts';
@@ -13,11 +14,19 @@ import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 export type { Command } from './command.ts';
 
+const readNames = (file: string): string => {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`--file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+};
+
 /** Every command of `mrs` by name; a name with a space is a command of a group (`tenant create`). */
 export const COMMANDS: Record<string, Command> = {
   serve: command(
     'serve',
-    'Serve the API, configured from the environment (PORT, HOST, DATABASE_URL, ...: see the README). Creates tenant demo.main with user admin when absent.',
+    'Serve the API, configured from the environment (PORT, HOST, DATABASE_URL, ...: see docs/configuration.md). Creates tenant demo.main with user admin when absent.',
     {},
     serve,
   ),
@@ -59,18 +68,34 @@ export const COMMANDS: Record<string, Command> = {
       });
     },
   ),
-  'tenant create': command('tenant create', 'Create a tenant with its tables.', { args: ['client_db'] }, async ([db]) => {
-    const clientDb = clientDbArg(db);
-    await withService(async (s) => {
-      try {
-        await s.tenants.create(clientDb);
-      } catch (e) {
-        if (e instanceof TenantExistsError) throw new CommandError(e.message);
-        throw e;
-      }
-      console.error(`created tenant ${clientDb}`);
-    });
-  }),
+  'tenant create': command(
+    'tenant create',
+    'Create tenants with their tables: the names given, and those of a file (one per line, # comments).',
+    { args: ['[client_db...]'], options: [{ flags: '--file <path>', description: 'read more client_db names from a file (- for stdin)' }] },
+    async (names, values) => {
+      const file = typeof values['file'] === 'string' ? values['file'] : undefined;
+      const wanted = tenantNames([...names, ...(file === undefined ? [] : namesInFile(readNames(file)))]);
+      if (wanted.length === 0) throw new UsageError('name at least one client_db, or --file <path>');
+      await withService(async (s) => {
+        const existing: string[] = [];
+        const bar = wanted.length > 1 ? progressBar(wanted.length, 'creating tenants') : undefined;
+        for (const [i, clientDb] of wanted.entries()) {
+          try {
+            await s.tenants.create(clientDb);
+            if (!bar) console.error(`created tenant ${clientDb}`);
+          } catch (e) {
+            if (!(e instanceof TenantExistsError)) throw e;
+            existing.push(clientDb);
+          }
+          bar?.update(i + 1);
+        }
+        bar?.done();
+        if (existing.length === 0) return;
+        if (wanted.length === 1) throw new CommandError(`tenant ${existing[0]} already exists`);
+        throw new CommandError(`created ${wanted.length - existing.length}; ${existing.length} already exist: ${existing.join(', ')}`);
+      });
+    },
+  ),
   'tenant list': command('tenant list', 'List the tenants (client_db names).', {}, async () => {
     const tenants = await withService((s) => s.tenants.list());
     process.stdout.write(

@@ -1,7 +1,7 @@
 import { Command as Commander, Help, Option } from 'commander';
 import packageJson from '../../package.json' with { type: 'json' };
 import type { Values } from './args.ts';
-import type { Command } from './command.ts';
+import { argUsage, type Command } from './command.ts';
 import { COMMANDS } from './commands.ts';
 
 /**
@@ -31,10 +31,16 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
 
 function addCommand(parent: Commander, name: string, spec: Command): void {
   const cmd = parent.command(name).description(spec.summary).usage(spec.synopsis);
-  for (const a of spec.args) cmd.argument(`<${a}>`);
+  for (const a of spec.args) cmd.argument(argUsage(a));
   for (const o of spec.options)
     cmd.addOption(o.repeatable ? new Option(o.flags, o.description).argParser(collect) : new Option(o.flags, o.description));
-  cmd.action((...received: unknown[]) => spec.run(received.slice(0, spec.args.length) as string[], received[spec.args.length] as Values));
+  // A variadic argument arrives as a list: the command sees every argument in one flat list.
+  cmd.action((...received: unknown[]) =>
+    spec.run(
+      (received.slice(0, spec.args.length) as (string | string[] | undefined)[]).flat().filter((a) => a !== undefined),
+      received[spec.args.length] as Values,
+    ),
+  );
 }
 
 /** Titles in lower case (`usage: mrs ...`), as the hand-written help printed them and tools like git do. */
@@ -63,7 +69,7 @@ class MrsCommand extends Commander {
 export function buildProgram(): Commander {
   const root = new MrsCommand('mrs')
     .usage('<command> [options]')
-    .description('Administer and serve maintenance-records. Settings come from the environment (see the README).')
+    .description('Administer and serve maintenance-records. Settings come from the environment (see docs/configuration.md).')
     .version(packageJson.version, '-v, --version', 'print the version')
     .helpOption('-h, --help', 'print help')
     .helpCommand('help [command]', 'print help for a command')

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,7 +50,8 @@ describeEachDatabase('the mrs command line', (h) => {
   it('usage mistakes exit 2 with one line', async () => {
     for (const argv of [
       ['tenant', 'create'],
-      ['tenant', 'create', 'a.b', 'extra'],
+      ['tenant', 'create', 'a.b', 'NOT VALID'],
+      ['tenant', 'create', '--file', '/nonexistent/tenants.txt'],
       ['seed', 'demo.main', '--work-orders', '0'],
       ['seed', 'demo.main', '--work-orders', 'ten'],
       ['migrate', '--bogus'],
@@ -71,6 +72,25 @@ describeEachDatabase('the mrs command line', (h) => {
       expect(oneLine(again.err), again.err).toBe(true);
       expect(again.err).toContain('already exists');
     }
+  });
+
+  it('tenant create takes several names and a file; checks them all first, skips and names the ones that exist', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mrs-tenants-')), 'tenants.txt');
+    writeFileSync(file, '# onboarding\nbulk.one\n\nbulk.two  # second\nbulk.one\n');
+    const refused = await mrs('tenant', 'create', 'bulk.zero', 'Not Valid', '--file', file);
+    expect(refused.code, refused.err).toBe(2);
+    expect(await h().service.tenants.list()).not.toContain('bulk.zero');
+
+    const made = await mrs('tenant', 'create', 'bulk.zero', '--file', file);
+    expect(made.code, made.err).toBe(0);
+    expect(await h().service.tenants.list()).toEqual(expect.arrayContaining(['bulk.zero', 'bulk.one', 'bulk.two']));
+    expect(made.err).toContain('creating tenants: done, 3 in');
+
+    const again = await mrs('tenant', 'create', 'bulk.three', 'bulk.one', 'bulk.two');
+    expect(again.code).toBe(1);
+    expect(again.err).toContain('created 1; 2 already exist: bulk.one, bulk.two');
+    expect(await h().service.tenants.list()).toContain('bulk.three');
+    expect((await mrs('tenant', 'create')).code).toBe(2);
   });
 
   it('seed inserts N work orders into a tenant; a missing tenant exits 1', async () => {
