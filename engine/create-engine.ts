@@ -6,6 +6,7 @@ import { EngineError } from './errors.ts';
 import { problemResponse } from './http/problem.ts';
 import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
+import { servedSegments } from './http/route-table.ts';
 import { batchCost } from './http/batch-route.ts';
 import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenApiOptions } from './openapi/index.ts';
 import { OpenStreams, type EventStreams } from './events/open-streams.ts';
@@ -26,7 +27,7 @@ export type BeforeRequest = (req: Request, caller: Caller) => Promise<Caller | v
 
 interface CommonOptions {
   readonly resources: readonly ResourceDefinition[];
-  /** Where the collections are served: `{basePath}/maintenance/...` (default `/v4_server/external/v1`). */
+  /** Where the collections are served: `{basePath}/{group}/...` (default `/v4_server/external/v1`). */
   readonly basePath?: string;
   /** Cursor lifetime without use, in seconds (default 3900: outlives a client that waits out an hourly call budget). */
   readonly cursorTtlS?: number;
@@ -189,8 +190,10 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     const document = () => JSON.stringify(openApi());
     app.route('/', docsRoutes({ basePath, document, assets, title: documentOptions.title ?? DEFAULT_TITLE }));
   }
-  app.all(`${basePath}/maintenance`, (c) => serve(c.req.raw));
-  app.all(`${basePath}/maintenance/*`, (c) => serve(c.req.raw));
+  for (const segment of servedSegments(registry)) {
+    app.all(`${basePath}/${segment}`, (c) => serve(c.req.raw));
+    app.all(`${basePath}/${segment}/*`, (c) => serve(c.req.raw));
+  }
   app.all(`${basePath}/events`, (c) => serve(c.req.raw));
   app.all(`${basePath}/batch`, (c) => serve(c.req.raw));
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));

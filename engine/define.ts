@@ -118,9 +118,38 @@ export interface ResourceInput<N extends string = string, F extends Fields = Fie
    * (e.g. `[['department_id', 'status']]`). Every filterable field has an index of its own anyway.
    */
   indexes?: readonly (readonly string[])[];
+  /**
+   * The path group the collection is served in (SPEC 14): `{base}/{group}/{name}`, or
+   * `{base}/{name}` for `''`. Default DEFAULT_GROUP.
+   */
+  group?: string;
+  /** This collection's name in a parent's `$linked` (default: its name's words title-cased, `work_orders` -> `Work Orders`). */
+  linkedName?: string;
 }
 
-const RESOURCE_OPTION_NAMES: Record<keyof ResourceInput, true> = { name: true, fields: true, description: true, indexes: true };
+/** The group of a definition that names none: where the shipped collections live. */
+export const DEFAULT_GROUP = 'maintenance';
+
+const RESOURCE_OPTION_NAMES: Record<keyof ResourceInput, true> = {
+  name: true,
+  fields: true,
+  description: true,
+  indexes: true,
+  group: true,
+  linkedName: true,
+};
+
+/** A definition's group, as it serves it. */
+export const groupOf = (d: ResourceInput): string => d.group ?? DEFAULT_GROUP;
+
+/** A collection's name in `$linked`: its own `linkedName`, or its name's words title-cased. */
+export const linkedNameOf = (d: ResourceInput): string =>
+  d.linkedName ??
+  d.name
+    .split('_')
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join(' ');
 
 /**
  * A checked, frozen definition. Child collections are not declared here: a resource
@@ -174,6 +203,8 @@ export function defineResource<const N extends string, const F extends Fields>(i
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+/** Letters, digits, spaces, `_` and `-`: no comma, which separates names in `$linked`. */
+const LINKED_NAME = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,62}$/;
 
 /** Problems with one definition on its own, each naming the field. */
 export function checkResource(input: ResourceInput): string[] {
@@ -181,6 +212,10 @@ export function checkResource(input: ResourceInput): string[] {
   if (typeof input.name !== 'string' || !NAME.test(input.name)) problems.push(`name must match ${NAME}`);
   else if (input.name.startsWith('mrs_')) problems.push('names starting with mrs_ are reserved for the engine');
   for (const option of unknownKeys(input, RESOURCE_OPTION_NAMES)) problems.push(`option ${option} is not known`);
+  if (input.group !== undefined && (typeof input.group !== 'string' || (input.group !== '' && !NAME.test(input.group))))
+    problems.push(`group must be '' or match ${NAME}`);
+  if (input.linkedName !== undefined && (typeof input.linkedName !== 'string' || !LINKED_NAME.test(input.linkedName)))
+    problems.push(`linkedName must match ${LINKED_NAME}`);
   if (typeof input.fields !== 'object' || input.fields === null) return [...problems, 'fields must be an object'];
   for (const columns of input.indexes ?? []) {
     // An unknown field is not a filterable one either: the same line names it.

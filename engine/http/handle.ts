@@ -4,6 +4,7 @@ import { create, createClaimed } from '../operations/create.ts';
 import type { OperationContext, ParentScope } from '../operations/context.ts';
 import { list } from '../operations/list.ts';
 import { read, readJson, requireParent } from '../operations/read.ts';
+import { requireBelongs } from '../operations/belongs.ts';
 import { softDelete } from '../operations/soft-delete.ts';
 import { patch, replace } from '../operations/update.ts';
 import { parseQuery } from '../query/parse.ts';
@@ -222,7 +223,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
   },
 };
 
-const locationPrefix = (call: Call) => `${call.deps.basePath}/maintenance/${call.resource.name}/`;
+const locationPrefix = (call: Call) => `${call.deps.basePath}${call.resource.path}/`;
 const created = (call: Call, record: ApiRecord): KeptAnswer => answerOf(201, record, `${locationPrefix(call)}${record.id}`);
 
 async function listResponse(call: Call): Promise<Response> {
@@ -236,11 +237,12 @@ async function listResponse(call: Call): Promise<Response> {
 }
 
 /**
- * Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation; and
- * `{base}/events`, the change feed, and `{base}/batch`, behind the same caller resolution.
+ * Serves every collection's paths (`{base}/{group}/...`, `{base}/bulk/...`): caller, route, method,
+ * permission, then the operation; and `{base}/events`, the change feed, and `{base}/batch`,
+ * behind the same caller resolution.
  */
 export function createMaintenanceHandler(deps: HandlerDeps) {
-  const prefix = `${deps.basePath}/maintenance`;
+  const prefix = deps.basePath;
   const feedPath = `${deps.basePath}/events`;
   const feed = feedRoute(deps);
   const batchPath = `${deps.basePath}/batch`;
@@ -266,7 +268,14 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       roles: caller.roles,
       cursors: deps.cursors,
     };
-    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps, headers });
+    let parent = match.parent;
+    if (match.kind === 'childRecord') {
+      // The 428 of a write without If-Match comes before the 404 of a record (SPEC 1's order).
+      const needsIfMatch = deps.requireIfMatch && route.action !== 'read' && !req.headers.has('if-match');
+      if (!needsIfMatch) await requireBelongs(ctx, match.resource, match.id!, match.parent!);
+      parent = undefined;
+    }
+    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers });
   };
   /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
