@@ -11,7 +11,7 @@ import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
-import { recordJson, versionOf, type ApiRecord } from '../records.ts';
+import { jsonOf, type Written } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
@@ -96,11 +96,6 @@ function ifMatchOf(call: Call): { condition?: Condition; error?: EngineError } {
   return parsed instanceof EngineError ? { error: parsed } : parsed === undefined ? {} : { condition: parsed };
 }
 
-const etagHeader = (record: ApiRecord): Record<string, string> => {
-  const version = versionOf(record);
-  return version === undefined ? {} : { etag: etagOf(version) };
-};
-
 function queryError(url: RequestTarget, allowed: readonly string[] = []): EngineError | undefined {
   if (!url.hasQuery) return undefined;
   const bad = [...url.searchParams.keys()].filter((k) => !allowed.includes(k));
@@ -171,8 +166,8 @@ async function keyed(
 /** PUT: If-Match, the body, then the write; the answer carries the new ETag. */
 async function replaceResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
-  const record = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
-  return replyJson(call, recordJson(record), 200, etagHeader(record));
+  const written = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
+  return replyJson(call, jsonOf(written), 200, { etag: etagOf(written.version) });
 }
 
 /** PATCH: as PUT, and an Idempotency-Key may make it safe to retry. */
@@ -224,7 +219,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
 };
 
 const locationPrefix = (call: Call) => `${call.deps.basePath}${call.resource.path}/`;
-const created = (call: Call, record: ApiRecord): KeptAnswer => answerOf(201, record, `${locationPrefix(call)}${record.id}`);
+const created = (call: Call, written: Written): KeptAnswer => answerOf(201, written, `${locationPrefix(call)}${written.record.id}`);
 
 async function listResponse(call: Call): Promise<Response> {
   const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
