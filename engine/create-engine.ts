@@ -29,7 +29,7 @@ interface CommonOptions {
   readonly resources: readonly ResourceDefinition[];
   /** Where the collections are served: `{basePath}/{group}/...` (default `/v4_server/external/v1`). */
   readonly basePath?: string;
-  /** Cursor lifetime without use, in seconds (default 900). */
+  /** Cursor lifetime without use, in seconds (default 3900: outlives a client that waits out an hourly call budget). */
   readonly cursorTtlS?: number;
   /** How long the change feed (`{basePath}/events`) keeps events, in seconds (default 604800: a week). */
   readonly eventsRetentionS?: number;
@@ -148,7 +148,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine;
 export function createEngine(options: EngineOptions): Engine | DbEngine {
   const registry = createRegistry(options.resources);
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
-  const cursors = { ttlMs: (options.cursorTtlS ?? 900) * 1000, now: options.now ?? Date.now };
+  const cursors = { ttlMs: (options.cursorTtlS ?? 3900) * 1000, now: options.now ?? Date.now };
   const single = options.db === undefined ? undefined : singleDb(options);
   const resolveCaller = withGates(
     single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller,
