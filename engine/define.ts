@@ -3,11 +3,12 @@
  * the engine uses for records and bodies is derived from the definition here.
  */
 
-export const FIELD_KINDS = ['integer', 'string', 'date', 'timestamp', 'boolean'] as const;
+export const FIELD_KINDS = ['integer', 'number', 'string', 'date', 'timestamp', 'boolean'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
 
 export interface KindValue {
   integer: number;
+  number: number;
   string: string;
   date: string; // YYYY-MM-DD
   timestamp: string; // RFC 3339, UTC
@@ -99,6 +100,7 @@ const field =
   });
 
 export const integer = field('integer');
+export const number = field('number');
 export const string = field('string');
 export const date = field('date');
 export const timestamp = field('timestamp');
@@ -292,6 +294,8 @@ function defaultFits(f: FieldDef): boolean {
   switch (f.kind) {
     case 'integer':
       return Number.isSafeInteger(v);
+    case 'number':
+      return typeof v === 'number' && isExactNumber(v);
     case 'string':
       return typeof v === 'string' && (f.maxLength === undefined || [...v].length <= f.maxLength);
     case 'boolean':
@@ -319,4 +323,18 @@ export function isTimestamp(s: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(s) || !isDate(s.slice(0, 10))) return false;
   const year = new Date(s).getUTCFullYear();
   return year >= 1 && year <= 9999;
+}
+
+/** Significant digits a `number` field keeps exactly: every decimal of this many survives a double. */
+export const NUMBER_DIGITS = 15;
+
+/**
+ * A finite number whose shortest decimal form has at most NUMBER_DIGITS significant digits, so
+ * that what is stored reads back as the same decimal on both databases; zero or at least 1e-307
+ * (below, a double holds fewer digits).
+ */
+export function isExactNumber(n: number): boolean {
+  if (!Number.isFinite(n) || (n !== 0 && Math.abs(n) < 1e-307)) return false;
+  const mantissa = Math.abs(n).toExponential().split('e')[0]!.replace('.', '');
+  return mantissa.length <= NUMBER_DIGITS;
 }

@@ -5,7 +5,7 @@ import { create, insertPlainCreates, plainCreateRow } from '../operations/create
 import { inTransaction, type OperationContext } from '../operations/context.ts';
 import { softDelete } from '../operations/soft-delete.ts';
 import { patch, replace } from '../operations/update.ts';
-import { versionOf, type ApiRecord } from '../records.ts';
+import type { ApiRecord, Written } from '../records.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { isPlainObject } from '../validate/body.ts';
 import { readJsonBodyOnce } from './body.ts';
@@ -132,12 +132,6 @@ function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned 
   return { method: op.method, match, body: op.body, ifMatch: op.ifMatch };
 }
 
-const withEtag = (outcome: Outcome, record: ApiRecord): Outcome => {
-  const version = versionOf(record);
-  if (version !== undefined) outcome.etag = etagOf(version);
-  return outcome;
-};
-
 /** Runs one operation on the batch's transaction. */
 async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Promise<Outcome> {
   const { resource, id, parent } = op.match;
@@ -155,9 +149,13 @@ async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Prom
   }
 }
 
-const recordAnswer = (record: ApiRecord) => withEtag({ status: 200, body: record }, record);
-const created = (deps: BatchDeps, resource: Resource, record: ApiRecord) =>
-  withEtag({ status: 201, body: record, location: `${deps.basePath}${resource.path}/${record.id}` }, record);
+const recordAnswer = ({ record, version }: Written): Outcome => ({ status: 200, body: record, etag: etagOf(version) });
+const created = (deps: BatchDeps, resource: Resource, { record, version }: Written): Outcome => ({
+  status: 201,
+  body: record,
+  location: `${deps.basePath}${resource.path}/${record.id}`,
+  etag: etagOf(version),
+});
 
 /** An operation's error as the batch's: its status, every entry naming the operation (no record's ETag or Location). */
 function asBatchError(e: unknown, i: number): unknown {
@@ -184,7 +182,7 @@ async function runAll(deps: BatchDeps, ctx: OperationContext, db: Kysely<any>, o
       if (!run) return;
       const { resource, rows, from } = run;
       run = undefined;
-      let records: ApiRecord[];
+      let records: Written[];
       try {
         records = await insertPlainCreates(inTrx, resource, rows);
       } catch (e) {

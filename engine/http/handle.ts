@@ -11,7 +11,7 @@ import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
-import { recordJson, versionOf, type ApiRecord } from '../records.ts';
+import { jsonOf, type Written } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
 import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
@@ -99,11 +99,6 @@ function ifMatchOf(call: Call): { condition?: Condition; error?: EngineError } {
   return parsed instanceof EngineError ? { error: parsed } : parsed === undefined ? {} : { condition: parsed };
 }
 
-const etagHeader = (record: ApiRecord): Record<string, string> => {
-  const version = versionOf(record);
-  return version === undefined ? {} : { etag: etagOf(version) };
-};
-
 function queryError(url: RequestTarget, allowed: readonly string[] = []): EngineError | undefined {
   if (!url.hasQuery) return undefined;
   const bad = [...url.searchParams.keys()].filter((k) => !allowed.includes(k));
@@ -174,8 +169,8 @@ async function keyed(
 /** PUT: If-Match, the body, then the write; the answer carries the new ETag. */
 async function replaceResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
-  const record = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
-  return replyJson(call, recordJson(record), 200, etagHeader(record));
+  const written = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
+  return replyJson(call, jsonOf(written), 200, { etag: etagOf(written.version) });
 }
 
 /** PATCH: as PUT, and an Idempotency-Key may make it safe to retry. */
@@ -235,7 +230,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
 };
 
 const locationPrefix = (call: Call) => `${call.deps.basePath}${call.resource.path}/`;
-const created = (call: Call, record: ApiRecord): KeptAnswer => answerOf(201, record, `${locationPrefix(call)}${record.id}`);
+const created = (call: Call, written: Written): KeptAnswer => answerOf(201, written, `${locationPrefix(call)}${written.record.id}`);
 
 /** 403 when `$linked` names a collection the caller may not read (before the query's 400s, in SPEC 1's order). */
 function forbidLinked(call: Call): void {

@@ -1,5 +1,5 @@
 import type { Resource } from '../registry.ts';
-import type { ApiRecord } from '../records.ts';
+import type { Stored } from '../records.ts';
 import type { ShapeNames } from '../query/shape.ts';
 import { shapeOf } from '../sql/record-shape.ts';
 import { recordJsonById, type RecordJson } from '../sql/records-json.ts';
@@ -10,10 +10,10 @@ export async function read(
   resource: Resource,
   id: number,
   opts: { includeDeleted?: boolean } = {},
-): Promise<ApiRecord> {
-  const record = await loadRecord(ctx.tenant.db, ctx, resource, id, opts.includeDeleted);
-  if (!record) throw notFound(resource.name, id);
-  return record;
+): Promise<Stored> {
+  const stored = await loadRecord(ctx.tenant.db, ctx, resource, id, opts.includeDeleted);
+  if (!stored) throw notFound(resource.name, id);
+  return stored;
 }
 
 /**
