@@ -4,6 +4,7 @@ import type { Registry } from '../registry.ts';
 import { migrateEngineTables } from './engine-tables.ts';
 import { migrateResources } from './migrate.ts';
 
+export { schemaFingerprint } from './fingerprint.ts';
 export { MigrationRefused, planTenant, refusalsOf, type TenantPlan } from './plan-tenant.ts';
 export { isEmptyPlan, type TablePlan } from './plan.ts';
 
