@@ -1,5 +1,5 @@
 /**
- * Reading the change feed (issue 27): `GET {base}/events?$after=N&$limit=100` against its
+ * Reading the change feed: `GET {base}/events?$after=N&$limit=100` against its
  * database floor (bare Hono with a prepared SELECT of the same 100 events, answered as JSON) in
  * the same run, on SQLite and (with TEST_DATABASE_URL) PostgreSQL. The feed is filled first with
  * creates and PATCHes through the server. Servers are pinned to CPU 0; BENCH_SECONDS sets each

@@ -1,8 +1,8 @@
 /**
- * The HTTP hot paths (issues 4 and 9), with authentication and rate limiting on, 100,000 work
+ * The HTTP hot paths, with authentication and rate limiting on, 100,000 work
  * orders seeded by `mrs seed`, as ratios to two baselines of the same run: bare Hono (a fixed
  * array) and the database floor (bare Hono + the same prepared SELECT + COUNT); creates and
- * PATCHes also to their write floor (servers/write-floors.ts, issue 27). SQLite, and PostgreSQL
+ * PATCHes also to their write floor (servers/write-floors.ts). SQLite, and PostgreSQL
  * too when TEST_DATABASE_URL is set (floor through pg; BENCH_DATABASES picks). Servers are
  * pinned to CPU 0; autocannon (this process) is the load generator. BENCH_SECONDS sets each
  * run's length. Each case prints its server's CPU per request (and PostgreSQL's), steadier than

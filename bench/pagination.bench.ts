@@ -1,5 +1,5 @@
 /**
- * Pagination costs (issue 4), measured against baselines of the same run:
+ * Pagination costs, measured against baselines of the same run:
  * - cursor creation as a ratio to SELECT COUNT(*) of the same filter (run in turns), at ~5,000 and
  *   1,000,000 matches;
  * - serving page 20,000 of a 1,000,000-record cursor as a ratio to page 2;

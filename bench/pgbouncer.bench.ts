@@ -1,5 +1,5 @@
 /**
- * Issue 25: PostgreSQL directly against PostgreSQL through PgBouncer (pool_mode = transaction),
+ * PostgreSQL directly against PostgreSQL through PgBouncer (pool_mode = transaction),
  * as ratios measured in one run on 100,000 seeded work orders, for a new search, a later page
  * and a read by id:
  * - one process, direct, with and without named prepared statements (what PG_PREPARED_STATEMENTS

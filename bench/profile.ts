@@ -1,6 +1,6 @@
 /**
  * A CPU profile of `mrs serve` under load on one path, for finding where a request's time goes
- * (issue 9: "find the costs with a profiler"). Seeds 100,000 work orders, starts the server as
+ * (the costs found with a profiler, not guessed). Seeds 100,000 work orders, starts the server as
  * `npm start` does plus `--cpu-prof`, loads the path with autocannon, stops the server, and
  * prints the functions with the most self time. Not part of `npm run bench`.
  *

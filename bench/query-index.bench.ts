@@ -1,5 +1,5 @@
 /**
- * Indexes serve filtered lists (issue 3): on 100,000 seeded work orders, the statement a
+ * Indexes serve filtered lists: on 100,000 seeded work orders, the statement a
  * two-filter list request runs (the cursor snapshot of department_id=7&status=open) is explained
  * (EXPLAIN QUERY PLAN on SQLite, EXPLAIN after ANALYZE on PostgreSQL) and timed as a ratio to an
  * unfiltered page-1 request of the same run. SQLite, and PostgreSQL with TEST_DATABASE_URL.

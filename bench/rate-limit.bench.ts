@@ -1,5 +1,5 @@
 /**
- * The cost of rate limiting (issue 6): list throughput (a page of an existing cursor, so the
+ * The cost of rate limiting: list throughput (a page of an existing cursor, so the
  * search itself does not drown the limiter) with RATE_LIMIT_STORE=off, memory and database,
  * as ratios to "off", on SQLite; servers pinned to CPU 0, autocannon in this process.
  */

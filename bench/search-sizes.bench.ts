@@ -1,5 +1,5 @@
 /**
- * New searches of three sizes (issue 24): about 500, about 5,000 and every one of 100,000 work
+ * New searches of three sizes: about 500, about 5,000 and every one of 100,000 work
  * orders (the unfiltered list, the first request of most clients), each in id order and in
  * another order, against a floor doing the same filter's page (in the same order) and its
  * COUNT in the same run, on SQLite and (with TEST_DATABASE_URL) PostgreSQL. Also the bytes each

@@ -1,5 +1,5 @@
 /**
- * Memory and storage over a long run of constant new searches (issue 9): `mrs serve` on 100,000
+ * Memory and storage over a long run of constant new searches: `mrs serve` on 100,000
  * work orders with CURSOR_TTL_S=60, autocannon creating a cursor per request for SOAK_SECONDS
  * (default 300); every 30 s it prints the server's RSS and the cursors stored, so a leak or
  * unbounded cursor storage shows as a climb. SQLite.

@@ -1,5 +1,5 @@
 /**
- * Conditional writes, idempotency keys and batches (issue 28, SPEC 10), on 100,000 seeded work
+ * Conditional writes, idempotency keys and batches (SPEC 10), on 100,000 seeded work
  * orders, as ratios within one run: a PATCH with `If-Match` against a plain PATCH, a POST with a
  * fresh `Idempotency-Key` against a plain POST, and a batch of 50 creates against single creates
  * (records per second; under 50 connections, and for one client sending one request after
@@ -277,7 +277,7 @@ async function measureDatabase(kind: BenchDatabase): Promise<void> {
       ]),
     );
     // The ratio of CPU per record (the baseline's over the case's) moves less with the machine's drift than req/s do.
-    // Issue 28's batch target compares one client's 50 records sent as one batch with the same
+    // The batch target compares one client's 50 records sent as one batch with the same
     // client sending them as 50 single creates (what a technician's sync does either way). Under
     // 50 connections single creates already share their commits (group commit on SQLite), so
     // that row shows the server's capacity for each, for information: no target.

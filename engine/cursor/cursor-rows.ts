@@ -91,10 +91,10 @@ export async function deleteCursor(t: TenantDb, id: string): Promise<void> {
  * hundreds of thousands of rows in one statement under constant traffic (a long pause on SQLite,
  * where nothing else runs meanwhile: BENCHMARKS.md); a batch is a few milliseconds.
  */
-export const SWEEP_BATCH = 256;
+export const EXPIRED_CURSORS_PER_SWEEP = 256;
 
 /** Removes up to `limit` expired cursors, every row of each; returns the rows removed. */
-export async function sweepCursors(t: TenantDb, now: number, limit = SWEEP_BATCH): Promise<number> {
+export async function sweepCursors(t: TenantDb, now: number, limit = EXPIRED_CURSORS_PER_SWEEP): Promise<number> {
   const expired = t.db.selectFrom(CURSOR_TABLE).select('id').where('chunk', '=', 0).where('expires_at', '<', now).limit(limit);
   const result = await t.db.deleteFrom(CURSOR_TABLE).where('id', 'in', expired).executeTakeFirst();
   return Number(result.numDeletedRows);

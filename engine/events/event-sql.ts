@@ -335,15 +335,15 @@ export function pageJsonReader(highest: FeedSql<number>) {
   };
 }
 
-/** Rows each sweep looks at, at most. */
-export const SWEEP_BATCH = 1000;
+/** Rows one statement of a sweep looks at, at most. */
+export const OLD_EVENTS_PER_STATEMENT = 1000;
 
 /**
  * Removes the oldest events stamped before `olderThan`, among the first `limit` (seq and `at`
  * rise together, so no index on `at` is needed and a sweep reads at most `limit` rows), and
  * raises the gone mark to the highest seq removed, in one transaction.
  */
-export async function sweepEvents(t: TenantDb, olderThan: string, limit = SWEEP_BATCH): Promise<number> {
+export async function sweepEvents(t: TenantDb, olderThan: string, limit = OLD_EVENTS_PER_STATEMENT): Promise<number> {
   return t.db.transaction().execute(async (trx) => {
     const oldest = sql`select o.seq from (select seq, at from ${tableRef(t, EVENTS_TABLE)} where seq is not null order by seq limit ${limit}) as o where o.at < ${olderThan}`;
     const { rows } = await sql<{ seq: unknown }>`delete from ${tableRef(t, EVENTS_TABLE)} where seq in (${oldest}) returning seq`.execute(

@@ -1,5 +1,5 @@
 import type { TenantDb } from '../dialects/types.ts';
-import { SWEEP_BATCH } from './event-sql.ts';
+import { OLD_EVENTS_PER_STATEMENT } from './event-sql.ts';
 
 /** How long the feed keeps events, and the clock it is measured by. */
 export interface FeedSettings {
@@ -9,8 +9,8 @@ export interface FeedSettings {
 
 /** Sweeps of a tenant's feed are this far apart, at least (per process). */
 const SWEEP_EVERY_MS = 60_000;
-/** Batches a sweep removes at most: the sweep is bounded, the next one goes on. */
-const BATCHES_PER_SWEEP = 10;
+/** Statements a sweep runs at most: the sweep is bounded, the next one goes on. */
+const STATEMENTS_PER_SWEEP = 10;
 
 /**
  * Removes the tenant's events older than the retention, when its last sweep in this process is
@@ -23,5 +23,6 @@ export async function sweepIfDue(t: TenantDb, settings: FeedSettings): Promise<v
   if (now < state.next) return;
   state.next = now + SWEEP_EVERY_MS;
   const olderThan = new Date(now - settings.retentionMs).toISOString();
-  for (let i = 0; i < BATCHES_PER_SWEEP; i++) if ((await t.dialect.events.sweep(t, olderThan, SWEEP_BATCH)) < SWEEP_BATCH) return;
+  for (let i = 0; i < STATEMENTS_PER_SWEEP; i++)
+    if ((await t.dialect.events.sweep(t, olderThan, OLD_EVENTS_PER_STATEMENT)) < OLD_EVENTS_PER_STATEMENT) return;
 }

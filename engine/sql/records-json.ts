@@ -21,8 +21,12 @@ export const recordJsonOf = (dialect: Dialect, resource: Resource, alias?: strin
 // Compiled once: a read by id and a page's records are on every read (BENCHMARKS.md, "hot queries compiled once").
 const pageJson = compiledStatement<{ resource: Resource }, { ids: string }, { json: string }>('page json', (db, { resource }, p) => {
   const dialect = dialectOf(db);
-  const rows = db.selectFrom(dialect.idsOfJson(sql<string>`${p.ids}`).as('k')).innerJoin(`${resource.name} as r`, 'r.id', 'k.id');
-  return sql<{ json: string }>`select ${jsonArrayOf(dialect, rows, recordJsonOf(dialect, resource, 'r'), sql.ref('k.ord'))} as json`;
+  const rows = db
+    .selectFrom(dialect.idsOfJson(sql<string>`${p.ids}`).as('page_ids'))
+    .innerJoin(`${resource.name} as rec`, 'rec.id', 'page_ids.id');
+  return sql<{
+    json: string;
+  }>`select ${jsonArrayOf(dialect, rows, recordJsonOf(dialect, resource, 'rec'), sql.ref('page_ids.ord'))} as json`;
 });
 
 /** The records with these ids, in this order, as the text of a JSON array; ids with no row are left out. */

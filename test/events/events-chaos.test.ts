@@ -10,7 +10,7 @@ import { chaosBase as base, chaosEnv, Fleet, pause, pick } from '../support/flee
 import { parseSse } from '../support/sse.ts';
 
 /**
- * The Proof of issue 27, CI-sized: several `mrs serve` processes on one database take random
+ * The feed's promise under crashes, CI-sized: several `mrs serve` processes on one database take random
  * creates, PATCHes, PUTs and deletes from several clients while one process is killed with
  * SIGKILL (and restarted) and event streams are cut at random. A consumer that lists first and
  * then follows the feed from the list's X-Change-Seq (from 0 where lists do not answer it) by

@@ -4,7 +4,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, M, type Harness } from '../support/harness.ts';
 import { insertRecords, workOrder } from '../support/rows.ts';
 import { make, SERVICE_REQUEST } from '../support/fixtures.ts';
-import { SWEEP_BATCH } from '../../engine/cursor/cursor-rows.ts';
+import { EXPIRED_CURSORS_PER_SWEEP } from '../../engine/cursor/cursor-rows.ts';
 import { DELTA_ID_LIMIT } from '../../engine/cursor/deltas.ts';
 import { ASCENDING_DELTAS, LAZY, idsPerChunk, limitOf, offsetOf, widthFor } from '../../engine/cursor/layout.ts';
 import { chunkIds } from '../../engine/dialects/postgres/chunk-ids.ts';
@@ -368,7 +368,7 @@ describeEachDatabase(
     it('sweeps a backlog of expired cursors a batch per new search, never all in one statement', async () => {
       clock.t = Date.now() + 10 * 60_000; // past every cursor the test before left
       const tenant = (await h().service.tenants.get('demo.main'))!;
-      const backlog = 2 * SWEEP_BATCH + 50;
+      const backlog = 2 * EXPIRED_CURSORS_PER_SWEEP + 50;
       // Expired cursors of two rows each, as a busy minute leaves them.
       const rows = Array.from({ length: backlog }, (_, i) =>
         [0, 1].map((chunk) => ({
@@ -409,7 +409,7 @@ describeEachDatabase(
         counts.push(await expiredLeft());
       }
       const n = counts[0]!;
-      expect(counts).toEqual([n, n - SWEEP_BATCH, n - 2 * SWEEP_BATCH, 0, 0]);
+      expect(counts).toEqual([n, n - EXPIRED_CURSORS_PER_SWEEP, n - 2 * EXPIRED_CURSORS_PER_SWEEP, 0, 0]);
     });
   },
   { env: { CURSOR_TTL_S: '60' }, now: () => clock.t },

@@ -4,7 +4,7 @@ import { WORK_ORDER, makeWorkOrder } from '../support/fixtures.ts';
 import { BASE, describeEachDatabase, M, type Harness } from '../support/harness.ts';
 
 /**
- * Issue 28: a keyed write and its key's claim commit together, so a crash between them never
+ * A keyed write and its key's claim commit together, so a crash between them never
  * leaves a write whose key replays nothing (a duplicate on retry). The chaos test's kill lands
  * between the two only by chance; here the claim fails every time (a trigger refuses the key's
  * row) and the write must be undone with it: a 500, nothing stored, nothing in the feed, and
@@ -40,7 +40,7 @@ async function snapshot(h: Harness, id: number) {
   return { total: list.headers.get('x-total'), records: list.body, etag, seq: feed.headers.get('x-change-seq') };
 }
 
-describeEachDatabase('A keyed write whose key cannot be claimed (issue 28)', (h) => {
+describeEachDatabase('A keyed write whose key cannot be claimed', (h) => {
   it('POST, PATCH and batch: a 500, nothing written and nothing in the feed; the retry is carried out once', async () => {
     const wo = await makeWorkOrder(h(), { description: 'patched only by the retry' });
     const requests: [string, string, unknown][] = [

@@ -9,7 +9,7 @@ import { freshPostgresDatabase, TEST_DATABASE_URL } from '../support/pg.ts';
 import { pgbouncerAvailable, startPgBouncer } from '../support/pgbouncer.ts';
 
 /**
- * The last Proof of issue 28, CI-sized: a `kill -9` during a stream of keyed POSTs and batches
+ * Idempotency keys under crashes, CI-sized: a `kill -9` during a stream of keyed POSTs and batches
  * loses no acknowledged write and duplicates none after retries. Clients send POSTs and batches
  * (creates, and a PATCH with if_match of the client's own work order), each with its own
  * Idempotency-Key and a marker in each created record's description, while one `mrs serve`
