@@ -70,7 +70,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     requireIfMatch: config.requireIfMatch,
     idempotencyTtlS: config.idempotencyTtlS,
     sha256Hex: (text) => createHash('sha256').update(text).digest('hex'), // native: a keyed request's fingerprint
-    migrations: SERVER_MIGRATIONS,
+    migrations: { service: SERVER_MIGRATIONS },
     apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),
   });
