@@ -73,8 +73,15 @@ export async function createService(config: Config, options: ServiceOptions = {}
     apiDocs: { service: true, assets: swaggerUiAssets() },
     ...(options.now ? { now: options.now } : {}),
   });
-  const limiters = await openLimiters(config);
-  const tenants = openTenants(config, options.migrateOnOpen === false ? async () => {} : (t) => engine.migrate(t));
+  const logger = options.logger ?? silentLogger();
+  // Each pool stops naming statements on its own; the process says so once.
+  let warned = false;
+  const onUnnamed = (why: string) => {
+    if (!warned) logger.warn({ setting: 'PG_PREPARED_STATEMENTS' }, `named prepared statements off: ${why}`);
+    warned = true;
+  };
+  const limiters = await openLimiters(config, onUnnamed);
+  const tenants = openTenants(config, options.migrateOnOpen === false ? async () => {} : (t) => engine.migrate(t), onUnnamed);
   auth = createAuth(config, tenants, {
     basePath: engine.basePath,
     now: options.now,
@@ -84,7 +91,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const deliveries = webhookMetrics();
   const webhooks = createDispatcher({
     tenants,
-    logger: options.logger ?? silentLogger(),
+    logger,
     metrics: deliveries,
     allowPrivate: config.webhookAllowPrivate,
     maxBackoffS: config.webhookMaxBackoffS,
