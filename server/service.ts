@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createEngine, DEFAULT_BASE_PATH, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from './migrations/index.ts';
+import { migrateIfChanged } from './migrate-tenants.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
 import { swaggerUiAssets } from './api-docs.ts';
@@ -81,7 +82,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
     warned = true;
   };
   const limiters = await openLimiters(config, onUnnamed);
-  const tenants = openTenants(config, options.migrateOnOpen === false ? async () => {} : (t) => engine.migrate(t), onUnnamed);
+  const tenants: TenantStore = openTenants(
+    config,
+    options.migrateOnOpen === false ? async () => {} : (t) => migrateIfChanged(engine, tenants, t),
+    onUnnamed,
+  );
   auth = createAuth(config, tenants, {
     basePath: engine.basePath,
     now: options.now,
