@@ -116,9 +116,25 @@ export interface ResourceInput<N extends string = string, F extends Fields = Fie
    * (e.g. `[['department_id', 'status']]`). Every filterable field has an index of its own anyway.
    */
   indexes?: readonly (readonly string[])[];
+  /** Its records take attached files (SPEC 13): `{}` for any type up to the host's limit. */
+  files?: FilesOption;
 }
 
-const RESOURCE_OPTION_NAMES: Record<keyof ResourceInput, true> = { name: true, fields: true, description: true, indexes: true };
+/** What a collection's attached files may be. */
+export interface FilesOption {
+  /** Bytes per file; may only lower the host's limit (FILE_MAX_BYTES). */
+  readonly maxBytes?: number;
+  /** Types accepted, as `type/subtype` or `type/*` (e.g. `image/*`, `application/pdf`); default any. */
+  readonly types?: readonly string[];
+}
+
+const RESOURCE_OPTION_NAMES: Record<keyof ResourceInput, true> = {
+  name: true,
+  fields: true,
+  description: true,
+  indexes: true,
+  files: true,
+};
 
 /**
  * A checked, frozen definition. Child collections are not declared here: a resource
@@ -187,6 +203,7 @@ export function checkResource(input: ResourceInput): string[] {
       problems.push(`indexes: ${JSON.stringify(columns)} must list two or more different fields`);
     else for (const n of columns) if (!filterable(n)) problems.push(`indexes: ${n} is not a filterable field`);
   }
+  problems.push(...filesProblems(input.files));
   const renamedFrom = new Set<string>();
   for (const [name, f] of Object.entries(input.fields)) {
     const at = `field ${name}`;
@@ -247,6 +264,19 @@ function stateProblems(f: FieldDef, fields: Fields): string[] {
       for (const n of rule.requires ?? [])
         if (!Object.hasOwn(fields, n) && !(n in SYSTEM_FIELDS)) problems.push(`enter.${state}.requires names ${n}, which is not a field`);
   }
+  return problems;
+}
+
+const MEDIA_RANGE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/;
+
+function filesProblems(files: FilesOption | undefined): string[] {
+  if (files === undefined) return [];
+  if (typeof files !== 'object' || files === null) return ['files must be an object ({} for any file)'];
+  const problems = unknownKeys(files, { maxBytes: true, types: true }).map((o) => `files: option ${o} is not known`);
+  if (files.maxBytes !== undefined && (!Number.isSafeInteger(files.maxBytes) || files.maxBytes < 1))
+    problems.push('files.maxBytes must be a positive whole number of bytes');
+  if (files.types !== undefined && (!Array.isArray(files.types) || !files.types.every((t) => typeof t === 'string' && MEDIA_RANGE.test(t))))
+    problems.push('files.types must list media types like image/* or application/pdf, in lowercase');
   return problems;
 }
 

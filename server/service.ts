@@ -4,6 +4,7 @@ import { SERVER_MIGRATIONS } from './migrations/index.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
 import { swaggerUiAssets } from './api-docs.ts';
+import { serviceFiles } from './files.ts';
 import { createApp } from './app.ts';
 import { createAuth, type Auth } from './auth/index.ts';
 import { serviceCaller } from './caller.ts';
@@ -71,6 +72,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     sha256Hex: (text) => createHash('sha256').update(text).digest('hex'), // native: a keyed request's fingerprint
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },
+    files: await serviceFiles(config),
     ...(options.now ? { now: options.now } : {}),
   });
   const limiters = await openLimiters(config);

@@ -13,6 +13,7 @@ import type { Caller } from './caller.ts';
 import { etagOf, parseCondition, type Condition } from './conditional.ts';
 import { joinHeaders } from './headers.ts';
 import type { RequestTarget } from './request-target.ts';
+import { isFilePath } from '../files/paths.ts';
 import { matchEncoded, routeFor, type Match } from './route-table.ts';
 
 export const BATCH_METHODS = 'POST';
@@ -108,6 +109,10 @@ function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned 
   const match = relative.startsWith('/maintenance/')
     ? matchEncoded(deps.registry, relative.slice('/maintenance/'.length))
     : ({ found: false } as const);
+  if (relative.startsWith('/maintenance/') && isFilePath(relative.slice('/maintenance/'.length)))
+    throw new EngineError('invalid-request', `Operation ${i}: a batch takes no attached files; send ${op.path} on its own.`, [
+      { field: `operations[${i}].path`, message: 'attached files are not sent in a batch', operation: i },
+    ]);
   if (!match.found)
     throw new EngineError('not-found', `Operation ${i}: no collection or record at ${op.path}.`, item('no collection or record here'));
   const routed = routeFor(match.kind, op.method);

@@ -1,3 +1,4 @@
+import { ATTACHED_FILES } from '../files/definition.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { requestSlot } from './request-slot.ts';
 
@@ -36,7 +37,7 @@ export function matchPath(registry: Registry, segments: readonly string[]): Matc
   const notFound = { found: false } as const;
   const [collection, idText, childName, ...rest] = segments;
   const resource = collection === undefined ? undefined : registry.get(collection);
-  if (!resource || rest.length > 0) return notFound;
+  if (!resource || rest.length > 0 || resource.name === ATTACHED_FILES) return notFound;
   if (idText === undefined) return { found: true, kind: 'collection', resource, id: undefined, parent: undefined };
   const id = parseId(idText);
   if (id === undefined) return notFound;

@@ -1,3 +1,4 @@
+import { ATTACHED_FILES } from '../files/definition.ts';
 import { ROUTES } from '../http/route-table.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { OPERATION_DOCS, type OperationSite } from './operations.ts';
@@ -19,6 +20,7 @@ export function collectionPaths(registry: Registry, basePath: string): Record<st
   const paths: Record<string, Json> = {};
   const m = `${basePath}/maintenance`;
   for (const resource of registry.resources.values()) {
+    if (resource.name === ATTACHED_FILES) continue; // served under parents only: files-paths.ts
     paths[`${m}/${resource.name}`] = pathItem('collection', { resource }, []);
     paths[`${m}/${resource.name}/{id}`] = pathItem('record', { resource }, [idParameter('id', resource.name)]);
     for (const [childName, field] of resource.children) {

@@ -1,0 +1,65 @@
+import { EngineError } from '../errors.ts';
+import type { IdempotencySettings } from '../idempotency/index.ts';
+import { loadRecord, notFound, type OperationContext, type ParentScope } from '../operations/context.ts';
+import { requireParent } from '../operations/read.ts';
+import type { Registry } from '../registry.ts';
+import { recordJson, versionOf, type ApiRecord } from '../records.ts';
+import { etagOf } from '../http/conditional.ts';
+import { joinHeaders } from '../http/headers.ts';
+import type { RequestTarget } from '../http/request-target.ts';
+import type { FilesOptions } from './options.ts';
+import type { FilePath } from './paths.ts';
+
+export interface FileRouteDeps {
+  readonly registry: Registry;
+  readonly basePath: string;
+  readonly idempotency: IdempotencySettings;
+  readonly requireIfMatch?: boolean;
+  readonly files?: FilesOptions | undefined;
+}
+
+/** One request on a file path, as the file routes see it. */
+export interface FileCall {
+  readonly req: Request;
+  readonly url: RequestTarget;
+  readonly ctx: OperationContext;
+  readonly path: FilePath;
+  readonly deps: FileRouteDeps;
+  /** The caller's headers, for every answer. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export const scopeOf = (path: FilePath): ParentScope => ({ resource: path.parent, id: path.parentId, field: path.field });
+
+/** The path of the parent's files, base path included. */
+export const filesPathOf = (call: FileCall) =>
+  `${call.deps.basePath}/maintenance/${call.path.parent.name}/${call.path.parentId}/attached_files`;
+
+/** The host's file pieces, or 404: an engine without them serves no files. */
+export function filesOf(call: FileCall): FilesOptions {
+  if (!call.deps.files) throw new EngineError('not-found', 'This server keeps no attached files (createEngine has no files option).');
+  return call.deps.files;
+}
+
+/**
+ * The file the path names, under a live parent (or deleted ones too, when asked): a file of
+ * another parent, or under a parent missing or deleted, is 404.
+ */
+export async function fileOf(call: FileCall, includeDeleted = false): Promise<ApiRecord> {
+  const { ctx, path } = call;
+  await requireParent(ctx, path.parent, path.parentId, includeDeleted);
+  const record = await loadRecord(ctx.tenant.db, ctx, path.files, path.fid, includeDeleted);
+  if (!record || record[path.field] !== path.parentId) throw notFound(path.files.name, path.fid);
+  return record;
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/** A file's metadata as answered: the record, its ETag. */
+export function metadataResponse(call: FileCall, record: ApiRecord, status = 200, more?: Record<string, string>): Response {
+  const version = versionOf(record);
+  return new Response(recordJson(record), {
+    status,
+    headers: joinHeaders(JSON_TYPE, call.headers, version === undefined ? undefined : { etag: etagOf(version) }, more),
+  });
+}
