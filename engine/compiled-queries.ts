@@ -103,7 +103,7 @@ function filled<R>(t: Template<R>, values: Record<string, any>): CompiledQuery<R
     parameters[i] = name === undefined ? fixed[i] : item < 0 ? values[name] : values[name][item];
   }
   const { query, queryId, sql } = t.query;
-  return { query, queryId, sql, parameters }; // not a spread: see engine/http/headers.ts
+  return { query, queryId, sql, parameters };
 }
 
 /** The shape as its builder sees it: its own enumerable keys only, read once. */

@@ -7,6 +7,7 @@ import type { FilesOptions } from './files/options.ts';
 import { problemResponse } from './http/problem.ts';
 import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
+import { servedSegments } from './http/route-table.ts';
 import { batchCost } from './http/batch-route.ts';
 import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenApiOptions } from './openapi/index.ts';
 import { OpenStreams, type EventStreams } from './events/open-streams.ts';
@@ -27,9 +28,9 @@ export type BeforeRequest = (req: Request, caller: Caller) => Promise<Caller | v
 
 interface CommonOptions {
   readonly resources: readonly ResourceDefinition[];
-  /** Where the collections are served: `{basePath}/maintenance/...` (default `/v4_server/external/v1`). */
+  /** Where the collections are served: `{basePath}/{group}/...` (default `/v4_server/external/v1`). */
   readonly basePath?: string;
-  /** Cursor lifetime without use, in seconds (default 900). */
+  /** Cursor lifetime without use, in seconds (default 3900: outlives a client that waits out an hourly call budget). */
   readonly cursorTtlS?: number;
   /** How long the change feed (`{basePath}/events`) keeps events, in seconds (default 604800: a week). */
   readonly eventsRetentionS?: number;
@@ -154,7 +155,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine;
 export function createEngine(options: EngineOptions): Engine | DbEngine {
   const registry = createRegistry(options.resources);
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
-  const cursors = { ttlMs: (options.cursorTtlS ?? 900) * 1000, now: options.now ?? Date.now };
+  const cursors = { ttlMs: (options.cursorTtlS ?? 3900) * 1000, now: options.now ?? Date.now };
   const single = options.db === undefined ? undefined : singleDb(options);
   const resolveCaller = withGates(
     single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller,
@@ -197,8 +198,10 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     const document = () => JSON.stringify(openApi());
     app.route('/', docsRoutes({ basePath, document, assets, title: documentOptions.title ?? DEFAULT_TITLE }));
   }
-  app.all(`${basePath}/maintenance`, (c) => serve(c.req.raw));
-  app.all(`${basePath}/maintenance/*`, (c) => serve(c.req.raw));
+  for (const segment of servedSegments(registry)) {
+    app.all(`${basePath}/${segment}`, (c) => serve(c.req.raw));
+    app.all(`${basePath}/${segment}/*`, (c) => serve(c.req.raw));
+  }
   app.all(`${basePath}/events`, (c) => serve(c.req.raw));
   app.all(`${basePath}/batch`, (c) => serve(c.req.raw));
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));

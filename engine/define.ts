@@ -3,11 +3,12 @@
  * the engine uses for records and bodies is derived from the definition here.
  */
 
-export const FIELD_KINDS = ['integer', 'string', 'date', 'timestamp', 'boolean'] as const;
+export const FIELD_KINDS = ['integer', 'number', 'string', 'date', 'timestamp', 'boolean'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
 
 export interface KindValue {
   integer: number;
+  number: number;
   string: string;
   date: string; // YYYY-MM-DD
   timestamp: string; // RFC 3339, UTC
@@ -99,6 +100,7 @@ const field =
   });
 
 export const integer = field('integer');
+export const number = field('number');
 export const string = field('string');
 export const date = field('date');
 export const timestamp = field('timestamp');
@@ -118,6 +120,13 @@ export interface ResourceInput<N extends string = string, F extends Fields = Fie
   indexes?: readonly (readonly string[])[];
   /** Its records take attached files (SPEC 13): `{}` for any type up to the host's limit. */
   files?: FilesOption;
+  /**
+   * The path group the collection is served in (SPEC 14): `{base}/{group}/{name}`, or
+   * `{base}/{name}` for `''`. Default DEFAULT_GROUP.
+   */
+  group?: string;
+  /** This collection's name in a parent's `$linked` (default: its name's words title-cased, `work_orders` -> `Work Orders`). */
+  linkedName?: string;
 }
 
 /** What a collection's attached files may be. */
@@ -128,13 +137,30 @@ export interface FilesOption {
   readonly types?: readonly string[];
 }
 
+/** The group of a definition that names none: where the shipped collections live. */
+export const DEFAULT_GROUP = 'maintenance';
+
 const RESOURCE_OPTION_NAMES: Record<keyof ResourceInput, true> = {
   name: true,
   fields: true,
   description: true,
   indexes: true,
   files: true,
+  group: true,
+  linkedName: true,
 };
+
+/** A definition's group, as it serves it. */
+export const groupOf = (d: ResourceInput): string => d.group ?? DEFAULT_GROUP;
+
+/** A collection's name in `$linked`: its own `linkedName`, or its name's words title-cased. */
+export const linkedNameOf = (d: ResourceInput): string =>
+  d.linkedName ??
+  d.name
+    .split('_')
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join(' ');
 
 /**
  * A checked, frozen definition. Child collections are not declared here: a resource
@@ -188,6 +214,8 @@ export function defineResource<const N extends string, const F extends Fields>(i
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+/** Letters, digits, spaces, `_` and `-`: no comma, which separates names in `$linked`. */
+const LINKED_NAME = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,62}$/;
 
 /** Problems with one definition on its own, each naming the field. */
 export function checkResource(input: ResourceInput): string[] {
@@ -195,6 +223,10 @@ export function checkResource(input: ResourceInput): string[] {
   if (typeof input.name !== 'string' || !NAME.test(input.name)) problems.push(`name must match ${NAME}`);
   else if (input.name.startsWith('mrs_')) problems.push('names starting with mrs_ are reserved for the engine');
   for (const option of unknownKeys(input, RESOURCE_OPTION_NAMES)) problems.push(`option ${option} is not known`);
+  if (input.group !== undefined && (typeof input.group !== 'string' || (input.group !== '' && !NAME.test(input.group))))
+    problems.push(`group must be '' or match ${NAME}`);
+  if (input.linkedName !== undefined && (typeof input.linkedName !== 'string' || !LINKED_NAME.test(input.linkedName)))
+    problems.push(`linkedName must match ${LINKED_NAME}`);
   if (typeof input.fields !== 'object' || input.fields === null) return [...problems, 'fields must be an object'];
   for (const columns of input.indexes ?? []) {
     // An unknown field is not a filterable one either: the same line names it.
@@ -287,6 +319,8 @@ function defaultFits(f: FieldDef): boolean {
   switch (f.kind) {
     case 'integer':
       return Number.isSafeInteger(v);
+    case 'number':
+      return typeof v === 'number' && isExactNumber(v);
     case 'string':
       return typeof v === 'string' && (f.maxLength === undefined || [...v].length <= f.maxLength);
     case 'boolean':
@@ -314,4 +348,18 @@ export function isTimestamp(s: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i.test(s) || !isDate(s.slice(0, 10))) return false;
   const year = new Date(s).getUTCFullYear();
   return year >= 1 && year <= 9999;
+}
+
+/** Significant digits a `number` field keeps exactly: every decimal of this many survives a double. */
+export const NUMBER_DIGITS = 15;
+
+/**
+ * A finite number whose shortest decimal form has at most NUMBER_DIGITS significant digits, so
+ * that what is stored reads back as the same decimal on both databases; zero or at least 1e-307
+ * (below, a double holds fewer digits).
+ */
+export function isExactNumber(n: number): boolean {
+  if (!Number.isFinite(n) || (n !== 0 && Math.abs(n) < 1e-307)) return false;
+  const mantissa = Math.abs(n).toExponential().split('e')[0]!.replace('.', '');
+  return mantissa.length <= NUMBER_DIGITS;
 }

@@ -59,7 +59,7 @@ export function limitCaller<C extends Caller>(limiter: RateLimiter, key: string,
 
 const isPromise = <T>(v: T | Promise<T>): v is Promise<T> => typeof (v as { then?: unknown }).then === 'function';
 
-const withWindow = <C extends Caller>(caller: C, state: WindowState): C => Object.assign({}, caller, { headers: windowHeaders(state) }); // not a spread: see joinHeaders
+const withWindow = <C extends Caller>(caller: C, state: WindowState): C => Object.assign({}, caller, { headers: windowHeaders(state) });
 
 /** A counted call's headers; over the limit, the 429 that carries them (the call does nothing). */
 export function windowHeaders(state: WindowState): Record<string, string> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keepJson, nextTimestamp, recordJson } from './records.ts';
+import { jsonOf, nextTimestamp } from './records.ts';
 
 describe('nextTimestamp', () => {
   it('is now when the previous stamp is in the past', () => {
@@ -19,18 +19,11 @@ describe('nextTimestamp', () => {
   });
 });
 
-describe('recordJson', () => {
-  it('is JSON.stringify of the record, the text kept beside it when a write kept one, never a field', () => {
+describe('jsonOf', () => {
+  it('is the JSON its write made, or JSON.stringify of the record; the version is never a field', () => {
     const record = { id: 7, note: 'a "quoted" \u2028 note', done: false, due: null };
-    expect(recordJson(record)).toBe(JSON.stringify(record));
-    keepJson(record, JSON.stringify(record));
-    // Kept out of sight: not a key, not in the record's own JSON, not compared by toEqual.
+    expect(jsonOf({ record, version: 3 })).toBe(JSON.stringify(record));
+    expect(jsonOf({ record, version: 3, json: '{"id":7}' })).toBe('{"id":7}');
     expect(Object.keys(record)).toEqual(['id', 'note', 'done', 'due']);
-    expect(JSON.stringify(record)).toBe('{"id":7,"note":"a \\"quoted\\" \u2028 note","done":false,"due":null}');
-    expect(record).toEqual({ id: 7, note: 'a "quoted" \u2028 note', done: false, due: null });
-    expect(recordJson(record)).toBe(JSON.stringify(record));
-    // The first kept text stays: a write keeps it once.
-    keepJson(record, '{}');
-    expect(recordJson(record)).toBe(JSON.stringify(record));
   });
 });

@@ -5,33 +5,39 @@ import { VERSION_COLUMN } from './schema/table.ts';
 export type ApiRecord = Record<string, unknown>;
 
 /**
- * The version of the row a record was made from (its ETag's source), kept beside the record
- * rather than in it: the version is never a field.
+ * A record as stored: its fields, and beside them (never among them) the version of its row,
+ * the source of its ETag.
  */
-const VERSION = Symbol('version');
-export const versionOf = (record: ApiRecord): number | undefined => (record as { [VERSION]?: number })[VERSION];
-
-/**
- * A record's JSON text, kept beside it by the write that made it for its event (keepJson), so
- * its answer does not make it again: in a property no one enumerates, as the version (a WeakMap
- * entry a write cost the garbage collector more than the JSON: BENCHMARKS.md).
- */
-const JSON_TEXT = Symbol('json');
-
-/** JSON.stringify(record), made once per write: the text kept beside it, or made now. */
-export const recordJson = (record: ApiRecord): string => (record as { [JSON_TEXT]?: string })[JSON_TEXT] ?? JSON.stringify(record);
-
-/** Keeps `json`, which must be JSON.stringify(record), beside a record that no one changes afterwards. */
-export function keepJson(record: ApiRecord, json: string): void {
-  if (!(JSON_TEXT in record)) Object.defineProperty(record, JSON_TEXT, { value: json });
+export interface Stored {
+  readonly record: ApiRecord;
+  readonly version: number;
 }
+
+/** What a write answers: the record as stored, and its JSON text when the write made it for its event. */
+export interface Written extends Stored {
+  readonly json?: string | undefined;
+}
+
+/** A written record's JSON text: the one its write made, or made now. */
+export const jsonOf = (written: Written): string => written.json ?? JSON.stringify(written.record);
+
+/** A stored record with its JSON text made now, once, for its event and its answer. */
+export const writtenOf = (stored: Stored): Required<Written> => ({
+  record: stored.record,
+  version: stored.version,
+  json: JSON.stringify(stored.record),
+});
+
+/** A row (the system version column among its columns) as its record and version. */
+export const storedOf = (resource: Resource, dialect: Dialect, row: Record<string, unknown>): Stored => ({
+  record: toRecord(resource, dialect, row),
+  version: Number(row[VERSION_COLUMN]),
+});
 
 /** A row as the API shows it: every field present, `null` when empty. */
 export function toRecord(resource: Resource, dialect: Dialect, row: Record<string, unknown>): ApiRecord {
   const out: ApiRecord = {};
   for (const name of resource.fieldNames) out[name] = dialect.decode(resource.fields[name]!.kind, row[name]);
-  const version = row[VERSION_COLUMN];
-  if (version !== undefined && version !== null) Object.defineProperty(out, VERSION, { value: Number(version) });
   return out;
 }
 

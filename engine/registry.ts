@@ -1,4 +1,4 @@
-import { checkResource, SYSTEM_FIELDS, type FieldDef, type ResourceDefinition } from './define.ts';
+import { checkResource, groupOf, linkedNameOf, SYSTEM_FIELDS, type FieldDef, type ResourceDefinition } from './define.ts';
 import { ATTACHED_FILES, attachedFilesDefinition } from './files/definition.ts';
 
 /** A definition placed among the others: all its fields, its parent link and its children. */
@@ -17,12 +17,25 @@ export interface Resource {
   readonly children: ReadonlyMap<string, string>;
   /** Parent link fields of this resource, by parent resource name. */
   readonly parents: ReadonlyMap<string, string>;
+  /** The path group it is served in (`''`: at the base path itself). */
+  readonly group: string;
+  /** Its path under the base path: `/{group}/{name}`, or `/{name}` in the group `''`. */
+  readonly path: string;
+  /** Its name in a parent's `$linked`. */
+  readonly linkedName: string;
+  /** `$linked` names this resource answers -> the child collection's name, in the children's order. */
+  readonly linked: ReadonlyMap<string, string>;
 }
 
 export interface Registry {
   readonly resources: ReadonlyMap<string, Resource>;
   get(name: string): Resource | undefined;
+  /** The first path segments under the base path that name a group (never `''`). */
+  readonly groups: ReadonlySet<string>;
 }
+
+/** First segments under the base path the engine or the service serve themselves: no group or root-level collection may take them. */
+export const RESERVED_SEGMENTS: readonly string[] = ['authenticate', 'batch', 'bulk', 'docs', 'events', 'openapi.json', 'tokens'];
 
 /** Checks the definitions together and freezes them; a bad set stops the start with one line. */
 export function createRegistry(declared: readonly ResourceDefinition[]): Registry {
@@ -37,6 +50,15 @@ export function createRegistry(declared: readonly ResourceDefinition[]): Registr
     if (byName.has(d.name)) throw new Error(`resource ${d.name}: defined twice`);
     byName.set(d.name, d);
   }
+  const groups = new Set([...byName.values()].map(groupOf).filter((g) => g !== ''));
+  for (const d of byName.values()) {
+    const group = groupOf(d);
+    if (RESERVED_SEGMENTS.includes(group)) throw new Error(`resource ${d.name}: group ${group} is a path the service serves itself`);
+    if (group !== '') continue;
+    if (RESERVED_SEGMENTS.includes(d.name))
+      throw new Error(`resource ${d.name}: a root-level collection cannot take a path the service serves`);
+    if (groups.has(d.name)) throw new Error(`resource ${d.name}: a root-level collection cannot share its path with the group ${d.name}`);
+  }
   const children = new Map<string, Map<string, string>>([...byName.keys()].map((n) => [n, new Map()]));
   for (const d of byName.values()) {
     // Files are served under their parents by the file routes only, never as a child collection.
@@ -48,6 +70,16 @@ export function createRegistry(declared: readonly ResourceDefinition[]): Registr
       if (siblings.has(d.name)) throw new Error(`resource ${d.name}: field ${fieldName}: a second parent link to ${f.parent}`);
       siblings.set(d.name, fieldName);
     }
+  }
+  const linked = new Map<string, Map<string, string>>();
+  for (const [parent, kids] of children) {
+    const names = new Map<string, string>();
+    for (const child of kids.keys()) {
+      const name = linkedNameOf(byName.get(child)!);
+      if (names.has(name)) throw new Error(`resource ${child}: linked name ${name} is also ${names.get(name)}'s under ${parent}`);
+      names.set(name, child);
+    }
+    linked.set(parent, names);
   }
   const resources = new Map<string, Resource>();
   for (const d of byName.values()) {
@@ -66,8 +98,12 @@ export function createRegistry(declared: readonly ResourceDefinition[]): Registr
         filterable: Object.freeze(names.filter((n) => fields[n]!.filterable)),
         children: children.get(d.name)!,
         parents,
+        group: groupOf(d),
+        path: groupOf(d) === '' ? `/${d.name}` : `/${groupOf(d)}/${d.name}`,
+        linkedName: linkedNameOf(d),
+        linked: linked.get(d.name)!,
       }),
     );
   }
-  return { resources, get: (name) => resources.get(name) };
+  return { resources, get: (name) => resources.get(name), groups };
 }

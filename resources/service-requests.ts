@@ -2,6 +2,7 @@ import { defineResource, integer, string } from '../engine/define.ts';
 
 export default defineResource({
   name: 'service_requests',
+  group: 'maintenance',
   description: 'A request for service; the work orders it raised are its child collection.',
   fields: {
     description: string({ required: true }),

@@ -2,6 +2,7 @@ import { defineResource, integer, string } from '../engine/define.ts';
 
 export default defineResource({
   name: 'work_orders',
+  group: 'maintenance',
   description: 'A unit of maintenance work, optionally raised by a service request.',
   fields: {
     department_id: integer({ required: true, filterable: true }),

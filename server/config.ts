@@ -131,7 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: read(env, 'DATA_DIR', text, DEFAULT_DATA_DIR),
     jwtSecret,
     tokenTtlS: read(env, 'TOKEN_TTL_S', int('TOKEN_TTL_S', 1, 31 * 86400), 3600),
-    cursorTtlS: read(env, 'CURSOR_TTL_S', int('CURSOR_TTL_S', 1, 7 * 86400), 900),
+    cursorTtlS: read(env, 'CURSOR_TTL_S', int('CURSOR_TTL_S', 1, 7 * 86400), 3900),
     eventsRetentionS: read(env, 'EVENTS_RETENTION_S', int('EVENTS_RETENTION_S', 1, 10 * 365 * 86400), 604_800),
     eventsHeartbeatS: read(env, 'EVENTS_HEARTBEAT_S', int('EVENTS_HEARTBEAT_S', 1, 3600), 15),
     requireIfMatch: read(env, 'REQUIRE_IF_MATCH', bool('REQUIRE_IF_MATCH'), false),

@@ -31,7 +31,6 @@ export const EXPOSE_HEADERS = [
  * failure.
  */
 export function pathMethods(registry: Registry, basePath: string): (pathname: string) => string {
-  const maintenance = `${basePath}/maintenance`;
   const fixed = new Map([
     [`${basePath}/authenticate`, 'POST'],
     [`${basePath}/events`, 'GET, HEAD'],
@@ -44,8 +43,8 @@ export function pathMethods(registry: Registry, basePath: string): (pathname: st
     const known = fixed.get(pathname);
     if (known) return known;
     if (pathname.startsWith(`${basePath}/docs/`)) return 'GET, HEAD';
-    if (!pathname.startsWith(`${maintenance}/`)) return any;
-    const match = matchEncoded(registry, pathname.slice(maintenance.length + 1));
+    if (!pathname.startsWith(`${basePath}/`)) return any;
+    const match = matchEncoded(registry, pathname.slice(basePath.length + 1));
     return match.found ? allowedMethods(match.kind).join(', ') : any;
   };
 }

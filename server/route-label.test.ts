@@ -16,6 +16,10 @@ describe('route labels', () => {
     [`${M}/work_orders/7/notes`, `${M}/work_orders/{id}/notes`],
     [`${M}/work%5Forders/7`, `${M}/work_orders/{id}`],
     [`${M}/nothing/7`, 'unmatched'],
+    [`${M}/work_orders/7/notes/3`, `${M}/work_orders/{id}/notes/{child_id}`],
+    [`${B}/bulk/maintenance/work_orders`, `${B}/bulk/maintenance/work_orders`],
+    [`${B}/bulk/maintenance/work_orders/3`, `${B}/bulk/maintenance/work_orders/{id}`],
+    [`${B}/work_orders/3`, 'unmatched'],
     [`${M}/work_orders/0`, 'unmatched'],
     [`${M}`, 'unmatched'],
     [`${B}/authenticate`, `${B}/authenticate`],
@@ -26,7 +30,7 @@ describe('route labels', () => {
     expect(routeOf(path)).toBe(label);
     if (path.startsWith(`${M}/`)) {
       const segments = path
-        .slice(M.length + 1)
+        .slice(B.length + 1)
         .split('/')
         .map(decodeURIComponent);
       expect(routeOf(path, matchPath(registry, segments))).toBe(label);
@@ -38,7 +42,7 @@ describe('route labels', () => {
     const req = new Request(`http://h${M}/work_orders/5`);
     expect(matchedRoute(req)).toBeUndefined();
     // The match noted is what counts (here, deliberately, another collection's).
-    noteMatch(req, matchPath(registry, ['notes', '5']));
+    noteMatch(req, matchPath(registry, ['maintenance', 'notes', '5']));
     expect(ofRequest(req)).toBe(`${M}/notes/{id}`);
     expect(ofRequest(new Request(`http://h${M}/work_orders/5`))).toBe(`${M}/work_orders/{id}`);
   });

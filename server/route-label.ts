@@ -1,5 +1,5 @@
 import { targetOf } from '../engine/http/request-target.ts';
-import { matchEncoded, matchedRoute, type Match } from '../engine/http/route-table.ts';
+import { matchEncoded, matchedRoute, patternOf, type Match } from '../engine/http/route-table.ts';
 import { requestSlot } from '../engine/http/request-slot.ts';
 import type { Registry } from '../engine/registry.ts';
 
@@ -9,7 +9,6 @@ import type { Registry } from '../engine/registry.ts';
  * request text reach a label (bounded cardinality, nothing a client typed).
  */
 export function routeLabeler(registry: Registry, basePath: string): (pathname: string, match?: Match) => string {
-  const m = `${basePath}/maintenance`;
   const fixed = new Set([
     '/healthz',
     '/readyz',
@@ -24,12 +23,9 @@ export function routeLabeler(registry: Registry, basePath: string): (pathname: s
   return function routeOf(pathname, match) {
     if (fixed.has(pathname)) return pathname;
     if (pathname.startsWith(`${basePath}/docs/`)) return `${basePath}/docs/{asset}`;
-    if (!pathname.startsWith(`${m}/`)) return 'unmatched';
-    match ??= matchEncoded(registry, pathname.slice(m.length + 1));
-    if (!match.found) return 'unmatched';
-    if (match.kind === 'collection') return `${m}/${match.resource.name}`;
-    if (match.kind === 'record') return `${m}/${match.resource.name}/{id}`;
-    return `${m}/${match.parent!.resource.name}/{id}/${match.resource.name}`;
+    if (!pathname.startsWith(`${basePath}/`)) return 'unmatched';
+    match ??= matchEncoded(registry, pathname.slice(basePath.length + 1));
+    return match.found ? `${basePath}${patternOf(match)}` : 'unmatched';
   };
 }
 

@@ -7,7 +7,8 @@ import type { CompiledWhere } from '../sql/where.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { chunksOf, idsAt, newCursorId, pageSpan } from './layout.ts';
 import { EXPIRED_CURSORS_PER_SWEEP } from './cursor-rows.ts';
-import type { CursorBinding, CursorMeta, PageRecords } from './snapshot-store.ts';
+import type { CursorBinding, CursorMeta, PageRecords, SnapshotArgs } from './snapshot-store.ts';
+import { takeSnapshot } from './strategy.ts';
 import { idsAsOf, layoutOf, type LazySearch } from './lazy.ts';
 
 export interface CursorSettings {
@@ -117,9 +118,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
 
   return {
     /**
-     * Snapshots a new search and returns the requested page: lazily for page 1 (lazy.ts), which
-     * costs about its COUNT (the whole table in id order may be ranged at once, as cheap); a
-     * search that starts further on needs its ids now.
+     * Snapshots a new search and returns the requested page, by the strategy strategy.ts
+     * chooses (docs/cursors.md).
      */
     async create(args: {
       table: string;
@@ -136,7 +136,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
       const expiresAt = expiry();
-      const snap = await (span.start === 0 ? store.createLazy : store.create)(tenant, {
+      const snapshotArgs: SnapshotArgs = {
         id,
         table: args.table,
         where: args.where.where,
@@ -149,7 +149,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         start: span.start,
         end: span.end,
         recordJson: args.recordJson,
-      });
+      };
+      const snap = await takeSnapshot(tenant, store, snapshotArgs, settings.now());
       return { cursor: id, total: snap.total, limit: args.query.limit, records: snap.records, changeSeq: snap.changeSeq };
     },
 

@@ -2,7 +2,6 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { jsonArrayOf } from '../dialects/json-array.ts';
 import { orderBySql } from '../dialects/order-by.ts';
 import type { TenantDb } from '../dialects/types.ts';
-import { Lru } from '../lru.ts';
 import { limitOf, offsetOf, WIDTHS } from './layout.ts';
 import type { SnapshotArgs } from './snapshot-store.ts';
 
@@ -68,19 +67,3 @@ export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order' |
 /** Whether the search reads every row of the table (or every live one), in any order: no filters, not a child list. */
 export const readsWholeTable = (args: Pick<SnapshotArgs, 'query' | 'binding'>) =>
   args.binding.scope === '' && Object.keys(args.query.filters).length === 0;
-
-/**
- * A tenant's searches whose ids were not ranged when last tried (ids missing between the ends,
- * too many holes), with the time: for a while they pack their ids at once, then try again
- * (deletions may have been few since). The slot of the tenant's state (TenantState) holding them.
- */
-const UNRANGED = {};
-const RANGED_RETRY_MS = 60_000;
-const unrangedOf = (t: TenantDb) => t.state.get(UNRANGED, () => new Lru<number>(100));
-export const rangedTries = {
-  due: (t: TenantDb, searchKey: string) => {
-    const tried = unrangedOf(t).get(searchKey);
-    return tried === undefined || Date.now() - tried >= RANGED_RETRY_MS;
-  },
-  failed: (t: TenantDb, searchKey: string) => unrangedOf(t).set(searchKey, Date.now()),
-};

@@ -3,6 +3,7 @@ import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import type { Reserved } from '../query/reserved.ts';
 import type { MadeIds } from './lazy.ts';
+import type { Strategy } from './strategy.ts';
 
 /**
  * Where a database keeps cursor snapshots: each database has its own (engine/dialects/<db>/
@@ -10,13 +11,15 @@ import type { MadeIds } from './lazy.ts';
  * checks, the process cache) is the same for all (index.ts).
  */
 export interface SnapshotStore {
-  /** Snapshots a search's ordered ids into a new cursor and answers the requested page. */
-  create(t: TenantDb, args: SnapshotArgs): Promise<Snapshot>;
   /**
-   * A new cursor of page 1 whose ids are made later (engine/cursor/lazy.ts): reads the total,
-   * page 1, the feed's seq and the table's largest id in one statement, and writes the head row.
+   * Snapshots a search into a new cursor by `strategy` (strategy.ts, which chooses it) and
+   * answers the requested page; undefined, with nothing written, when the strategy does not fit
+   * the search's ids (`ranged`: not one range; `ascending`: not id order, or an id deltas do not
+   * take). `reference`, `lazy` and `ordered` fit every search.
    */
-  createLazy(t: TenantDb, args: SnapshotArgs): Promise<Snapshot>;
+  take(t: TenantDb, args: SnapshotArgs, strategy: Strategy): Promise<Snapshot | undefined>;
+  /** Below this many ids a search in id order costs less `ordered` than `ascending` (0: never). */
+  readonly ascendingFrom: number;
   /**
    * Writes a lazy cursor's chunk rows and turns its head into an eager one's, in one
    * transaction; a cursor made already (by another process) is left as it is.

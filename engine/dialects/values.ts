@@ -18,7 +18,7 @@ export function timestampString(v: unknown): unknown {
   return v;
 }
 
-/** Integers as numbers (int8 arrives as a string from pg). */
+/** Integers and numbers as numbers (int8 arrives as a string from pg). */
 export function integerNumber(v: unknown): unknown {
   return typeof v === 'string' || typeof v === 'bigint' ? Number(v) : v;
 }

@@ -22,7 +22,7 @@ const GUARDED = { 'x-content-type-options': 'nosniff', 'content-security-policy'
 
 /** GET and HEAD of a file's bytes: exactly as stored, one Range at most, If-None-Match against the sha256. */
 export async function readContent(call: FileCall): Promise<Response> {
-  const record = await fileOf(call);
+  const { record } = await fileOf(call);
   const size = record.size as number;
   const sha256 = record.sha256 as string;
   const mime = record.mime_type as string;

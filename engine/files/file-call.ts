@@ -3,7 +3,7 @@ import type { IdempotencySettings } from '../idempotency/index.ts';
 import { loadRecord, notFound, type OperationContext, type ParentScope } from '../operations/context.ts';
 import { requireParent } from '../operations/read.ts';
 import type { Registry } from '../registry.ts';
-import { recordJson, versionOf, type ApiRecord } from '../records.ts';
+import { jsonOf, type Stored, type Written } from '../records.ts';
 import { etagOf } from '../http/conditional.ts';
 import { joinHeaders } from '../http/headers.ts';
 import type { RequestTarget } from '../http/request-target.ts';
@@ -32,8 +32,7 @@ export interface FileCall {
 export const scopeOf = (path: FilePath): ParentScope => ({ resource: path.parent, id: path.parentId, field: path.field });
 
 /** The path of the parent's files, base path included. */
-export const filesPathOf = (call: FileCall) =>
-  `${call.deps.basePath}/maintenance/${call.path.parent.name}/${call.path.parentId}/attached_files`;
+export const filesPathOf = (call: FileCall) => `${call.deps.basePath}${call.path.parent.path}/${call.path.parentId}/attached_files`;
 
 /** The host's file pieces, or 404: an engine without them serves no files. */
 export function filesOf(call: FileCall): FilesOptions {
@@ -45,21 +44,20 @@ export function filesOf(call: FileCall): FilesOptions {
  * The file the path names, under a live parent (or deleted ones too, when asked): a file of
  * another parent, or under a parent missing or deleted, is 404.
  */
-export async function fileOf(call: FileCall, includeDeleted = false): Promise<ApiRecord> {
+export async function fileOf(call: FileCall, includeDeleted = false): Promise<Stored> {
   const { ctx, path } = call;
   await requireParent(ctx, path.parent, path.parentId, includeDeleted);
   const record = await loadRecord(ctx.tenant.db, ctx, path.files, path.fid, includeDeleted);
-  if (!record || record[path.field] !== path.parentId) throw notFound(path.files.name, path.fid);
+  if (!record || record.record[path.field] !== path.parentId) throw notFound(path.files.name, path.fid);
   return record;
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 /** A file's metadata as answered: the record, its ETag. */
-export function metadataResponse(call: FileCall, record: ApiRecord, status = 200, more?: Record<string, string>): Response {
-  const version = versionOf(record);
-  return new Response(recordJson(record), {
+export function metadataResponse(call: FileCall, written: Written, status = 200, more?: Record<string, string>): Response {
+  return new Response(jsonOf(written), {
     status,
-    headers: joinHeaders(JSON_TYPE, call.headers, version === undefined ? undefined : { etag: etagOf(version) }, more),
+    headers: joinHeaders(JSON_TYPE, call.headers, { etag: etagOf(written.version) }, more),
   });
 }

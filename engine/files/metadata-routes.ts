@@ -9,7 +9,6 @@ import { softDelete } from '../operations/soft-delete.ts';
 import { patch } from '../operations/update.ts';
 import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
-import { versionOf } from '../records.ts';
 import { isPlainObject } from '../validate/body.ts';
 import { PATCHABLE } from './definition.ts';
 import { fileOf, metadataResponse, scopeOf, type FileCall } from './file-call.ts';
@@ -48,7 +47,7 @@ export async function readFile(call: FileCall): Promise<Response> {
   const record = await fileOf(call, deleted === 'true');
   const noneMatch = parseCondition('If-None-Match', call.req.headers.get('if-none-match'));
   if (noneMatch instanceof EngineError) throw noneMatch;
-  const etag = etagOf(versionOf(record));
+  const etag = etagOf(record.version);
   if (noneMatch && noneMatchMatches(noneMatch, etag))
     return new Response(null, { status: 304, headers: joinHeaders(call.headers, { etag }) });
   return metadataResponse(call, record);

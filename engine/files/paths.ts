@@ -26,19 +26,23 @@ const ID = /^[1-9]\d{0,15}$/;
 const idOf = (s: string | undefined) => (s !== undefined && ID.test(s) && Number.isSafeInteger(Number(s)) ? Number(s) : undefined);
 
 /**
- * `{collection}/{id}/attached_files[/{fid}[/content]]` (segments after `/maintenance/`):
+ * `[{group}/]{collection}/{id}/attached_files[/{fid}[/content]]` (segments after the base path):
  * `none` when the path is not about files, `not-found` when it is but names nothing served
- * (the files of a collection that declares none; `attached_files` on its own, served under
- * parents only).
+ * (the files of a collection that declares none). `attached_files` on its own is served nowhere
+ * (route-table.ts).
  */
 export function matchFilePath(registry: Registry, segments: readonly string[]): FilePath | 'none' | 'not-found' {
-  if (segments[0] === ATTACHED_FILES) return 'not-found';
-  if (segments[2] !== ATTACHED_FILES) return 'none';
-  const [collection, idText, , fidText, content, ...rest] = segments;
+  // Most requests are not about files: two comparisons say so.
+  if (segments[2] !== ATTACHED_FILES && segments[3] !== ATTACHED_FILES) return 'none';
+  const inGroup = segments[0] !== undefined && registry.groups.has(segments[0]);
+  const under = inGroup ? segments.slice(1) : segments;
+  if (under[2] !== ATTACHED_FILES) return 'none';
+  const [collection, idText, , fidText, content, ...rest] = under;
   const parent = registry.get(collection!);
   const files = registry.get(ATTACHED_FILES);
   const parentId = idOf(idText);
-  if (!parent || !files || parent.definition.files === undefined || parentId === undefined || rest.length > 0) return 'not-found';
+  if (!parent || parent.group !== (inGroup ? segments[0] : '')) return 'none';
+  if (!files || parent.definition.files === undefined || parentId === undefined || rest.length > 0) return 'not-found';
   const field = parentFieldOf(parent.name);
   if (fidText === undefined) return { kind: 'files', parent, parentId, field, files, fid: 0 };
   const fid = idOf(fidText);
@@ -46,8 +50,5 @@ export function matchFilePath(registry: Registry, segments: readonly string[]): 
   return { kind: content === undefined ? 'file' : 'content', parent, parentId, field, files, fid };
 }
 
-/** Whether a path after `/maintenance/` (as sent) is about attached files. */
-export const isFilePath = (rest: string): boolean => {
-  const segments = rest.split('/');
-  return segments[0] === ATTACHED_FILES || segments[2] === ATTACHED_FILES;
-};
+/** Whether a path after the base path (as sent) is about attached files. */
+export const isFilePath = (registry: Registry, rest: string): boolean => matchFilePath(registry, rest.split('/')) !== 'none';

@@ -1,9 +1,8 @@
 import { EngineError, type ProblemItem } from '../errors.ts';
-import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type KeptAnswer } from '../idempotency/index.ts';
+import { answerOf, fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type KeptAnswer } from '../idempotency/index.ts';
 import { create } from '../operations/create.ts';
 import { patch } from '../operations/update.ts';
-import { recordJson, versionOf, type ApiRecord } from '../records.ts';
-import { etagOf } from '../http/conditional.ts';
+import type { Written } from '../records.ts';
 import { joinHeaders } from '../http/headers.ts';
 import { requireParent } from '../operations/read.ts';
 import { fileOf, filesOf, filesPathOf, metadataResponse, scopeOf, type FileCall } from './file-call.ts';
@@ -97,11 +96,6 @@ async function readUpload(call: FileCall): Promise<Record<string, unknown>> {
   return { ...metadata, description };
 }
 
-const kept = (record: ApiRecord, location: string): KeptAnswer => {
-  const version = versionOf(record);
-  return { status: 201, body: recordJson(record), location, etag: version === undefined ? undefined : etagOf(version) };
-};
-
 /**
  * POST: the bytes stored first, then the metadata created with its event; an acknowledged
  * upload is never lost, and a failure leaves at most bytes no row names (the sweep's). With an
@@ -114,10 +108,9 @@ export async function uploadFile(call: FileCall): Promise<Response> {
   if (key instanceof EngineError) throw key;
   if (call.url.hasQuery) throw new EngineError('invalid-query', 'This path takes no query parameters here.');
   const body = await readUpload(call);
-  const location = (r: ApiRecord) => `${filesPathOf(call)}/${r.id}`;
   const write = async (c: typeof ctx) => {
-    const record = await create(c, path.files, body, scopeOf(path));
-    return kept(record, location(record));
+    const written: Written = await create(c, path.files, body, scopeOf(path));
+    return answerOf(201, written, `${filesPathOf(call)}/${written.record.id}`);
   };
   let answer: KeptAnswer;
   let replayed = false;

@@ -5,7 +5,7 @@ import { create, insertPlainCreates, plainCreateRow } from '../operations/create
 import { inTransaction, type OperationContext } from '../operations/context.ts';
 import { softDelete } from '../operations/soft-delete.ts';
 import { patch, replace } from '../operations/update.ts';
-import { versionOf, type ApiRecord } from '../records.ts';
+import type { ApiRecord, Written } from '../records.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { isPlainObject } from '../validate/body.ts';
 import { readJsonBodyOnce } from './body.ts';
@@ -14,6 +14,7 @@ import { etagOf, parseCondition, type Condition } from './conditional.ts';
 import { joinHeaders } from './headers.ts';
 import type { RequestTarget } from './request-target.ts';
 import { isFilePath } from '../files/paths.ts';
+import { requireBelongs } from '../operations/belongs.ts';
 import { matchEncoded, routeFor, type Match } from './route-table.ts';
 
 export const BATCH_METHODS = 'POST';
@@ -88,7 +89,8 @@ function shapeOf(op: unknown, i: number, problems: ProblemItem[]): Shaped | unde
     if (!['method', 'path', 'body', 'if_match'].includes(key)) problem(`.${key}`, 'is not a field of an operation');
   const method = op.method;
   if (typeof method !== 'string' || !WRITE_METHODS.includes(method)) problem('.method', `must be one of ${WRITE_METHODS.join(', ')}`);
-  if (typeof op.path !== 'string' || op.path === '') problem('.path', 'must be a path such as /maintenance/work_orders/3');
+  if (typeof op.path !== 'string' || op.path === '')
+    problem('.path', 'must be a collection or record path, such as /{group}/{collection}/{id}');
   if (method === 'DELETE' && op.body !== undefined) problem('.body', 'a DELETE takes no body');
   if (method !== 'DELETE' && WRITE_METHODS.includes(method as string) && op.body === undefined)
     problem('.body', `a ${method} needs a body`);
@@ -106,13 +108,11 @@ function shapeOf(op: unknown, i: number, problems: ProblemItem[]): Shaped | unde
 function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned {
   const item = (message: string): ProblemItem[] => [{ field: `operations[${i}].path`, message, operation: i }];
   const relative = op.path.startsWith(`${deps.basePath}/`) ? op.path.slice(deps.basePath.length) : op.path;
-  const match = relative.startsWith('/maintenance/')
-    ? matchEncoded(deps.registry, relative.slice('/maintenance/'.length))
-    : ({ found: false } as const);
-  if (relative.startsWith('/maintenance/') && isFilePath(relative.slice('/maintenance/'.length)))
+  if (relative.startsWith('/') && isFilePath(deps.registry, relative.slice(1)))
     throw new EngineError('invalid-request', `Operation ${i}: a batch takes no attached files; send ${op.path} on its own.`, [
       { field: `operations[${i}].path`, message: 'attached files are not sent in a batch', operation: i },
     ]);
+  const match = relative.startsWith('/') ? matchEncoded(deps.registry, relative.slice(1)) : ({ found: false } as const);
   if (!match.found)
     throw new EngineError('not-found', `Operation ${i}: no collection or record at ${op.path}.`, item('no collection or record here'));
   const routed = routeFor(match.kind, op.method);
@@ -137,15 +137,10 @@ function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned 
   return { method: op.method, match, body: op.body, ifMatch: op.ifMatch };
 }
 
-const withEtag = (outcome: Outcome, record: ApiRecord): Outcome => {
-  const version = versionOf(record);
-  if (version !== undefined) outcome.etag = etagOf(version);
-  return outcome;
-};
-
 /** Runs one operation on the batch's transaction. */
 async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Promise<Outcome> {
   const { resource, id, parent } = op.match;
+  if (op.match.kind === 'childRecord') await requireBelongs(ctx, resource, id!, parent!);
   switch (op.method) {
     case 'POST':
       return created(deps, resource, await create(ctx, resource, op.body, parent));
@@ -159,9 +154,13 @@ async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Prom
   }
 }
 
-const recordAnswer = (record: ApiRecord) => withEtag({ status: 200, body: record }, record);
-const created = (deps: BatchDeps, resource: Resource, record: ApiRecord) =>
-  withEtag({ status: 201, body: record, location: `${deps.basePath}/maintenance/${resource.name}/${record.id}` }, record);
+const recordAnswer = ({ record, version }: Written): Outcome => ({ status: 200, body: record, etag: etagOf(version) });
+const created = (deps: BatchDeps, resource: Resource, { record, version }: Written): Outcome => ({
+  status: 201,
+  body: record,
+  location: `${deps.basePath}${resource.path}/${record.id}`,
+  etag: etagOf(version),
+});
 
 /** An operation's error as the batch's: its status, every entry naming the operation (no record's ETag or Location). */
 function asBatchError(e: unknown, i: number): unknown {
@@ -188,7 +187,7 @@ async function runAll(deps: BatchDeps, ctx: OperationContext, db: Kysely<any>, o
       if (!run) return;
       const { resource, rows, from } = run;
       run = undefined;
-      let records: ApiRecord[];
+      let records: Written[];
       try {
         records = await insertPlainCreates(inTrx, resource, rows);
       } catch (e) {
@@ -219,9 +218,9 @@ async function runAll(deps: BatchDeps, ctx: OperationContext, db: Kysely<any>, o
 }
 
 /**
- * `POST {base}/batch` (SPEC 10): 1 to 100 writes on `/maintenance/...` paths, all in one
+ * `POST {base}/batch` (SPEC 10): 1 to 100 writes on collection paths, all in one
  * transaction (their events too), or none. Reached through the same caller resolution, gates
- * and rate limit as `/maintenance` (http/handle.ts), the limit counting each operation.
+ * and rate limit as the collections' paths (http/handle.ts), the limit counting each operation.
  */
 export function batchRoute(deps: BatchDeps) {
   return async (req: Request, url: RequestTarget, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {

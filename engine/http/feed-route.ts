@@ -45,7 +45,7 @@ const wantsStream = (req: Request) => /\btext\/event-stream\b/i.test(req.headers
  * `GET {base}/events` (SPEC 9): a page of the caller's tenant's change feed, of the collections
  * its roles may read, with `X-Change-Seq`; with `Accept: text/event-stream`, the feed as a
  * stream from `$after` or `Last-Event-ID`. Reached through the same caller resolution, gates and
- * rate limit as `/maintenance` (http/handle.ts): a stream counts once.
+ * rate limit as the collections' paths (http/handle.ts): a stream counts once.
  */
 export function feedRoute(deps: FeedDeps) {
   const names = new Set(deps.registry.resources.keys());

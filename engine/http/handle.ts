@@ -4,13 +4,14 @@ import { create, createClaimed } from '../operations/create.ts';
 import type { OperationContext, ParentScope } from '../operations/context.ts';
 import { list } from '../operations/list.ts';
 import { read, readJson, requireParent } from '../operations/read.ts';
+import { requireBelongs } from '../operations/belongs.ts';
 import { softDelete } from '../operations/soft-delete.ts';
 import { patch, replace } from '../operations/update.ts';
 import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
-import { recordJson, versionOf, type ApiRecord } from '../records.ts';
+import { jsonOf, type Written } from '../records.ts';
 import { readJsonBody } from './body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
 import { expectedVersion } from '../operations/precondition.ts';
@@ -99,11 +100,6 @@ function ifMatchOf(call: Call): { condition?: Condition; error?: EngineError } {
   return parsed instanceof EngineError ? { error: parsed } : parsed === undefined ? {} : { condition: parsed };
 }
 
-const etagHeader = (record: ApiRecord): Record<string, string> => {
-  const version = versionOf(record);
-  return version === undefined ? {} : { etag: etagOf(version) };
-};
-
 function queryError(url: RequestTarget, allowed: readonly string[] = []): EngineError | undefined {
   if (!url.hasQuery) return undefined;
   const bad = [...url.searchParams.keys()].filter((k) => !allowed.includes(k));
@@ -174,8 +170,8 @@ async function keyed(
 /** PUT: If-Match, the body, then the write; the answer carries the new ETag. */
 async function replaceResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
-  const record = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
-  return replyJson(call, recordJson(record), 200, etagHeader(record));
+  const written = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
+  return replyJson(call, jsonOf(written), 200, { etag: etagOf(written.version) });
 }
 
 /** PATCH: as PUT, and an Idempotency-Key may make it safe to retry. */
@@ -226,8 +222,8 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
   },
 };
 
-const locationPrefix = (call: Call) => `${call.deps.basePath}/maintenance/${call.resource.name}/`;
-const created = (call: Call, record: ApiRecord): KeptAnswer => answerOf(201, record, `${locationPrefix(call)}${record.id}`);
+const locationPrefix = (call: Call) => `${call.deps.basePath}${call.resource.path}/`;
+const created = (call: Call, written: Written): KeptAnswer => answerOf(201, written, `${locationPrefix(call)}${written.record.id}`);
 
 async function listResponse(call: Call): Promise<Response> {
   const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
@@ -240,11 +236,12 @@ async function listResponse(call: Call): Promise<Response> {
 }
 
 /**
- * Serves `{base}/maintenance/...`: caller, route, method, permission, then the operation; and
- * `{base}/events`, the change feed, and `{base}/batch`, behind the same caller resolution.
+ * Serves every collection's paths (`{base}/{group}/...`, `{base}/bulk/...`): caller, route, method,
+ * permission, then the operation; and `{base}/events`, the change feed, and `{base}/batch`,
+ * behind the same caller resolution.
  */
 export function createMaintenanceHandler(deps: HandlerDeps) {
-  const prefix = `${deps.basePath}/maintenance`;
+  const prefix = deps.basePath;
   const feedPath = `${deps.basePath}/events`;
   const feed = feedRoute(deps);
   const batchPath = `${deps.basePath}/batch`;
@@ -273,7 +270,14 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       roles: caller.roles,
       cursors: deps.cursors,
     };
-    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent: match.parent, deps, headers });
+    let parent = match.parent;
+    if (match.kind === 'childRecord') {
+      // The 428 of a write without If-Match comes before the 404 of a record (SPEC 1's order).
+      const needsIfMatch = deps.requireIfMatch && route.action !== 'read' && !req.headers.has('if-match');
+      if (!needsIfMatch) await requireBelongs(ctx, match.resource, match.id!, match.parent!);
+      parent = undefined;
+    }
+    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers });
   };
   /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {

@@ -11,7 +11,7 @@ export function problemBody(e: EngineError): Record<string, unknown> {
     status: e.status,
     detail: e.detail,
   };
-  if (e.errors.length) body.errors = e.errors; // not a spread: see headers.ts
+  if (e.errors.length) body.errors = e.errors;
   return body;
 }
 

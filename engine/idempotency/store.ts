@@ -4,7 +4,7 @@ import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import type { KeyedRequest } from './key.ts';
 import { etagOf } from '../http/conditional.ts';
-import { recordJson, versionOf, type ApiRecord } from '../records.ts';
+import { jsonOf, type Written } from '../records.ts';
 
 /** An answer as kept for a key: what a replay sends again. */
 export interface KeptAnswer {
@@ -17,12 +17,11 @@ export interface KeptAnswer {
 
 /**
  * A write's answer, as sent and as kept for its Idempotency-Key: the record's JSON (the text its
- * write made for its event, when it did: recordJson), its Location when given, the ETag of its
+ * write made for its event, when it did: jsonOf), its Location when given, the ETag of its
  * version.
  */
-export function answerOf(status: number, record: ApiRecord, location?: string): KeptAnswer {
-  const version = versionOf(record);
-  return { status, body: recordJson(record), location, etag: version === undefined ? undefined : etagOf(version) };
+export function answerOf(status: number, written: Written, location?: string): KeptAnswer {
+  return { status, body: jsonOf(written), location, etag: etagOf(written.version) };
 }
 
 const TABLE = 'mrs_idempotency';

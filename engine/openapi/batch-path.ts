@@ -6,7 +6,7 @@ import { errorRefs, headers } from './responses.ts';
 
 type Json = Record<string, unknown>;
 
-/** The request body of a batch: 1 to 100 writes on `/maintenance/...` paths. */
+/** The request body of a batch: 1 to 100 writes on collection and record paths. */
 export const BATCH_REQUEST_SCHEMA: Json = {
   type: 'object',
   required: ['operations'],
@@ -24,7 +24,7 @@ export const BATCH_REQUEST_SCHEMA: Json = {
           method: { type: 'string', enum: ['POST', 'PATCH', 'PUT', 'DELETE'] },
           path: {
             type: 'string',
-            description: 'A path as the single request takes, relative to the base (`/maintenance/work_orders/3`) or with it.',
+            description: 'A path as the single request takes, relative to the base (`/{group}/{collection}/{id}`) or with it.',
           },
           body: { description: 'The body the single request would send (POST, PATCH, PUT; none on DELETE).' },
           if_match: {
@@ -57,9 +57,9 @@ export function batchPath(registry: Registry): Json {
   const first = [...registry.resources.values()][0];
   const example = first && {
     operations: [
-      { method: 'POST', path: `/maintenance/${first.name}`, body: createExample(first) },
-      { method: 'PATCH', path: `/maintenance/${first.name}/1`, body: {}, if_match: '"3"' },
-      { method: 'DELETE', path: `/maintenance/${first.name}/2` },
+      { method: 'POST', path: first.path, body: createExample(first) },
+      { method: 'PATCH', path: `${first.path}/1`, body: {}, if_match: '"3"' },
+      { method: 'DELETE', path: `${first.path}/2` },
     ],
   };
   return {
@@ -68,7 +68,7 @@ export function batchPath(registry: Registry): Json {
       operationId: 'run_batch',
       summary: 'Run several writes, all or nothing',
       description:
-        `1 to ${MAX_BATCH_OPERATIONS} POST, PATCH, PUT or DELETE operations on /maintenance paths, run in order in one transaction ` +
+        `1 to ${MAX_BATCH_OPERATIONS} POST, PATCH, PUT or DELETE operations on collection and record paths, run in order in one transaction ` +
         '(their change-feed events too). If one would fail, nothing is written and the answer is its status, each `errors` entry ' +
         'carrying `operation`: its index from 0. Each operation needs its own permission and counts as one call against the rate ' +
         'limit (a batch larger than what is left: 429, nothing done).',

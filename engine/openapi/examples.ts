@@ -6,6 +6,7 @@ type Json = Record<string, unknown>;
 /** A value of each kind, the field's name making strings tell apart. */
 const KIND_EXAMPLES: Record<FieldKind, (name: string) => unknown> = {
   integer: () => 1,
+  number: () => 12.5,
   string: (name) => `example ${name.replace(/_/g, ' ')}`,
   date: () => '2024-01-31',
   timestamp: () => '2024-01-31T08:00:00Z',

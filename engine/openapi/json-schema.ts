@@ -1,5 +1,5 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
-import type { FieldDef, FieldKind } from '../define.ts';
+import { NUMBER_DIGITS, type FieldDef, type FieldKind } from '../define.ts';
 import type { Resource } from '../registry.ts';
 import type { BodyMode } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
@@ -9,6 +9,7 @@ export type JsonSchema = Record<string, unknown>;
 /** A value of a field kind as JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
 export const KIND_SCHEMAS: Record<FieldKind, JsonSchema> = {
   integer: { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+  number: { type: 'number', description: `Exact to ${NUMBER_DIGITS} significant digits.` },
   string: { type: 'string' },
   date: { type: 'string', format: 'date' },
   timestamp: { type: 'string', format: 'date-time' },

@@ -142,7 +142,7 @@ export function errorResponses(): Record<string, Json> {
         e.name,
         {
           description: e.description,
-          // The token check comes before the rate limit on /maintenance; /authenticate counts every call.
+          // The token check comes before the rate limit on the collections' paths; /authenticate counts every call.
           headers: headers(e.headers, true),
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
         },

@@ -39,7 +39,7 @@ export function docsRoutes(options: DocsRoutesOptions): Hono {
   app.get(docs, (c) => c.html(page));
   // init.js is answered by the asset route, not a route of its own: a static route beside a
   // parameter at the same place keeps Hono from using its fastest router (RegExpRouter) for
-  // the whole service, /maintenance included.
+  // the whole service, every collection included.
   app.get(`${docs}/:asset`, async function asset(c) {
     const name = c.req.param('asset');
     if (name === 'init.js') return c.body(docsInit(`${basePath}/openapi.json`), 200, { 'content-type': 'text/javascript; charset=utf-8' });

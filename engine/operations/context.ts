@@ -3,7 +3,7 @@ import type { CursorSettings } from '../cursor/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import type { Registry, Resource } from '../registry.ts';
-import { toRecord, type ApiRecord } from '../records.ts';
+import { storedOf, type Stored } from '../records.ts';
 import { compiledFamily, compiledPer } from '../compiled-queries.ts';
 import { dialectOf } from '../dialects/index.ts';
 import { lazyMarkOf } from '../cursor/lazy-mark.ts';
@@ -65,17 +65,21 @@ const rowForWrite = compiledPer<Resource, [number, number], Record<string, unkno
  * is locked until the transaction ends (Dialect.readsForUpdate), or the transaction holds the
  * whole database: what the write replaces is the row read here.
  */
-export async function loadForWrite(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number): Promise<ApiRecord | undefined> {
+export async function loadForWrite(
+  db: Kysely<any>,
+  ctx: OperationContext,
+  resource: Resource,
+  id: number,
+): Promise<ReadForWrite | undefined> {
   const row = (await rowForWrite(resource, db, id, ctx.cursors.now())).rows[0];
-  const record = recordOf(ctx, resource, row, false);
-  if (record) Object.defineProperty(record, BEFORE, { value: row![BEFORE_ROW] });
-  return record;
+  const stored = recordOf(ctx, resource, row, false);
+  return stored && { record: stored.record, version: stored.version, before: row![BEFORE_ROW] as string | undefined };
 }
 
-const BEFORE = Symbol('before');
-
-/** The row JSON loadForWrite read with the record (undefined for any other record). */
-export const beforeRowOf = (record: ApiRecord): string | undefined => (record as { [BEFORE]?: string })[BEFORE];
+/** A record read by a write: with the row's JSON its event keeps (NewEvent.before), when kept. */
+export interface ReadForWrite extends Stored {
+  readonly before?: string | undefined;
+}
 
 /** Loads one row, live only unless asked otherwise. */
 export async function loadRecord(
@@ -84,7 +88,7 @@ export async function loadRecord(
   resource: Resource,
   id: number,
   includeDeleted = false,
-): Promise<ApiRecord | undefined> {
+): Promise<Stored | undefined> {
   return recordOf(ctx, resource, (await rowById(resource.name, db, id)).rows[0], includeDeleted);
 }
 
@@ -94,8 +98,8 @@ function recordOf(
   resource: Resource,
   row: Record<string, unknown> | undefined,
   includeDeleted: boolean,
-): ApiRecord | undefined {
+): Stored | undefined {
   if (!row) return undefined;
-  const record = toRecord(resource, ctx.tenant.dialect, row);
-  return record.deleted && !includeDeleted ? undefined : record;
+  const stored = storedOf(resource, ctx.tenant.dialect, row);
+  return stored.record.deleted && !includeDeleted ? undefined : stored;
 }

@@ -2,13 +2,13 @@ import type { Kysely } from 'kysely';
 import type { EventOp, NewEvent } from '../events/event-log.ts';
 import { sharedChanged } from '../events/event-sql.ts';
 import type { Resource } from '../registry.ts';
-import { keepJson, recordJson, type ApiRecord } from '../records.ts';
+import type { ApiRecord } from '../records.ts';
 import type { OperationContext } from './context.ts';
 
 /**
  * Appends the event of a write to the tenant's change feed, in the write's transaction `trx`
  * and as its last statement (PostgreSQL takes the feed's order there: dialects/postgres/event-log.ts).
- * `record` is the record as after the change: what the write's statement returned; `before`, for
+ * `record` is the record as after the change: what the write's statement returned, `json` its JSON text; `before`, for
  * an update or delete, the row it replaced (NewEvent.before).
  * Stamped by the engine's clock, which retention measures by.
  */
@@ -19,26 +19,23 @@ export function appendEvent(
   op: EventOp,
   record: ApiRecord,
   changed: readonly string[],
+  json: string,
   before?: string,
 ): Promise<void> {
   const { tenant } = ctx;
-  return tenant.dialect.events.append(tenant, trx, [eventOf(ctx, resource, op, record, changed, recordJson(record), before)]);
+  return tenant.dialect.events.append(tenant, trx, [eventOf(ctx, resource, op, record, changed, json, before)]);
 }
 
-/**
- * The event of a write: `record` as after the change. Its JSON text (`json` when the write made
- * it already) is kept beside the record, for the write's answer (records.ts recordJson).
- */
+/** The event of a write: `record` as after the change, `json` its JSON text (the write's answer sends it too). */
 export function eventOf(
   ctx: OperationContext,
   resource: Resource,
   op: EventOp,
   record: ApiRecord,
   changed: readonly string[],
-  json = recordJson(record),
+  json: string,
   before?: string,
 ): NewEvent {
-  keepJson(record, json);
   return {
     collection: resource.name,
     id: record.id as number,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { etagOf, ifMatchHolds, preconditionFailed, type Condition, type EntityTag } from '../http/conditional.ts';
 import type { Resource } from '../registry.ts';
-import { versionOf, type ApiRecord } from '../records.ts';
+import type { Stored } from '../records.ts';
 import { loadRecord, notFound, type OperationContext } from './context.ts';
 
 /**
@@ -9,9 +9,9 @@ import { loadRecord, notFound, type OperationContext } from './context.ts';
  * version the write must still find (its compare-and-set), or undefined when there is no
  * condition to keep (no header, or `*`: the record exists, which the write checks anyway).
  */
-export function expectedVersion(current: ApiRecord, ifMatch: Condition | undefined): number | undefined {
+export function expectedVersion(current: Stored, ifMatch: Condition | undefined): number | undefined {
   if (ifMatch === undefined) return undefined;
-  const version = versionOf(current)!;
+  const { version } = current;
   if (!ifMatchHolds(ifMatch, etagOf(version))) throw preconditionFailed(etagOf(version));
   return ifMatch.any ? undefined : version;
 }
@@ -20,7 +20,7 @@ export function expectedVersion(current: ApiRecord, ifMatch: Condition | undefin
 export async function lostRace(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number): Promise<never> {
   const now = await loadRecord(db, ctx, resource, id);
   if (!now) throw notFound(resource.name, id);
-  throw preconditionFailed(etagOf(versionOf(now)));
+  throw preconditionFailed(etagOf(now.version));
 }
 
 /**

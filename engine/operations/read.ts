@@ -1,5 +1,5 @@
 import type { Resource } from '../registry.ts';
-import type { ApiRecord } from '../records.ts';
+import type { Stored } from '../records.ts';
 import { recordJsonById } from '../sql/records-json.ts';
 import { loadRecord, notFound, type OperationContext } from './context.ts';
 
@@ -8,10 +8,10 @@ export async function read(
   resource: Resource,
   id: number,
   opts: { includeDeleted?: boolean } = {},
-): Promise<ApiRecord> {
-  const record = await loadRecord(ctx.tenant.db, ctx, resource, id, opts.includeDeleted);
-  if (!record) throw notFound(resource.name, id);
-  return record;
+): Promise<Stored> {
+  const stored = await loadRecord(ctx.tenant.db, ctx, resource, id, opts.includeDeleted);
+  if (!stored) throw notFound(resource.name, id);
+  return stored;
 }
 
 /** `read`, answering the record as JSON text (the database writes it: engine/sql/records-json.ts), and its version. */

@@ -1,9 +1,9 @@
 import type { Condition } from '../http/conditional.ts';
 import type { Resource } from '../registry.ts';
-import { nextTimestamp, toRecord } from '../records.ts';
+import { storedOf, nextTimestamp, writtenOf } from '../records.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { nextVersion, updateRowWithEvent } from '../sql/record-writes.ts';
-import { beforeRowOf, inTransaction, loadForWrite, notFound, type OperationContext } from './context.ts';
+import { inTransaction, loadForWrite, notFound, type OperationContext } from './context.ts';
 import { appendEvent, eventTime } from './events.ts';
 import { expectedVersion, notWritten, unreadVersion } from './precondition.ts';
 
@@ -22,13 +22,14 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
     const expected = expectedVersion(current, ifMatch);
     let update = trx
       .updateTable(resource.name)
-      .set({ deleted: dialect.encode('boolean', true), updated: nextTimestamp(current.updated), [VERSION_COLUMN]: nextVersion })
+      .set({ deleted: dialect.encode('boolean', true), updated: nextTimestamp(current.record.updated), [VERSION_COLUMN]: nextVersion })
       .where('id', '=', id)
       .where('deleted', '=', dialect.encode('boolean', false));
     if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
     const row = await update.returningAll().executeTakeFirst();
     if (!row) return notWritten(trx, ctx, resource, id, expected);
-    await appendEvent(trx, ctx, resource, 'delete', toRecord(resource, dialect, row), ['deleted'], beforeRowOf(current));
+    const { record, json } = writtenOf(storedOf(resource, dialect, row));
+    await appendEvent(trx, ctx, resource, 'delete', record, ['deleted'], json, current.before);
   });
 }
 

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import { EngineError, valueOf } from '../errors.ts';
 import type { Resource } from '../registry.ts';
-import { nextTimestamp, toRecord, toRow, versionOf, type ApiRecord } from '../records.ts';
+import { nextTimestamp, storedOf, toRow, writtenOf, type ApiRecord, type Written } from '../records.ts';
 import { readOnlyJson, updateRow, updateRowWithEvent } from '../sql/record-writes.ts';
 import { checkBody, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { linksNamed, parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
-import { beforeRowOf, inTransaction, loadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
+import { inTransaction, loadForWrite, type ReadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
 import { stateFields } from '../states/machine.ts';
 import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace, notWritten, unreadVersion } from './precondition.ts';
@@ -27,7 +27,7 @@ async function update(
   body: unknown,
   mode: Mode,
   ifMatch?: Condition,
-): Promise<ApiRecord> {
+): Promise<Written> {
   const { db } = ctx.tenant;
   // A record with states written by another write since it was read is read and checked again (SPEC 11).
   const untilWritten = async (trx: Kysely<any>, event: 'after' | 'statement') => {
@@ -71,7 +71,7 @@ async function writtenUnread(
   body: unknown,
   mode: Mode,
   ifMatch: Condition | undefined,
-): Promise<ApiRecord | undefined> {
+): Promise<Written | undefined> {
   const guarded = unreadVersion(ifMatch);
   if (guarded === null || !isPlainObject(body)) return undefined;
   const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
@@ -91,7 +91,7 @@ async function writtenUnread(
   const event = { at: eventTime(ctx), user: ctx.user ?? null };
   const unchanged = keptJson === undefined ? undefined : { fields: kept, json: keptJson };
   const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, { unchanged, links, states });
-  if (updated) return toRecord(resource, tenant.dialect, updated);
+  if (updated) return storedOf(resource, tenant.dialect, updated);
   if (kept.length > 0 || links.length > 0 || states.length > 0) return undefined;
   return notWritten(tenant.db, ctx, resource, id, guarded);
 }
@@ -109,10 +109,12 @@ async function updateOnce(
   mode: Mode,
   ifMatch: Condition | undefined,
   event: 'after' | 'statement',
-): Promise<ApiRecord | undefined> {
-  const current = event === 'statement' ? await loadRecord(trx, ctx, resource, id) : await loadForWrite(trx, ctx, resource, id);
-  if (!current) throw notFound(resource.name, id);
-  const expected = expectedVersion(current, ifMatch);
+): Promise<Written | undefined> {
+  const read: ReadForWrite | undefined =
+    event === 'statement' ? await loadRecord(trx, ctx, resource, id) : await loadForWrite(trx, ctx, resource, id);
+  if (!read) throw notFound(resource.name, id);
+  const current = read.record;
+  const expected = expectedVersion(read, ifMatch);
   const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
   const sent = body as ApiRecord; // checkBody refuses anything but an object
   const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
@@ -121,12 +123,12 @@ async function updateOnce(
   const values = writableValues(resource, checked.value as ApiRecord);
   const moved = checkTransition(resource, current, Object.assign({}, current, values), ctx);
   if (moved) throw moved;
-  values.updated = nextTimestamp(current.updated); // values is this call's own object; not a spread (engine/http/headers.ts)
+  values.updated = nextTimestamp(current.updated);
   const row = toRow(resource, ctx.tenant.dialect, values);
   // In a transaction the row was read under its lock (loadForWrite): the UPDATE replaces the row
   // read, whose JSON its event keeps. The statement reads the row it replaces itself. A move is
   // checked against the states as read: the write is then a compare-and-set on the version read.
-  const guarded = expected ?? (stateFields(resource).length ? versionOf(current) : undefined);
+  const guarded = expected ?? (stateFields(resource).length ? read.version : undefined);
   const updated =
     event === 'statement'
       ? await updateRowWithEvent(ctx.tenant, trx, resource, id, row, guarded, { at: eventTime(ctx), user: ctx.user ?? null })
@@ -135,10 +137,12 @@ async function updateOnce(
   // Deleted since it was read: the statement writes a live record only; a transaction's read held its lock.
   if (!updated && guarded === undefined) throw notFound(resource.name, id);
   if (!updated) return undefined;
-  const record = toRecord(resource, ctx.tenant.dialect, updated);
-  if (event === 'after')
-    await appendEvent(trx, ctx, resource, 'update', record, changedFields(resource, current, record), beforeRowOf(current));
-  return record;
+  const stored = storedOf(resource, ctx.tenant.dialect, updated);
+  if (event === 'statement') return stored;
+  const written = writtenOf(stored);
+  const changed = changedFields(resource, current, written.record);
+  await appendEvent(trx, ctx, resource, 'update', written.record, changed, written.json, read.before);
+  return written;
 }
 
 export const replace = (ctx: OperationContext, resource: Resource, id: number, body: unknown, ifMatch?: Condition) =>

@@ -24,7 +24,7 @@ interface OperatorRule {
   readonly instead?: string;
 }
 
-const ORDERED: readonly FieldKind[] = ['integer', 'string', 'date', 'timestamp'];
+const ORDERED: readonly FieldKind[] = ['integer', 'number', 'string', 'date', 'timestamp'];
 const BOUNDS = 'write two bounds with two different operators';
 
 export const OPERATOR_RULES: Record<Operator, OperatorRule> = {

@@ -43,7 +43,6 @@ export function resolveQuery(raw: RawQuery, resource: Resource): Result<Resolved
     if (fresh && ++valueCount === MAX_FILTER_VALUES + 1)
       errors.push({ parameter: f.param, message: `a query may hold at most ${MAX_FILTER_VALUES} distinct filter values` });
     if (!group) {
-      // Written out, not `{ ...typed, ... }`: a spread followed by properties is slow on Node 20 (engine/http/headers.ts).
       groups.set(key, { field: typed.field, kind: typed.kind, op: typed.op, values: new Set([typed.value]), params: [f.param] });
       continue;
     }
@@ -61,7 +60,7 @@ export function resolveQuery(raw: RawQuery, resource: Resource): Result<Resolved
   const reserved = resolveReserved(raw.reserved, resource, errors);
   if (errors.length) return { error: new EngineError('invalid-query', 'The query is not valid: see errors.', errors) };
   const filters = [...groups.values()].map(({ field, kind, op, values, params }) => ({ field, kind, op, values: [...values], params }));
-  return { value: Object.assign(reserved, { filters }) }; // reserved is this call's own object; not a spread (engine/http/headers.ts)
+  return { value: Object.assign(reserved, { filters }) };
 }
 
 function resolveFilter(f: RawFilter, resource: Resource, errors: Problem[]) {

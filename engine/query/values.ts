@@ -1,4 +1,4 @@
-import { isDate, isTimestamp, type FieldKind } from '../define.ts';
+import { isDate, isExactNumber, isTimestamp, NUMBER_DIGITS, type FieldKind } from '../define.ts';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../storable-text.ts';
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
@@ -21,6 +21,11 @@ export const VALUE_PARSERS: Record<FieldKind, (s: string) => Parsed> = {
         ? `must be an integer from ${-Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`
         : 'must be an integer',
     };
+  },
+  number: (s) => {
+    const n = /^[+-]?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(s) ? Number(s) : NaN;
+    if (isExactNumber(n)) return { ok: true, value: n === 0 ? 0 : n };
+    return { ok: false, message: `must be a number (e.g. 12.5 or 1e-3) with at most ${NUMBER_DIGITS} significant digits` };
   },
   string: (s) => (isStorableText(s) ? { ok: true, value: s } : { ok: false, message: UNSTORABLE_MESSAGE }),
   date: (s) => (isDate(s) ? { ok: true, value: s } : { ok: false, message: 'must be a real date in the form YYYY-MM-DD' }),

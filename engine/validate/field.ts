@@ -1,11 +1,12 @@
 import * as v from 'valibot';
-import { isDate, isTimestamp, type FieldDef, type FieldKind } from '../define.ts';
+import { isDate, isExactNumber, isTimestamp, NUMBER_DIGITS, type FieldDef, type FieldKind } from '../define.ts';
 import { isStorableText, UNSTORABLE_MESSAGE } from '../storable-text.ts';
 
 type Schema = v.GenericSchema<unknown, unknown>;
 
 const TYPE_MESSAGES: Record<FieldKind, string> = {
   integer: 'must be an integer',
+  number: `must be a number with at most ${NUMBER_DIGITS} significant digits, 0 or from 1e-307 to 1e308 in size`,
   string: 'must be a string',
   date: 'must be a date in the form YYYY-MM-DD',
   timestamp: 'must be an RFC 3339 date-time with a zone, in UTC years 1 to 9999, e.g. 2024-01-31T08:00:00Z',
@@ -16,6 +17,13 @@ const message = (kind: FieldKind) => (issue: v.BaseIssue<unknown>) => (issue.inp
 
 const KIND_SCHEMAS: Record<FieldKind, (f: FieldDef) => Schema> = {
   integer: () => v.pipe(v.number(message('integer')), v.safeInteger(TYPE_MESSAGES.integer)) as Schema,
+  // Zero's sign is dropped: JSON and both databases would each write -0 their own way.
+  number: () =>
+    v.pipe(
+      v.number(message('number')),
+      v.check(isExactNumber, TYPE_MESSAGES.number),
+      v.transform((n) => (n === 0 ? 0 : n)),
+    ) as Schema,
   string: (f) =>
     v.pipe(
       v.string(message('string')),

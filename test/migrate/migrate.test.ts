@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { boolean, defineResource, integer, string } from '../../engine/define.ts';
+import { boolean, defineResource, integer, number, string } from '../../engine/define.ts';
 import notes from '../../resources/notes.ts';
 import serviceRequests from '../../resources/service-requests.ts';
 import workOrders from '../../resources/work-orders.ts';
@@ -7,7 +7,7 @@ import { describeEachDatabase, M, startHarness, type DatabaseName, type StartOpt
 import { expectProblem, WORK_ORDER } from '../support/fixtures.ts';
 import { tableShape } from '../support/resources-dir.ts';
 
-/** work_orders with three more fields: nullable, with a default, and a boolean with a default. */
+/** work_orders with four more fields: nullable, with a default, a boolean and a number with defaults. */
 const extendedWorkOrders = defineResource({
   ...workOrders,
   fields: {
@@ -15,6 +15,7 @@ const extendedWorkOrders = defineResource({
     location: string({ nullable: true, filterable: true }),
     cost: integer({ default: 0, filterable: true }),
     urgent: boolean({ default: false }),
+    hours: number({ default: 1.5, filterable: true }),
   },
 });
 const EXTENDED = [extendedWorkOrders, notes, serviceRequests];
@@ -58,13 +59,15 @@ describeEachDatabase('migrations from definitions', (h) => {
       },
       async (second) => {
         const shape = await tableShape(second, 'work_orders');
-        expect(shape.columns).toEqual(expect.arrayContaining(['location', 'cost', 'urgent', 'priority', 'description']));
-        expect(shape.indexes).toEqual(expect.arrayContaining(['work_orders_location_idx', 'work_orders_cost_idx']));
+        expect(shape.columns).toEqual(expect.arrayContaining(['location', 'cost', 'urgent', 'hours', 'priority', 'description']));
+        expect(shape.indexes).toEqual(
+          expect.arrayContaining(['work_orders_location_idx', 'work_orders_cost_idx', 'work_orders_hours_idx']),
+        );
         for (const old of made) {
           const r = await second.get(`${M}/work_orders/${old.id}`);
           expect(r.status, r.text).toBe(200);
           // the old data, the new nullable field empty, the fields with defaults at their defaults
-          expect(r.body).toEqual({ ...old, location: null, cost: 0, urgent: false });
+          expect(r.body).toEqual({ ...old, location: null, cost: 0, urgent: false, hours: 1.5 });
           // what GET gives can be PUT back
           const back = await second.put(`${M}/work_orders/${old.id}`, r.body);
           expect(back.status, back.text).toBe(200);
@@ -72,6 +75,7 @@ describeEachDatabase('migrations from definitions', (h) => {
         const kept = await second.get(`${M}/work_orders/${made[0]!.id}/notes`);
         expect(kept.body, kept.text).toMatchObject([{ note: 'kept' }]);
         expect((await second.get(`${M}/work_orders?cost=0`)).headers.get('x-total')).toBe('2');
+        expect((await second.get(`${M}/work_orders?hours:gt=1.25`)).headers.get('x-total')).toBe('2');
         const c = await second.post(`${M}/work_orders`, { ...WORK_ORDER, location: 'roof', cost: 12, urgent: true });
         expect(c.status, c.text).toBe(201);
         expect((await second.get(`${M}/work_orders?location=roof`)).body).toEqual([c.body]);

@@ -4,7 +4,7 @@ import { describeEachDatabase, M, type Harness } from '../support/harness.ts';
 import { insertRecords, workOrder } from '../support/rows.ts';
 import { applyChange, changes, type Model } from '../support/snapshot-changes.ts';
 import { isRanged, maxHoles, widthFor } from '../../engine/cursor/layout.ts';
-import { rangeStatement } from '../../engine/dialects/sqlite/snapshot-store.ts';
+import { rangeStatement } from '../../engine/dialects/sqlite/ranged-snapshot.ts';
 import { valueOf } from '../../engine/errors.ts';
 import { canonicalize } from '../../engine/query/canonical.ts';
 import { parseQuery } from '../../engine/query/parse.ts';

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type DbEngine } from '../../engine/create-engine.ts';
-import { boolean, date, defineResource, integer, isTimestamp, string, timestamp } from '../../engine/define.ts';
+import { boolean, date, defineResource, integer, isExactNumber, isTimestamp, number, string, timestamp } from '../../engine/define.ts';
 import { toRecord } from '../../engine/records.ts';
 import { recordsJson } from '../../engine/sql/records-json.ts';
 import { isStorableText } from '../../engine/storable-text.ts';
@@ -26,6 +26,7 @@ const kinds = defineResource({
     d: date({ nullable: true }),
     t: timestamp({ nullable: true }),
     b: boolean({ nullable: true }),
+    x: number({ nullable: true }),
   },
 });
 
@@ -79,6 +80,18 @@ const body = fc.record({
       .filter(isTimestamp), // not past 9999 in UTC (a 422: field-kinds.test.ts)
   ),
   b: fc.option(fc.boolean()),
+  // Numbers of 1 to 15 significant digits over a double's whole range, and the forms JSON writes differently.
+  x: fc.option(
+    fc
+      .oneof(
+        fc
+          .tuple(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: 1, max: 15 }))
+          .map(([d, p]) => Number(d.toPrecision(p))),
+        fc.integer().map((i) => i / 1000),
+        fc.constantFrom(1e-6, 1.5e-7, 1e21, 1e20, 123456789012345, 99999999999999.9),
+      )
+      .filter((n) => isExactNumber(n) && !Object.is(n, -0)),
+  ),
 });
 
 interface Target {

@@ -64,7 +64,7 @@ describeEachDatabase('each write is one transaction', (h) => {
       registry: h().service.engine.registry,
       cursors: { ttlMs: 60_000, now: Date.now },
     };
-    const made = await create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5151 });
+    const { record: made } = await create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5151 });
     // Its event is a second statement (SPEC 9) in a transaction; or, on a database whose
     // statements can write two tables, part of the INSERT's (one statement, atomic by itself); or
     // run right after the INSERT by a handle that keeps the two together (engine/sql/write-then.ts).
@@ -74,7 +74,7 @@ describeEachDatabase('each write is one transaction', (h) => {
     // Naming a parent: the INSERT looks it up itself, so the create is written the same way.
     const sr = await make(h(), 'service_requests', SERVICE_REQUEST);
     calls.length = 0;
-    const linked = await create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, service_request_id: sr.id });
+    const { record: linked } = await create(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, service_request_id: sr.id });
     expect([...new Set(calls)]).toEqual([expected]);
     expect((await h().get(`${M}/work_orders/${linked.id}`)).body).toEqual(linked);
     // A parent that is gone: the INSERT writes nothing, and the transaction says so (422).
@@ -87,7 +87,7 @@ describeEachDatabase('each write is one transaction', (h) => {
     // A PATCH: its read, then its UPDATE and event in one statement where the database allows
     // it; else all in one transaction.
     calls.length = 0;
-    const patched = await patch(ctx, ctx.registry.get('work_orders')!, made.id as number, { priority: 5 });
+    const { record: patched } = await patch(ctx, ctx.registry.get('work_orders')!, made.id as number, { priority: 5 });
     expect([...new Set(calls)]).toEqual([tenant.dialect.events.inStatement ? 'executeQuery' : 'transaction']);
     expect((await h().get(`${M}/work_orders/${made.id}`)).body).toEqual(patched);
     // A keyed create with nothing to look up first claims its key with its write: one statement

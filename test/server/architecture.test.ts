@@ -30,14 +30,6 @@ export const MAX_LINES = 350;
  */
 export const LONG_FILES: Readonly<Record<string, { lines: number; why: string }>> = {
   'engine/sql/record-writes.ts': { lines: 455, why: 'every INSERT and UPDATE a write runs; being split into one write pipeline' },
-  'engine/dialects/sqlite/snapshot-store.ts': {
-    lines: 434,
-    why: "SQLite's snapshot strategies in one store; to become a reference store and named strategies",
-  },
-  'engine/dialects/postgres/snapshot-store.ts': {
-    lines: 370,
-    why: "PostgreSQL's snapshot strategies in one store; to become a reference store and named strategies",
-  },
   'adapters/sqlite/group-commit-driver.ts': {
     lines: 363,
     why: 'the group-commit driver: its queue, its transactions and write-then in one place',

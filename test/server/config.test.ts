@@ -9,7 +9,7 @@ describe('configuration from the environment', () => {
       databaseUrl: undefined,
       dataDir: './data',
       tokenTtlS: 3600,
-      cursorTtlS: 900,
+      cursorTtlS: 3900,
       rateLimitMax: 1000,
       rateLimitWindowS: 3600,
       authRateLimitMax: 20,

@@ -40,13 +40,15 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
 
   it('has every collection, record and child path, each with the methods the route table allows', async () => {
     const doc = await documentOf(h());
-    const kinds: [string, 'collection' | 'record' | 'child'][] = [
+    const kinds: [string, 'collection' | 'record' | 'child' | 'childRecord'][] = [
       ...['work_orders', 'notes', 'service_requests'].flatMap((c): [string, 'collection' | 'record'][] => [
         [`${M}/${c}`, 'collection'],
         [`${M}/${c}/{id}`, 'record'],
       ]),
       [`${M}/work_orders/{id}/notes`, 'child'],
       [`${M}/service_requests/{id}/work_orders`, 'child'],
+      [`${M}/work_orders/{id}/notes/{child_id}`, 'childRecord'],
+      [`${M}/service_requests/{id}/work_orders/{child_id}`, 'childRecord'],
     ];
     // Attached files' paths are their own (test/files/files-openapi.test.ts).
     const maintenance = Object.keys(doc.paths)

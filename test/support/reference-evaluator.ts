@@ -5,7 +5,7 @@
  * or the names of the offending parameters.
  */
 
-export type Kind = 'integer' | 'string' | 'date' | 'timestamp' | 'boolean';
+export type Kind = 'integer' | 'number' | 'string' | 'date' | 'timestamp' | 'boolean';
 export type Value = number | string | boolean | null;
 export type Row = { readonly id: number } & Readonly<Record<string, Value>>;
 
@@ -46,6 +46,13 @@ function typed(kind: Kind, s: string): { ok: true; value: Value } | { ok: false 
   switch (kind) {
     case 'integer':
       return /^[+-]?\d+$/.test(s) && Number.isSafeInteger(Number(s)) ? { ok: true, value: Number(s) } : { ok: false };
+    case 'number': {
+      // A decimal, at most 15 significant digits once read as a double, and not too small to keep them.
+      const n = Number(s);
+      const digits = Math.abs(n).toExponential().split('e')[0]!.replace('.', '').length;
+      const ok = /^[+-]?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(s) && Number.isFinite(n) && digits <= 15 && (n === 0 || Math.abs(n) >= 1e-307);
+      return ok ? { ok: true, value: n } : { ok: false };
+    }
     case 'date':
       return realDate(s) ? { ok: true, value: s } : { ok: false };
     case 'boolean':

@@ -12,6 +12,8 @@ import { readPostgresTable } from './live-schema.ts';
 // Strings use the C collation: code point order, as SQLite's default BINARY.
 const TYPES: Record<FieldKind, ColumnDataType | RawBuilder<unknown>> = {
   integer: 'bigint',
+  // A double holds every decimal of up to 15 significant digits exactly, and compares numerically.
+  number: 'float8',
   string: sql`text collate "C"`,
   date: 'date',
   timestamp: 'timestamptz',
@@ -31,6 +33,11 @@ function jsonValue(kind: FieldKind, column: Expression<unknown>): RawBuilder<str
       return sql`'"' || to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`;
     case 'string':
       return sql`to_json(${column})::text`;
+    case 'number':
+      // As JSON.stringify writes it: plain from 1e-6 to below 1e21 (numeric of a double keeps its
+      // 15 significant digits, a stored number's most), else float8's exponent without padding.
+      return sql`case when ${column} = 0 then '0' when abs(${column}) >= 1e21 or abs(${column}) < 1e-6
+        then regexp_replace(cast(${column} as text), 'e([+-])0*(\\d)', 'e\\1\\2') else cast(cast(${column} as numeric) as text) end`;
     default:
       return sql`cast(${column} as text)`;
   }
@@ -62,7 +69,7 @@ export const postgresDialect: Dialect = {
   encode: (_kind, value) => value,
   decode(kind, value) {
     if (value === null || value === undefined) return null;
-    if (kind === 'integer') return integerNumber(value);
+    if (kind === 'integer' || kind === 'number') return integerNumber(value);
     if (kind === 'date') return dateString(value);
     if (kind === 'timestamp') return timestampString(value);
     return value;

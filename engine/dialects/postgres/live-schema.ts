@@ -6,6 +6,7 @@ import type { TenantDb } from '../types.ts';
 /** information_schema's names of the types postgres.ts gives each kind. */
 const KIND_OF_TYPE: Readonly<Record<string, FieldKind>> = {
   bigint: 'integer',
+  'double precision': 'number',
   text: 'string',
   date: 'date',
   'timestamp with time zone': 'timestamp',

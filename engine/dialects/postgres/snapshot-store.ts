@@ -3,10 +3,10 @@ import { compiledByKey } from '../../compiled-queries.ts';
 import { ascendingChunks, ascendingRuns, parseHexIds } from '../../cursor/ascending-ids.ts';
 import { CURSOR_TABLE, cursorFiller, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
 import { ASCENDING_DELTAS, idsAt, LAZY, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
-import { firstPageJson, idValue, pageOneWithIds, rangedTries, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
+import { firstPageJson, idValue, pageOneWithIds, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { MAX_LIMIT } from '../../query/reserved.ts';
-import { Lru } from '../../lru.ts';
+import type { Strategy } from '../../cursor/strategy.ts';
 import { orderBySql } from '../order-by.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
@@ -20,8 +20,11 @@ import { numberedHighest, numbering, numberingLost, NUMBERING_TRIES } from './ev
  * database; page reads turn a chunk into layout.ts's packed text, or read its deltas.
  */
 export const postgresSnapshots: SnapshotStore = {
-  create: (t, args) => numbered(snapshot, t, args),
-  createLazy: (t, args) => numbered(lazySnapshot, t, args),
+  take: (t, args, strategy) => numbered(TAKES[strategy], t, args),
+  // Below it, a search in id order's second round trip and the ids' text cost the application
+  // more than sorting and writing a few hundred ids cost the database (BENCHMARKS.md, "New
+  // searches at any size").
+  ascendingFrom: 2000,
   // A lazy cursor's chunks are text (any layout: the width says which), as ascending deltas are.
   fill: cursorFiller(() => ({
     text: 'deltas',
@@ -58,7 +61,7 @@ const CHANGE_SEQ = '$change_seq';
  * the ends, those are the ids, and the snapshot costs about the search's COUNT.
  */
 async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
-  if (!readsTableInIdOrder(args) || !rangedTries.due(t, args.searchKey)) return undefined;
+  if (!readsTableInIdOrder(args)) return undefined;
   const { db } = t;
   const b = args.binding;
   const withPage = pageOneWithIds(args);
@@ -107,10 +110,7 @@ async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
     lost: boolean;
   };
   if (row.lost) return LOST;
-  if (row.ids === null) {
-    rangedTries.failed(t, args.searchKey);
-    return undefined;
-  }
+  if (row.ids === null) return undefined;
   const total = Number(row[TOTAL]);
   const changeSeq = Number(row[CHANGE_SEQ]);
   if (row.json !== null) return { total, records: { json: row.json }, changeSeq };
@@ -126,10 +126,10 @@ const LOST = Symbol('lost');
  * reflects; run again when another numbering got in first (each such loss is another's progress).
  */
 async function numbered(
-  take: (t: TenantDb, args: SnapshotArgs) => Promise<Snapshot | typeof LOST>,
+  take: (t: TenantDb, args: SnapshotArgs) => Promise<Snapshot | typeof LOST | undefined>,
   t: TenantDb,
   args: SnapshotArgs,
-): Promise<Snapshot> {
+): Promise<Snapshot | undefined> {
   for (let i = 0; i < NUMBERING_TRIES; i++) {
     const s = await take(t, args);
     if (s !== LOST) return s;
@@ -179,9 +179,10 @@ function insertDeltas(
  * here) and in hexadecimal (PostgreSQL writes it faster than decimal); a second writes the chunk
  * rows, a character an id. Packing in SQL sorted every id and wrote eight bytes of each
  * (BENCHMARKS.md, "New searches at any size"). The snapshot is the ids the first statement read; the second only
- * keeps them. Undefined (nothing written) for ids deltas do not take.
+ * keeps them. Undefined (nothing written) for any other order, or ids deltas do not take.
  */
 async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
+  if (args.order.field !== 'id' || args.order.direction !== 'asc') return undefined;
   const { db } = t;
   const withPage = pageOneWithIds(args);
   const build = () => {
@@ -222,37 +223,16 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
 }
 
 /**
- * Below this many ids a search in id order is packed in SQL after all: its second round trip and
- * the ids' text cost the application more than sorting and writing a few hundred ids cost the
- * database (499 ids: 0.87 times the requests a second, BENCHMARKS.md, "New searches at any size").
+ * Each strategy (engine/cursor/strategy.ts) as PostgreSQL takes it: `ordered` packs in SQL at a
+ * fixed width, which is the reference.
  */
-const DELTAS_FROM = 2000;
-
-/**
- * A tenant's searches in id order packed in SQL next time: `small`, their last snapshot had fewer
- * than DELTAS_FROM ids (a search's size changes slowly: tried as deltas again once it grows);
- * `wide`, their ids include one deltas do not take. The slot of the tenant's state (TenantState).
- */
-const PACKED = {};
-const packedOf = (t: TenantDb) => t.state.get(PACKED, () => new Lru<'small' | 'wide'>(500));
-
-async function snapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
-  const ranged = await rangedSnapshot(t, args);
-  if (ranged) return ranged;
-  const idOrder = args.order.field === 'id' && args.order.direction === 'asc';
-  if (idOrder && !packedOf(t).get(args.searchKey)) {
-    const deltas = await deltaSnapshot(t, args);
-    if (deltas === LOST) return LOST;
-    if (deltas === undefined) packedOf(t).set(args.searchKey, 'wide');
-    else {
-      if (deltas.total < DELTAS_FROM) packedOf(t).set(args.searchKey, 'small');
-      return deltas;
-    }
-  }
-  const packed = await packedSnapshot(t, args);
-  if (packed !== LOST && packed.total >= DELTAS_FROM && packedOf(t).get(args.searchKey) === 'small') packedOf(t).delete(args.searchKey);
-  return packed;
-}
+const TAKES: Record<Strategy, (t: TenantDb, args: SnapshotArgs) => Promise<Snapshot | typeof LOST | undefined>> = {
+  reference: (t, args) => packedSnapshot(t, args),
+  ranged: rangedSnapshot,
+  lazy: (t, args) => lazySnapshot(t, args),
+  ascending: deltaSnapshot,
+  ordered: (t, args) => packedSnapshot(t, args),
+};
 
 /** A search's snapshot packed in SQL: one INSERT ... SELECT, the ids never leave the database. */
 async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
@@ -335,9 +315,6 @@ async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
  * head row; nothing when its numbering lost (LOST).
  */
 async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
-  // A ranged snapshot costs about the COUNT a lazy one reads anyway, and needs no making later.
-  const ranged = await rangedSnapshot(t, args);
-  if (ranged) return ranged;
   const b = args.binding;
   const table = tableRef(t, args.table);
   const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown) =>

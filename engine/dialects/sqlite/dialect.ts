@@ -6,8 +6,9 @@ import { integerNumber } from '../values.ts';
 import { sqliteSnapshots } from './snapshot-store.ts';
 import { readSqliteTable } from './live-schema.ts';
 
-const TYPES: Record<FieldKind, 'integer' | 'text'> = {
+const TYPES: Record<FieldKind, 'integer' | 'real' | 'text'> = {
   integer: 'integer',
+  number: 'real',
   string: 'text',
   date: 'text',
   timestamp: 'text',
@@ -29,6 +30,25 @@ export function likeToGlob(pattern: string): string {
   }
   return out;
 }
+const ZEROS = '0'.repeat(21);
+
+/**
+ * A REAL as JSON.stringify writes the number: printf's %.15g gives its digits exactly (a stored
+ * number has at most 15), then the decimal point moves where JavaScript puts it (plain from 1e-6
+ * to below 1e21, else d.ddde+x).
+ */
+function numberJson(column: Expression<unknown>): RawBuilder<string> {
+  const plain = sql`case when length(d) - 1 <= e then d || substr(${sql.lit(ZEROS)}, 1, e - length(d) + 1)
+    else substr(d, 1, e + 1) || '.' || substr(d, e + 2) end`;
+  const exponent = sql`substr(d, 1, 1) || case when length(d) > 1 then '.' || substr(d, 2) else '' end
+    || 'e' || case when e < 0 then '-' else '+' end || abs(e)`;
+  return sql<string>`(select case when p = 0 then g when e >= 21 or e <= -7 then s || ${exponent}
+      when e >= 0 then s || ${plain} else s || '0.' || substr(${sql.lit(ZEROS)}, 1, -e - 1) || d end
+    from (select g, p, case when g like '-%' then '-' else '' end as s,
+      rtrim(replace(replace(substr(g, 1, p - 1), '-', ''), '.', ''), '0') as d, cast(substr(g, p + 1) as integer) as e
+      from (select g, instr(g, 'e') as p from (select printf('%.15g', ${column}) as g))))`;
+}
+
 const globLiteral = (ch: string) => (ch === '*' || ch === '?' || ch === '[' ? `[${ch}]` : ch);
 
 export const sqliteDialect: Dialect = {
@@ -46,7 +66,7 @@ export const sqliteDialect: Dialect = {
   decode(kind, value) {
     if (value === null || value === undefined) return null;
     if (kind === 'boolean') return value === 1 || value === true || value === 1n;
-    if (kind === 'integer') return integerNumber(value);
+    if (kind === 'integer' || kind === 'number') return integerNumber(value);
     return value;
   },
   like: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} glob ${likeToGlob(pattern)}`,
@@ -71,7 +91,9 @@ export const sqliteDialect: Dialect = {
       fields.map(({ name, kind, column }) =>
         kind === 'boolean'
           ? sql`${sql.lit(name)}, json(case when ${column} is null then null when ${column} = 1 then 'true' else 'false' end)`
-          : sql`${sql.lit(name)}, ${column}`,
+          : kind === 'number'
+            ? sql`${sql.lit(name)}, json(case when ${column} is null then null else ${numberJson(column)} end)`
+            : sql`${sql.lit(name)}, ${column}`,
       ),
     )})`,
   readsForUpdate: false,

@@ -1,0 +1,70 @@
+import { expressionBuilder, sql } from 'kysely';
+import { compiledOnce } from '../../compiled-queries.ts';
+import { CURSOR_TABLE } from '../../cursor/cursor-rows.ts';
+import { LAZY } from '../../cursor/layout.ts';
+import { lazyMarkOf, raiseLazyMark } from '../../cursor/lazy-mark.ts';
+import { firstPageJson } from '../../cursor/snapshot-sql.ts';
+import type { Snapshot, SnapshotArgs } from '../../cursor/snapshot-store.ts';
+import type { TenantDb } from '../types.ts';
+import { CHUNK_COLUMNS, changeSeq, snapshotQueries, whereOf } from './snapshot-parts.ts';
+
+/**
+ * The statement of a lazy cursor (engine/cursor/lazy.ts): the search's COUNT, page 1, the feed's
+ * seq and the table's largest id, in one read of the database.
+ */
+const lazyStatement = (t: TenantDb, args: SnapshotArgs) => {
+  const table = sql.table(args.table);
+  const where = whereOf(args);
+  return sql<LazyRead>`select
+    (select count(*) from ${table} where ${where(expressionBuilder())}) as total,
+    ${firstPageJson(t, args, args.end, where)} as page, ${changeSeq} as change_seq,
+    (select max(id) from ${table}) as largest, ${lazyMarkOf(t.db, args.table)} as marked_until`.compile(t.db);
+};
+
+interface LazyRead {
+  total: unknown;
+  page: string;
+  change_seq: unknown;
+  largest: unknown;
+  marked_until: unknown;
+}
+
+/** A lazy cursor's head row: chunk 0 without ids, with its seq and the largest id. */
+const insertLazyHead = compiledOnce<unknown[]>((db, ...values) =>
+  db
+    .insertInto(CURSOR_TABLE)
+    .values(Object.fromEntries([...CHUNK_COLUMNS, 'as_of_id'].map((c, i) => [c, values[i]])))
+    .compile(),
+);
+
+export async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+  const read = async () =>
+    (await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, () => lazyStatement(t, args))).rows[0] as LazyRead;
+  let row = await read();
+  // Writes keep the rows this cursor needs only while the collection's mark lasts: raised first
+  // when it ends too soon, then the seq read again after it (cursor/lazy-mark.ts).
+  if (Number(row.marked_until ?? 0) < args.expiresAt) {
+    await raiseLazyMark(args.table, t.db, args.markUntil);
+    row = await read();
+  }
+  const total = Number(row.total);
+  const seq = Number(row.change_seq);
+  const b = args.binding;
+  await insertLazyHead(
+    t.db,
+    args.id,
+    0,
+    total,
+    LAZY,
+    b.collection,
+    b.scope,
+    b.owner,
+    JSON.stringify(args.query),
+    args.query.limit,
+    args.expiresAt,
+    '',
+    seq,
+    Number(row.largest ?? 0),
+  );
+  return { total, records: { json: row.page }, changeSeq: seq };
+}
