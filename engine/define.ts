@@ -3,6 +3,10 @@
  * the engine uses for records and bodies is derived from the definition here.
  */
 
+import { filesProblems, type FilesOption } from './files/option.ts';
+
+export type { FilesOption } from './files/option.ts';
+
 export const FIELD_KINDS = ['integer', 'number', 'string', 'date', 'timestamp', 'boolean'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
 
@@ -127,14 +131,6 @@ export interface ResourceInput<N extends string = string, F extends Fields = Fie
   group?: string;
   /** This collection's name in a parent's `$linked` (default: its name's words title-cased, `work_orders` -> `Work Orders`). */
   linkedName?: string;
-}
-
-/** What a collection's attached files may be. */
-export interface FilesOption {
-  /** Bytes per file; may only lower the host's limit (FILE_MAX_BYTES). */
-  readonly maxBytes?: number;
-  /** Types accepted, as `type/subtype` or `type/*` (e.g. `image/*`, `application/pdf`); default any. */
-  readonly types?: readonly string[];
 }
 
 /** The group of a definition that names none: where the shipped collections live. */
@@ -296,19 +292,6 @@ function stateProblems(f: FieldDef, fields: Fields): string[] {
       for (const n of rule.requires ?? [])
         if (!Object.hasOwn(fields, n) && !(n in SYSTEM_FIELDS)) problems.push(`enter.${state}.requires names ${n}, which is not a field`);
   }
-  return problems;
-}
-
-const MEDIA_RANGE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/;
-
-function filesProblems(files: FilesOption | undefined): string[] {
-  if (files === undefined) return [];
-  if (typeof files !== 'object' || files === null) return ['files must be an object ({} for any file)'];
-  const problems = unknownKeys(files, { maxBytes: true, types: true }).map((o) => `files: option ${o} is not known`);
-  if (files.maxBytes !== undefined && (!Number.isSafeInteger(files.maxBytes) || files.maxBytes < 1))
-    problems.push('files.maxBytes must be a positive whole number of bytes');
-  if (files.types !== undefined && (!Array.isArray(files.types) || !files.types.every((t) => typeof t === 'string' && MEDIA_RANGE.test(t))))
-    problems.push('files.types must list media types like image/* or application/pdf, in lowercase');
   return problems;
 }
 

@@ -29,7 +29,7 @@ export function filesPaths(registry: Registry, basePath: string): Record<string,
   const paths: Record<string, Json> = {};
   for (const parent of registry.resources.values()) {
     if (parent.definition.files === undefined) continue;
-    const base = `${basePath}/maintenance/${parent.name}/{id}/${ATTACHED_FILES}`;
+    const base = `${basePath}${parent.path}/{id}/${ATTACHED_FILES}`;
     const tags = [parent.name];
     const parentId = idParameter('id', parent.name);
     const fid = idParameter('fid', ATTACHED_FILES);

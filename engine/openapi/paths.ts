@@ -42,6 +42,7 @@ export function collectionPaths(registry: Registry, basePath: string): Record<st
     }
   }
   for (const resource of registry.resources.values()) {
+    if (resource.name === ATTACHED_FILES) continue;
     const at = `${basePath}/bulk${resource.path}`;
     paths[at] = pathItem('bulkCollection', { resource }, []);
     paths[`${at}/{id}`] = pathItem('bulkRecord', { resource }, [idParameter('id', resource.name)]);
