@@ -7,6 +7,7 @@ import { jsonOf, type Stored, type Written } from '../records.ts';
 import { etagOf } from '../http/conditional.ts';
 import { joinHeaders } from '../http/headers.ts';
 import type { RequestTarget } from '../http/request-target.ts';
+import type { Caller } from '../http/caller.ts';
 import type { FilesOptions } from './options.ts';
 import type { FilePath } from './paths.ts';
 
@@ -23,6 +24,7 @@ export interface FileCall {
   readonly req: Request;
   readonly url: RequestTarget;
   readonly ctx: OperationContext;
+  readonly caller: Caller;
   readonly path: FilePath;
   readonly deps: FileRouteDeps;
   /** The caller's headers, for every answer. */
@@ -54,9 +56,19 @@ export async function fileOf(call: FileCall, includeDeleted = false): Promise<St
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-/** A file's metadata as answered: the record, its ETag. */
-export function metadataResponse(call: FileCall, written: Written, status = 200, more?: Record<string, string>): Response {
-  return new Response(jsonOf(written), {
+/**
+ * A file's metadata JSON as answered to this caller: with its signed `content_url` where the host
+ * signs links (made per request, for its caller: the feed's records carry none).
+ */
+export async function shownJson(call: FileCall, json: string, id: unknown): Promise<string> {
+  const links = call.deps.files?.links;
+  const url = links && (await links.sign(call.caller, `${filesPathOf(call)}/${id}/content`));
+  return url === undefined ? json : `${json.slice(0, -1)},"content_url":${JSON.stringify(url)}}`;
+}
+
+/** A file's metadata as answered: the record with its content_url, its ETag. */
+export async function metadataResponse(call: FileCall, written: Written, status = 200, more?: Record<string, string>): Promise<Response> {
+  return new Response(await shownJson(call, jsonOf(written), written.record.id), {
     status,
     headers: joinHeaders(JSON_TYPE, call.headers, { etag: etagOf(written.version) }, more),
   });

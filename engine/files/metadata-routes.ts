@@ -11,7 +11,7 @@ import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import { isPlainObject } from '../validate/body.ts';
 import { PATCHABLE } from './definition.ts';
-import { fileOf, metadataResponse, scopeOf, type FileCall } from './file-call.ts';
+import { fileOf, metadataResponse, scopeOf, shownJson, type FileCall } from './file-call.ts';
 import { keptFilename } from './filename.ts';
 
 /** GET (and HEAD) of a parent's files: a list like any child list, in id order. */
@@ -23,7 +23,10 @@ export async function listFiles(call: FileCall): Promise<Response> {
     throw query.error;
   }
   const page = await list(ctx, path.files, query.value, scopeOf(path));
-  return new Response(page.json, {
+  const json = call.deps.files?.links
+    ? `[${(await Promise.all((JSON.parse(page.json) as { id: number }[]).map((r) => shownJson(call, JSON.stringify(r), r.id)))).join(',')}]`
+    : page.json;
+  return new Response(json, {
     status: 200,
     headers: joinHeaders({ 'content-type': 'application/json' }, call.headers, listHeaders(url.pathname, page)),
   });

@@ -1,3 +1,4 @@
+import type { Caller } from '../http/caller.ts';
 import type { FileStore } from './store.ts';
 
 /** One part of a `multipart/form-data` body, in the order sent; a file's bytes must be read before the next part. */
@@ -30,6 +31,14 @@ export interface FilesOptions {
   readonly sniff: SniffType;
   /** The most bytes a file may have (FILE_MAX_BYTES; default 50 MiB); a definition's `maxBytes` may only lower it. */
   readonly maxBytes?: number;
+  /** Signs a file's `content_url` for a caller; without it, metadata carry none. The host checks the links it signed. */
+  readonly links?: FileLinks;
+}
+
+/** The host's signed links to a file's content: for browsers and apps that cannot send a token. */
+export interface FileLinks {
+  /** A link to `path` (the content's absolute path) for this caller, or undefined when it cannot have one. */
+  sign(caller: Caller, path: string): Promise<string | undefined>;
 }
 
 export const DEFAULT_FILE_MAX_BYTES = 50 * 1024 * 1024;

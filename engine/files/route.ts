@@ -49,6 +49,6 @@ export function filesRoute(deps: FileRouteDeps & { readonly cursors: CursorSetti
       roles: caller.roles,
       cursors: deps.cursors,
     };
-    return run({ req, url, ctx, path, deps, headers });
+    return run({ req, url, ctx, caller, path, deps, headers });
   };
 }

@@ -5,7 +5,7 @@ import { patch } from '../operations/update.ts';
 import type { Written } from '../records.ts';
 import { joinHeaders } from '../http/headers.ts';
 import { requireParent } from '../operations/read.ts';
-import { fileOf, filesOf, filesPathOf, metadataResponse, scopeOf, type FileCall } from './file-call.ts';
+import { fileOf, filesOf, filesPathOf, metadataResponse, scopeOf, shownJson, type FileCall } from './file-call.ts';
 import { keptFilename } from './filename.ts';
 import { ifMatchOf } from './metadata-routes.ts';
 import { DEFAULT_FILE_MAX_BYTES, SNIFF_BYTES, type FilesOptions } from './options.ts';
@@ -129,7 +129,8 @@ export async function uploadFile(call: FileCall): Promise<Response> {
     answer.etag ? { etag: answer.etag } : undefined,
     replayed ? { 'idempotency-replayed': 'true' } : undefined,
   );
-  return new Response(answer.body, { status: answer.status, headers });
+  const shown = answer.status === 201 ? await shownJson(call, answer.body, JSON.parse(answer.body).id) : answer.body;
+  return new Response(shown, { status: answer.status, headers });
 }
 
 /** PUT of the content: the raw body is the new bytes (its Content-Type the declared type), under If-Match. */
