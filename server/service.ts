@@ -72,7 +72,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     sha256Hex: (text) => createHash('sha256').update(text).digest('hex'), // native: a keyed request's fingerprint
     migrations: SERVER_MIGRATIONS,
     apiDocs: { service: true, assets: swaggerUiAssets() },
-    files: await serviceFiles(config),
+    files: { ...(await serviceFiles(config)), links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
     ...(options.now ? { now: options.now } : {}),
   });
   const limiters = await openLimiters(config);

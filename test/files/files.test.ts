@@ -149,6 +149,19 @@ describeEachDatabase(
       expect((await send(h(), 'GET', `${at}/content`)).text).toBe('second!');
     });
 
+    it('a batch refuses files: 400 naming the operation, nothing done', async () => {
+      const wo = await makeWorkOrder(h());
+      const r = await h().post('/v4_server/external/v1/batch', {
+        operations: [
+          { method: 'PATCH', path: `/maintenance/work_orders/${wo.id}`, body: { priority: 9 } },
+          { method: 'POST', path: `/maintenance/work_orders/${wo.id}/attached_files`, body: { filename: 'x' } },
+        ],
+      });
+      expectProblem(r, 400, ['operations[1].path']);
+      expect(r.body.errors[0].operation).toBe(1);
+      expect((await h().get(`${M}/work_orders/${wo.id}`)).body.priority).toBe(wo.priority);
+    });
+
     it('past FILE_MAX_BYTES: 413 and nothing kept', async () => {
       const wo = await makeWorkOrder(h());
       const r = await upload(h(), `${M}/work_orders/${wo.id}`, form(Buffer.alloc(300_001, 1), 'big.bin'));
