@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Kysely, Migration } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ResourceDefinition } from './define.ts';
 import type { TenantDb } from './dialects/types.ts';
 import { EngineError } from './errors.ts';
@@ -13,7 +13,14 @@ import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenA
 import { OpenStreams, type EventStreams } from './events/open-streams.ts';
 import { limitCaller, type RateLimiter } from './rate-limit.ts';
 import { createRegistry, type Registry } from './registry.ts';
-import { migrateTenant, planTenant, type TenantPlan } from './schema/index.ts';
+import {
+  checkMigrationOwners,
+  migrateTenant,
+  planTenant,
+  schemaFingerprint,
+  type MigrationOwners,
+  type TenantPlan,
+} from './schema/index.ts';
 import { tenantDb } from './tenant-db.ts';
 
 export const DEFAULT_BASE_PATH = '/v4_server/external/v1';
@@ -51,8 +58,12 @@ interface CommonOptions {
   readonly sha256Hex?: (text: string) => string;
   /** The clock, in epoch milliseconds (tests move it). */
   readonly now?: () => number;
-  /** Extra Kysely migrations run in every database after the engine's own. */
-  readonly migrations?: Record<string, Migration>;
+  /**
+   * The host's own Kysely migrations, by owner (e.g. `{ service: {...} }`), run in every database
+   * after the engine's, each owner's recorded in its table `mrs_migration_<owner>`. A name that
+   * two owners share, or the owner `engine`, is refused when the engine is made.
+   */
+  readonly migrations?: MigrationOwners;
   /** Called with errors that are not EngineErrors (answered as a bare 500). */
   readonly onUnexpectedError?: (e: unknown, req: Request) => void;
   /**
@@ -131,6 +142,8 @@ export interface Engine {
   migrate(tenant: TenantDb): Promise<void>;
   /** What `migrate` would do to a tenant's resource tables, and what it would refuse; changes nothing. */
   plan(tenant: TenantDb): Promise<TenantPlan>;
+  /** A hash of the tables and engine tables `migrate` makes: a host that recorded it for a tenant need not migrate it again. */
+  readonly schemaFingerprint: string;
   /** The event streams open now; `endAll()` ends them (a host shutting down, before it waits for its connections). */
   readonly streams: EventStreams;
   /**
@@ -154,6 +167,7 @@ export function createEngine(options: TenantsEngineOptions): Engine;
 export function createEngine(options: EngineOptions): Engine | DbEngine;
 export function createEngine(options: EngineOptions): Engine | DbEngine {
   const registry = createRegistry(options.resources);
+  checkMigrationOwners(options.migrations ?? {});
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
   const cursors = { ttlMs: (options.cursorTtlS ?? 3900) * 1000, now: options.now ?? Date.now };
   const single = options.db === undefined ? undefined : singleDb(options);
@@ -215,6 +229,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     openApi,
     migrate,
     plan: (tenant) => planTenant(tenant, registry),
+    schemaFingerprint: schemaFingerprint(registry, options.migrations),
     streams,
     async close() {
       closed = true;

@@ -14,8 +14,8 @@ export interface SnapshotStore {
   /**
    * Snapshots a search into a new cursor by `strategy` (strategy.ts, which chooses it) and
    * answers the requested page; undefined, with nothing written, when the strategy does not fit
-   * the search's ids (`ranged`: not one range; `ascending`: not id order, or an id deltas do not
-   * take). `reference`, `lazy` and `ordered` fit every search.
+   * the search (`ranged`: its ids are not one range; `ascending`: not id order, or an id deltas
+   * do not take; `lazy`: not page 1). `reference` and `ordered` fit every search.
    */
   take(t: TenantDb, args: SnapshotArgs, strategy: Strategy): Promise<Snapshot | undefined>;
   /** Below this many ids a search in id order costs less `ordered` than `ascending` (0: never). */

@@ -1,4 +1,4 @@
-import type { ColumnDataType, CreateTableBuilder, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
+import type { ColumnDataType, Expression, Kysely, RawBuilder, SelectQueryBuilder, SqlBool } from 'kysely';
 import type { SnapshotStore } from '../cursor/snapshot-store.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { FieldKind } from '../define.ts';
@@ -21,22 +21,6 @@ export interface JsonField {
   readonly name: string;
   readonly kind: FieldKind;
   readonly column: Expression<unknown>;
-}
-
-/**
- * What a database adds to the engine's own migrations (engine/schema/migrations/), each step
- * named by its migration; a database that needs nothing there leaves it out. `table` is the
- * table as raw SQL names it (in the tenant's schema).
- */
-export interface MigrationSteps {
-  /** 003: the cursor table as created. */
-  cursorTable?(create: CreateTableBuilder<any, any>): CreateTableBuilder<any, any>;
-  /** 005: cursor chunk rows stored as written. */
-  cursorRowsUncompressed?(db: Kysely<any>, table: RawBuilder<unknown>): Promise<void>;
-  /** 006: chunk ids in the column type the snapshot store packs them in. */
-  cursorIdsColumn?(db: Kysely<any>, table: RawBuilder<unknown>): Promise<void>;
-  /** 013: a text column of chunk rows for ascending deltas, where `ids` has a type of its own. */
-  cursorDeltasColumn?(db: Kysely<any>, table: RawBuilder<unknown>): Promise<void>;
 }
 
 /** Everything that differs between the databases; the rest of the engine never asks which one it is on. */
@@ -71,8 +55,8 @@ export interface Dialect {
    * Left out where a statement cannot write several tables anyway (SQLite).
    */
   lockInStatement?(key: unknown): RawBuilder<boolean>;
-  /** The database's part in the engine's own migrations. */
-  readonly migrationSteps: MigrationSteps;
+  /** Creates the engine's own tables as this database keeps them (the baseline migration, engine/schema/migrations/). */
+  createEngineTables(db: Kysely<any>): Promise<void>;
   /** `db` with its tables in `schema`; throws where the database has no schemas. */
   bindSchema(db: Kysely<any>, schema: string): Kysely<any>;
   /**

@@ -7,8 +7,6 @@ import type { TenantDb } from '../dialects/types.ts';
  * (engine/dialects/<db>/event-log.ts), reached as `dialect.events`; this is what they share.
  */
 export interface EventLog {
-  /** Creates the feed's tables (the engine migration 008-events). */
-  createTables(db: Kysely<any>): Promise<void>;
   /**
    * Whether a write and its event can be one statement (event-sql.ts eventOfWrite): a write with
    * nothing to read first is then one round trip, atomic without a transaction.
@@ -21,10 +19,6 @@ export interface EventLog {
   appendQuery?(t: TenantDb, db: Kysely<any>, event: NewEvent): CompiledQuery;
   /** Told after a write appended events outside `append` (eventOfWrite): the database may number them later. */
   written?(t: TenantDb): void;
-  /** Brings 008's tables to this database's later layout (the engine migration 012-event-positions). */
-  upgrade?(t: TenantDb, db: Kysely<any>): Promise<void>;
-  /** Brings 012's layout to this database's way of finding the events to number (the engine migration 015-event-finding). */
-  upgradeFinding?(t: TenantDb, db: Kysely<any>): Promise<void>;
   /**
    * Appends events in `trx`, the transaction of the writes they record, as its last statement.
    * Their seqs follow the order given and the order the transactions commit.

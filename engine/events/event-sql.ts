@@ -1,12 +1,4 @@
-import {
-  sql,
-  type CompiledQuery,
-  type CreateTableBuilder,
-  type Expression,
-  type Kysely,
-  type OperationNodeSource,
-  type RawBuilder,
-} from 'kysely';
+import { sql, type CompiledQuery, type Expression, type Kysely, type OperationNodeSource, type RawBuilder } from 'kysely';
 import { compiledStatement, type ListPlaceholder, type Placeholders } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { Dialect, TenantDb } from '../dialects/types.ts';
@@ -23,31 +15,6 @@ import {
 } from './event-log.ts';
 
 /** The feed's statements that every database writes alike: each EventLog builds its own on them. */
-
-/**
- * Creates `mrs_events` with `seq` as `withSeq` adds it (how a database numbers events is its own:
- * EventLog), and the gone mark at 0.
- */
-export async function createEventsTable(
-  db: Kysely<any>,
-  withSeq: (table: CreateTableBuilder<any, any>) => CreateTableBuilder<any, any>,
-): Promise<void> {
-  await withSeq(db.schema.createTable(EVENTS_TABLE).ifNotExists())
-    .addColumn('at', 'text', (c) => c.notNull())
-    .addColumn('collection', 'text', (c) => c.notNull())
-    .addColumn('record_id', 'bigint', (c) => c.notNull())
-    .addColumn('op', 'text', (c) => c.notNull())
-    .addColumn('changed', 'text', (c) => c.notNull())
-    .addColumn('record', 'text', (c) => c.notNull())
-    .addColumn('username', 'text')
-    .execute();
-  // before_row: the engine migration 014-lazy-snapshots.
-  await db
-    .insertInto('mrs_meta')
-    .values({ key: EVENTS_GONE_KEY, value: '0' })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-}
 
 /** Values of one event, in the order `eventRows` takes them. */
 const VALUES_PER_EVENT = 8;

@@ -18,13 +18,13 @@ export interface Auth {
   readonly keyStates: KeyStateCache;
   /** The token check of every /maintenance call: the caller, or a 401. */
   resolve(req: Request): Promise<AuthenticatedCaller>;
-  /** `POST {base}/authenticate`. */
+  /** `POST {base}/authenticate` and `POST {base}/tokens/refresh`. */
   readonly route: Hono;
 }
 
 export interface AuthOptions {
   readonly basePath: string;
-  /** The clock of the key-state cache. */
+  /** The clock of the key-state cache and of refresh tokens' expiry. */
   readonly now?: (() => number) | undefined;
   /** How long a process trusts what it read about a key (default 2 s). */
   readonly keyStateTtlMs?: number | undefined;
@@ -33,7 +33,7 @@ export interface AuthOptions {
 }
 
 export function createAuth(
-  config: Pick<Config, 'jwtSecret' | 'tokenTtlS'> & Partial<Pick<Config, 'fileLinkTtlS'>>,
+  config: Pick<Config, 'jwtSecret' | 'tokenTtlS' | 'refreshTokenTtlS'> & Partial<Pick<Config, 'fileLinkTtlS'>>,
   tenants: TenantStore,
   options: AuthOptions,
 ): Auth {
@@ -48,6 +48,10 @@ export function createAuth(
     keyStates,
     fileLinks: links.links,
     resolve: tokenResolver({ tenants, tokens, keys: keyStates, fileLink: links.verify }),
-    route: authenticateRoute(options.basePath, { tenants, tokens }, options.identify),
+    route: authenticateRoute(
+      options.basePath,
+      { tenants, tokens, refreshTtlS: config.refreshTokenTtlS, now: options.now ?? Date.now },
+      options.identify,
+    ),
   };
 }

@@ -7,7 +7,6 @@ import type { NewEvent } from '../../engine/events/event-log.ts';
 import { tableRef } from '../../engine/dialects/table-ref.ts';
 import { NUMBER_BATCH } from '../../engine/dialects/postgres/event-log.ts';
 import { migrateEngineTables } from '../../engine/schema/engine-tables.ts';
-import { withEarlierTenant } from '../support/engine-migrations.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from '../support/pg.ts';
 
 /**
@@ -15,7 +14,7 @@ import { freshPostgresDatabase, TEST_DATABASE_URL, testPool } from '../support/p
  * unnumbered ones from the oldest transaction still running at the last numbering. These pin
  * what that bound must keep: a transaction that commits long after its event was written is
  * still numbered, after everything numbered before; the search for them does not grow with the
- * events numbered before; a feed written before the bound existed keeps every event.
+ * events numbered before.
  */
 const event = (id: number): NewEvent => ({
   collection: 'work_orders',
@@ -129,30 +128,6 @@ describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', (
       where record_id > 100000 order by seq`.execute(db);
     expect(rows.length).toBe(n);
     expect(rows.every((r, i) => Number(r.seq) === before + 1 + i && Number(r.id) === 100001 + i)).toBe(true);
-  });
-});
-
-describe.skipIf(!TEST_DATABASE_URL)('a feed written before the events to number were found from a bound [postgres]', () => {
-  it('numbers the events left unnumbered before the migration, in their order, after the numbered ones', async () => {
-    await withEarlierTenant('015', async (t, db) => {
-      // As the earlier code left them: one numbered, two written and not numbered yet.
-      await sql`insert into "old".mrs_events (seq, at, collection, record_id, op, changed, record, username) values
-        (1, '2026-11-01T00:00:00.000Z', 'work_orders', 7, 'create', '[]', '{"id":7}', 'admin'),
-        (null, '2026-11-01T00:00:01.000Z', 'work_orders', 8, 'create', '[]', '{"id":8}', 'admin'),
-        (null, '2026-11-01T00:00:02.000Z', 'work_orders', 9, 'create', '[]', '{"id":9}', 'admin')`.execute(db);
-      await sql`update "old".mrs_event_counter set seq = 1`.execute(db);
-
-      await migrateEngineTables(t);
-      await t.db.transaction().execute((trx) => t.dialect.events.append(t, trx, [event(10)]));
-      const page = await t.dialect.events.read(t, { after: 0, limit: 10 });
-      expect(page.events.map((e) => [e.seq, e.id])).toEqual([
-        [1, 7],
-        [2, 8],
-        [3, 9],
-        [4, 10],
-      ]);
-      expect(page.highest).toBe(4);
-    });
   });
 });
 

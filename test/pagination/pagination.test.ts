@@ -1,4 +1,3 @@
-import fc from 'fast-check';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDatabase, M, type Harness } from '../support/harness.ts';
@@ -6,8 +5,7 @@ import { insertRecords, workOrder } from '../support/rows.ts';
 import { make, SERVICE_REQUEST } from '../support/fixtures.ts';
 import { EXPIRED_CURSORS_PER_SWEEP } from '../../engine/cursor/cursor-rows.ts';
 import { DELTA_ID_LIMIT } from '../../engine/cursor/deltas.ts';
-import { ASCENDING_DELTAS, LAZY, idsPerChunk, limitOf, offsetOf, widthFor } from '../../engine/cursor/layout.ts';
-import { chunkIds } from '../../engine/dialects/postgres/chunk-ids.ts';
+import { ASCENDING_DELTAS, LAZY, idsPerChunk, offsetOf, widthFor } from '../../engine/cursor/layout.ts';
 import { postgresDialect } from '../../engine/dialects/postgres/dialect.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 
@@ -545,7 +543,7 @@ describeEachDatabase('pagination: cursors written before narrower widths', (h) =
       width,
       query: chunk === 0 ? head.query : '',
       ids: chunkIdsColumn(tenant, made.slice(chunk * 192, (chunk + 1) * 192), width),
-      // PostgreSQL's rows of ascending deltas keep them beside `ids` (migration 013): none then.
+      // PostgreSQL's rows of ascending deltas keep them beside `ids`: none then.
       ...('deltas' in head ? { deltas: null } : {}),
     }));
     await tenant.db.insertInto('mrs_cursors').values(old).execute();
@@ -557,7 +555,7 @@ describeEachDatabase('pagination: cursors written before narrower widths', (h) =
 
 describeEachDatabase('pagination: chunk rows as written', (h) => {
   it('PostgreSQL stores a full chunk row of ids uncompressed, and pages read it back', async (ctx) => {
-    if (h().db !== 'postgres') ctx.skip(); // TOAST compression is PostgreSQL's (its migration step 005)
+    if (h().db !== 'postgres') ctx.skip(); // TOAST compression is PostgreSQL's (its engine tables keep chunk rows under its threshold)
     // A child list: its scope (the parent) takes the chunk row past the ~2 KB where PostgreSQL compresses.
     const sr = await make(h(), 'service_requests', SERVICE_REQUEST);
     // Consecutive seven-digit ids: their values compress (in the bigint array PostgreSQL's rows
@@ -588,79 +586,6 @@ describeEachDatabase('pagination: chunk rows as written', (h) => {
     for (let page = 1; page <= 14; page++)
       seen.push(...ids((await h().get(`${M}/service_requests/${sr.id}/work_orders?$cursor=${cursor}&$page=${page}`)).body));
     expect(seen).toEqual(made);
-  });
-});
-
-describeEachDatabase('pagination: cursors written before chunk rows held arrays', (h) => {
-  it('PostgreSQL converts the chunk rows of cursors in use to arrays, and their pages read the same ids', async (ctx) => {
-    if (h().db !== 'postgres') ctx.skip(); // migration 006 changes a database that cuts chunk rows itself (engine/dialects/postgres/chunk-ids.ts)
-    const made = await insertRecords(
-      h(),
-      'work_orders',
-      Array.from({ length: 700 }, () => workOrder({ department_id: 88 })),
-    );
-    // In descending id order: a search in ascending id order is written as deltas, not packed.
-    made.reverse();
-    // Starting on page 2: page 1's cursors would be lazy (engine/cursor/lazy.ts), their ids made later.
-    const full = (await h().get(`${M}/work_orders?department_id=88&$limit=50&$orderBy=id:desc&$page=2`)).headers.get('x-cursor')!;
-    const empty = (await h().get(`${M}/work_orders?department_id=89&$page=2`)).headers.get('x-cursor')!;
-    const tenant = (await h().service.tenants.get('demo.main'))!;
-    const table = tenant.schema === undefined ? sql.table('mrs_cursors') : sql.id(tenant.schema, 'mrs_cursors');
-    const columnType = async () =>
-      (
-        await sql<{
-          t: string;
-        }>`select format_type(atttypid, atttypmod) as t from pg_attribute where attrelid = ${sql.lit(`"${tenant.schema}".mrs_cursors`)}::regclass and attname = 'ids'`.execute(
-          tenant.db,
-        )
-      ).rows[0]!.t;
-    // The table as migration 005 left it, its chunk rows as earlier versions wrote them: packed text.
-    await sql`alter table ${table} alter column ids type text using array_to_string(ids, '')`.execute(tenant.db);
-    const written = await tenant.db
-      .selectFrom('mrs_cursors')
-      .select('ids')
-      .where('id', '=', full)
-      .where('chunk', '=', 0)
-      .executeTakeFirstOrThrow();
-    const width = widthFor(Math.max(...made));
-    expect(written.ids).toBe(packedText(made.slice(0, idsPerChunk(width)), width));
-    await tenant.db.deleteFrom('mrs_migration').where('name', '=', '006-cursor-ids-array').execute();
-    expect(await columnType()).toBe('text');
-    await h().service.engine.migrate(tenant);
-    expect(await columnType()).toBe('bigint[]');
-    const seen: number[] = [];
-    for (let page = 1; page <= 15; page++) seen.push(...ids((await h().get(`${M}/work_orders?$cursor=${full}&$page=${page}`)).body));
-    expect(seen).toEqual(made);
-    const none = await h().get(`${M}/work_orders?$cursor=${empty}`);
-    expect([none.status, none.body, none.headers.get('x-total')]).toEqual([200, [], '0']);
-  });
-
-  it('PostgreSQL reads any packed text as the array of its ids and writes the array back as the same text, at every width', async (ctx) => {
-    if (h().db !== 'postgres') ctx.skip(); // only a database that cuts chunk rows itself converts (engine/dialects/postgres/chunk-ids.ts)
-    const tenant = (await h().service.tenants.get('demo.main'))!;
-    const chunk = fc.integer({ min: 1, max: 16 }).chain((width) =>
-      fc.record({
-        width: fc.constant(width),
-        ids: fc.array(fc.integer({ min: 0, max: Math.min(limitOf(width) - 1, Number.MAX_SAFE_INTEGER - offsetOf(width)) }), {
-          maxLength: 300,
-        }),
-      }),
-    );
-    await fc.assert(
-      fc.asyncProperty(chunk, async ({ width, ids }) => {
-        const text = packedText(ids, width);
-        const array = chunkIds.fromText(sql`${text}`, sql`${width}`);
-        const { rows } = await sql<{
-          ids: string[];
-          text: string;
-          count: number;
-        }>`select a as ids, ${chunkIds.text(sql`a`)} as text, ${chunkIds.count(sql`a`)} as count
-          from (select ${array} as a) as converted`.execute(tenant.db);
-        expect(rows[0]!.ids.map(Number)).toEqual(ids.map((id) => id + offsetOf(width)));
-        expect([rows[0]!.text, Number(rows[0]!.count)]).toEqual([text, ids.length]);
-      }),
-      { numRuns: 60 },
-    );
   });
 });
 

@@ -8,7 +8,7 @@ import { inOrder } from './in-order.ts';
  * array without NULLs are found by offset. Positions are 0-based.
  */
 export const chunkIds = {
-  /** The `ids` column's type (migration 006 converts the packed text written before). */
+  /** The `ids` column's type. */
   columnType: sql`bigint[]`,
   /** `value` over the rows of `source` in the order `orderBy`, as one value (empty when none). */
   pack: (source: SelectQueryBuilder<any, any, any>, value: Expression<unknown>, orderBy: Expression<unknown>) =>
@@ -21,7 +21,4 @@ export const chunkIds = {
   at: (ids: Expression<unknown>, at: Expression<unknown>) => sql<number>`${ids}[${at} + 1]`,
   /** A chunk as layout.ts's packed text. */
   text: (ids: Expression<unknown>) => sql<string>`array_to_string(${ids}, '')`,
-  /** Packed text of ids `width` digits each as a column value (migration 006). */
-  fromText: (text: Expression<unknown>, width: Expression<unknown>) =>
-    sql`cast(string_to_array(rtrim(regexp_replace(${text}, '(.{' || ${width} || '})', '\\1,', 'g'), ','), ',') as bigint[])`,
 };

@@ -5,7 +5,7 @@ import type { Dialect, TenantDb } from '../types.ts';
 import { postgresEvents } from './event-log.ts';
 import { dateString, integerNumber, timestampString } from '../values.ts';
 import { inOrder } from './in-order.ts';
-import { postgresMigrationSteps } from './migration-steps.ts';
+import { createPostgresEngineTables } from './engine-tables.ts';
 import { postgresSnapshots } from './snapshot-store.ts';
 import { readPostgresTable } from './live-schema.ts';
 
@@ -85,7 +85,7 @@ export const postgresDialect: Dialect = {
     return rows[0]!.locked === true;
   },
   lockInStatement: (key) => tryLockOf(key),
-  migrationSteps: postgresMigrationSteps,
+  createEngineTables: createPostgresEngineTables,
   bindSchema: (db, schema) => db.withSchema(schema),
   // As on SQLite: an ordered sub-select feeds the aggregate in its order.
   concatInOrder: (source, value, orderBy) =>

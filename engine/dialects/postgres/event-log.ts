@@ -1,15 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { EngineError } from '../../errors.ts';
 import { EVENTS_TABLE, type EventLog, type EventQuery } from '../../events/event-log.ts';
-import {
-  createEventsTable,
-  eventAppender,
-  EVENT_COLUMNS,
-  pageReader,
-  pageTextReader,
-  sweepEvents,
-  type PageRead,
-} from '../../events/event-sql.ts';
+import { eventAppender, EVENT_COLUMNS, pageReader, pageTextReader, sweepEvents, type PageRead } from '../../events/event-sql.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { outsideTransactions } from '../../tenant-state.ts';
@@ -18,7 +10,7 @@ import { outsideTransactions } from '../../tenant-state.ts';
 type InSchema = Pick<TenantDb, 'schema'>;
 
 /** The tenant's one-row counter of seqs: the highest seq given. */
-const COUNTER = 'mrs_event_counter';
+export const EVENT_COUNTER = 'mrs_event_counter';
 
 /**
  * PostgreSQL's change feed: events are written with their change and numbered once committed.
@@ -56,50 +48,6 @@ const COUNTER = 'mrs_event_counter';
  * unnumbered events is searched from there (`pendingFrom`).
  */
 export const postgresEvents: EventLog = {
-  async createTables(db: Kysely<any>) {
-    await createEventsTable(db, (table) => table.addColumn('seq', 'bigint', (c) => c.primaryKey()));
-    await db.schema
-      .createTable(COUNTER)
-      .ifNotExists()
-      .addColumn('seq', 'bigint', (c) => c.notNull())
-      .execute();
-    await db.insertInto(COUNTER).values({ seq: 0 }).execute();
-  },
-  async upgrade(t: TenantDb, db: Kysely<any>) {
-    // seq is given after the commit; pos orders the events until then. Events already there
-    // keep their seqs. Each index is one an event's two writes (its insert, its numbering) must
-    // keep: the numbered ones by seq, the unnumbered ones by pos (since 015 by transaction id:
-    // upgradeFinding); the numbering finds its rows by ctid, so pos needs no index of its own.
-    await sql`alter table ${tableRef(t, EVENTS_TABLE)} drop constraint if exists ${sql.id(`${EVENTS_TABLE}_pkey`)}`.execute(db);
-    await db.schema
-      .alterTable(EVENTS_TABLE)
-      .alterColumn('seq', (c) => c.dropNotNull())
-      .execute();
-    await db.schema
-      .alterTable(EVENTS_TABLE)
-      .addColumn('pos', 'bigserial', (c) => c.notNull())
-      .execute();
-    await db.schema
-      .createIndex(`${EVENTS_TABLE}_seq`)
-      .unique()
-      .on(EVENTS_TABLE)
-      .column('seq')
-      .where(sql.ref('seq'), 'is not', null)
-      .execute();
-    await db.schema.createIndex(`${EVENTS_TABLE}_unnumbered`).on(EVENTS_TABLE).column('pos').where(sql.ref('seq'), 'is', null).execute();
-  },
-  async upgradeFinding(t: TenantDb, db: Kysely<any>) {
-    // Events written from now on carry their transaction's id. The ones still unnumbered get the
-    // lowest id (the migration's ALTER waited for every write then running, so none is missed);
-    // the counter's bound starts there too (null), until the first numbering raises it.
-    const events = tableRef(t, EVENTS_TABLE);
-    await sql`alter table ${events} add column xid xid8`.execute(db);
-    await sql`alter table ${events} alter column xid set default pg_current_xact_id()`.execute(db);
-    await sql`update ${events} set xid = '0' where seq is null`.execute(db);
-    await sql`create index ${sql.id(`${EVENTS_TABLE}_pending`)} on ${events} (xid) where seq is null`.execute(db);
-    await sql`drop index ${tableRef(t, `${EVENTS_TABLE}_unnumbered`)}`.execute(db);
-    await sql`alter table ${tableRef(t, COUNTER)} add column numbered_xmin xid8`.execute(db);
-  },
   // Data-modifying CTEs: a create is one statement, record and event (its parents looked up by its INSERT).
   inStatement: true,
   // Plain inserts: no lock taken, nothing read. A VALUES list takes its pos values in order.
@@ -166,7 +114,7 @@ function numberSoon(written: TenantDb): void {
   (timer as { unref?: () => void }).unref?.();
 }
 
-const highestNumbered = (t: InSchema) => sql<number>`(select seq from ${tableRef(t, COUNTER)})`;
+const highestNumbered = (t: InSchema) => sql<number>`(select seq from ${tableRef(t, EVENT_COUNTER)})`;
 
 /** The lowest transaction id an unnumbered event can have (see postgresEvents): 0 before the first numbering. */
 const LOWEST_PENDING = sql`coalesce(numbered_xmin, '0'::xid8)`;
@@ -175,7 +123,7 @@ const LOWEST_PENDING = sql`coalesce(numbered_xmin, '0'::xid8)`;
  * On an unnumbered event (`seq is null`): the bound of its transaction id, which the partial
  * index of unnumbered events (`mrs_events_pending`) searches from.
  */
-const pendingFrom = (t: InSchema) => sql<SqlBool>`xid >= (select ${LOWEST_PENDING} from ${tableRef(t, COUNTER)})`;
+const pendingFrom = (t: InSchema) => sql<SqlBool>`xid >= (select ${LOWEST_PENDING} from ${tableRef(t, EVENT_COUNTER)})`;
 
 const unnumbered = (t: InSchema) =>
   sql<boolean>`exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where seq is null and ${pendingFrom(t)} limit 1)`;
@@ -209,7 +157,7 @@ async function numberedFirst<P>(read: (t: TenantDb, q: EventQuery) => Promise<Pa
  * a statement of its own or inside another (a search's snapshot). With `numberedHighest`.
  */
 export const numbering = (t: InSchema, limit?: unknown): RawBuilder<unknown> => {
-  const counter = tableRef(t, COUNTER);
+  const counter = tableRef(t, EVENT_COUNTER);
   const events = tableRef(t, EVENTS_TABLE);
   // The unnumbered ones through their partial index, from the counter's bound, in pos order; the
   // rows to number by ctid, which the ANY(...) makes a TID scan: a join the planner costed from

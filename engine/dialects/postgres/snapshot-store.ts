@@ -314,7 +314,8 @@ async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
  * COUNT, the table's largest id and page 1 in the same snapshot of the database, and writes the
  * head row; nothing when its numbering lost (LOST).
  */
-async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
+async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
+  if (args.start !== 0) return undefined; // its statement answers page 1
   const b = args.binding;
   const table = tableRef(t, args.table);
   const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown) =>

@@ -4,6 +4,7 @@ import type { Dialect, TenantDb } from '../types.ts';
 import { sqliteEvents } from './event-log.ts';
 import { integerNumber } from '../values.ts';
 import { sqliteSnapshots } from './snapshot-store.ts';
+import { createSqliteEngineTables } from './engine-tables.ts';
 import { readSqliteTable } from './live-schema.ts';
 
 const TYPES: Record<FieldKind, 'integer' | 'real' | 'text'> = {
@@ -74,7 +75,7 @@ export const sqliteDialect: Dialect = {
   // A SQLite write transaction already excludes every other writer of the file.
   lockForMigration: async () => {},
   tryLock: async () => true,
-  migrationSteps: {},
+  createEngineTables: createSqliteEngineTables,
   bindSchema() {
     throw new Error('tenantDb: a schema is only meaningful on PostgreSQL');
   },

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { createEventsTable, eventAppender, EVENT_COLUMNS, pageJsonReader, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { eventAppender, EVENT_COLUMNS, pageJsonReader, pageReader, sweepEvents } from '../../events/event-sql.ts';
 
 /**
  * The highest seq ever given, which AUTOINCREMENT keeps in sqlite_sequence: unlike max(seq), it
@@ -18,9 +18,6 @@ const appender = eventAppender((_t, rows) => sql`insert into ${sql.table(EVENTS_
  * retention) is commit order.
  */
 export const sqliteEvents: EventLog = {
-  async createTables(db: Kysely<any>) {
-    await createEventsTable(db, (table) => table.addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement()));
-  },
   // A VALUES list is inserted in its order: seqs follow the order given.
   append: appender.append,
   appendQuery: appender.query,

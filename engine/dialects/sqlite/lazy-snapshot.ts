@@ -37,7 +37,8 @@ const insertLazyHead = compiledOnce<unknown[]>((db, ...values) =>
     .compile(),
 );
 
-export async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot> {
+export async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
+  if (args.start !== 0) return undefined; // its statement answers page 1
   const read = async () =>
     (await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, () => lazyStatement(t, args))).rows[0] as LazyRead;
   let row = await read();

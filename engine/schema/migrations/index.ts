@@ -1,34 +1,39 @@
 import type { Migration } from 'kysely';
 import type { TenantDb } from '../../dialects/types.ts';
-import { engineMeta } from './001-engine-meta.ts';
-import { cursors } from './003-cursors.ts';
-import { cursorExpiryHead } from './004-cursor-expiry-head.ts';
-import { cursorRowsUncompressed } from './005-cursor-rows-uncompressed.ts';
-import { cursorIdsArray } from './006-cursor-ids-array.ts';
-import { events } from './008-events.ts';
-import { cursorChangeSeq } from './009-cursor-change-seq.ts';
-import { idempotencyKeys } from './010-idempotency-keys.ts';
-import { eventPositions } from './012-event-positions.ts';
-import { cursorDeltas } from './013-cursor-deltas.ts';
-import { lazySnapshots } from './014-lazy-snapshots.ts';
-import { eventFinding } from './015-event-finding.ts';
+import { baseline } from './001-baseline.ts';
+
+/** The migration that makes the engine's tables as they are today, where none were. */
+export const BASELINE = '001-baseline';
 
 /**
- * The engine's own tables in a tenant database, in order (names are sorted by Kysely: keep the
- * numeric prefix; 002, 007 and 011 are the service's, server/migrations/). Every database the engine serves
- * gets these, embedded ones too.
+ * The engine's own migrations in a tenant database, in the order of their names (Kysely sorts
+ * them), recorded in the engine's own table (engine-tables.ts). Every database the engine serves
+ * gets these, embedded ones too. A later change of the engine's tables is a new migration here.
  */
-export const engineMigrations = (t: TenantDb): Record<string, Migration> => ({
-  '001-engine-meta': engineMeta,
-  '003-cursors': cursors(t),
-  '004-cursor-expiry-head': cursorExpiryHead,
-  '005-cursor-rows-uncompressed': cursorRowsUncompressed(t),
-  '006-cursor-ids-array': cursorIdsArray(t),
-  '008-events': events(t),
-  '009-cursor-change-seq': cursorChangeSeq,
-  '010-idempotency-keys': idempotencyKeys,
-  '012-event-positions': eventPositions(t),
-  '013-cursor-deltas': cursorDeltas(t),
-  '014-lazy-snapshots': lazySnapshots,
-  '015-event-finding': eventFinding(t),
-});
+const ENGINE_MIGRATIONS: Readonly<Record<string, (t: TenantDb) => Migration>> = {
+  [BASELINE]: baseline,
+};
+
+export const engineMigrations = (t: TenantDb): Record<string, Migration> =>
+  Object.fromEntries(Object.entries(ENGINE_MIGRATIONS).map(([name, m]) => [name, m(t)]));
+
+export const ENGINE_MIGRATION_NAMES: readonly string[] = Object.keys(ENGINE_MIGRATIONS);
+
+/**
+ * The engine migrations the release before the baseline ran, in its one table `mrs_migration`
+ * (shared then with the service's): a database with every one of them has today's tables.
+ */
+export const MIGRATIONS_BEFORE_BASELINE: readonly string[] = [
+  '001-engine-meta',
+  '003-cursors',
+  '004-cursor-expiry-head',
+  '005-cursor-rows-uncompressed',
+  '006-cursor-ids-array',
+  '008-events',
+  '009-cursor-change-seq',
+  '010-idempotency-keys',
+  '012-event-positions',
+  '013-cursor-deltas',
+  '014-lazy-snapshots',
+  '015-event-finding',
+];

@@ -1,12 +1,13 @@
 import type { Migration } from 'kysely';
-import type { TenantDb } from '../../dialects/types.ts';
+import type { TenantDb } from '../../../engine/dialects/types.ts';
+import type { OldSteps } from './steps.ts';
 
 /**
  * Cursors: a snapshot of ordered ids, packed as fixed-width hex in chunks of a few thousand ids
  * per row, so creating one is a single INSERT ... SELECT and any page reads at most two rows.
  * Every chunk row carries the cursor's metadata; `ids` is last so metadata reads skip it.
  */
-export const cursors = (t: TenantDb): Migration => ({
+export const cursors = (t: TenantDb, steps: OldSteps): Migration => ({
   async up(db) {
     const table = db.schema
       .createTable('mrs_cursors')
@@ -23,7 +24,7 @@ export const cursors = (t: TenantDb): Migration => ({
       .addColumn('expires_at', 'bigint', (c) => c.notNull())
       .addColumn('ids', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('mrs_cursors_pk', ['id', 'chunk']);
-    await (t.dialect.migrationSteps.cursorTable?.(table) ?? table).execute();
+    await (steps.cursorTable?.(table) ?? table).execute();
     await db.schema.createIndex('mrs_cursors_expires_idx').ifNotExists().on('mrs_cursors').column('expires_at').execute();
   },
 });

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
-import { tableRef } from '../../dialects/table-ref.ts';
-import type { TenantDb } from '../../dialects/types.ts';
+import { tableRef } from '../../../engine/dialects/table-ref.ts';
+import type { TenantDb } from '../../../engine/dialects/types.ts';
+import type { OldSteps } from './steps.ts';
 
 /**
  * Where a database keeps chunk ids in a type of their own (006), cursor chunk rows get a text
@@ -8,8 +9,8 @@ import type { TenantDb } from '../../dialects/types.ts';
  * type takes eight bytes (the step is the dialect's: MigrationSteps). Rows written before keep
  * theirs in `ids`.
  */
-export const cursorDeltas = (t: TenantDb): Migration => ({
+export const cursorDeltas = (t: TenantDb, steps: OldSteps): Migration => ({
   async up(db) {
-    await t.dialect.migrationSteps.cursorDeltasColumn?.(db, tableRef(t, 'mrs_cursors'));
+    await steps.cursorDeltasColumn?.(db, tableRef(t, 'mrs_cursors'));
   },
 });
