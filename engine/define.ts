@@ -3,10 +3,7 @@
  * the engine uses for records and bodies is derived from the definition here.
  */
 import { UPDATE_RULES } from './writes/rules/index.ts';
-
 import { filesProblems, type FilesOption } from './files/option.ts';
-
-export type { FilesOption } from './files/option.ts';
 
 export const FIELD_KINDS = ['integer', 'number', 'string', 'date', 'timestamp', 'boolean'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
