@@ -5,6 +5,7 @@ import { migrateIfChanged } from './migrate-tenants.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
 import { swaggerUiAssets } from './api-docs.ts';
+import { serviceFiles } from './files.ts';
 import { createApp } from './app.ts';
 import { createAuth, type Auth } from './auth/index.ts';
 import { serviceCaller } from './caller.ts';
@@ -72,6 +73,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     sha256Hex: (text) => createHash('sha256').update(text).digest('hex'), // native: a keyed request's fingerprint
     migrations: { service: SERVER_MIGRATIONS },
     apiDocs: { service: true, assets: swaggerUiAssets() },
+    files: { ...(await serviceFiles(config)), links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
     ...(options.now ? { now: options.now } : {}),
   });
   const logger = options.logger ?? silentLogger();

@@ -27,6 +27,8 @@ import {
   type KeptAnswer,
 } from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
+import type { FilesOptions } from '../files/options.ts';
+import { filesRoute } from '../files/route.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
@@ -44,6 +46,8 @@ export interface HandlerDeps {
   readonly idempotency: IdempotencySettings;
   readonly feed: FeedSettings;
   readonly streams: StreamSettings;
+  /** Attached files' bytes and the host pieces that read them (undefined: no files are served). */
+  readonly files?: FilesOptions | undefined;
 }
 
 interface Call {
@@ -261,13 +265,16 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
   const feed = feedRoute(deps);
   const batchPath = `${deps.basePath}/batch`;
   const batch = batchRoute(deps);
+  const files = filesRoute(deps);
   const dispatch = async (req: Request, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     const url = targetOf(req);
     if (url.pathname === feedPath) return feed(req, url, caller, headers);
     if (url.pathname === batchPath) return batch(req, url, caller, headers);
     const rest = url.pathname.slice(prefix.length);
-    const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
-    const match = matchPath(deps.registry, segments.map(safeDecode));
+    const segments = (rest === '' || rest === '/' ? [] : rest.slice(1).split('/')).map(safeDecode);
+    const filed = files(req, url, segments, caller, headers);
+    if (filed) return filed;
+    const match = matchPath(deps.registry, segments);
     noteMatch(req, match); // the route label (logs, metrics) is this match's
     if (!match.found) throw new EngineError('not-found', `No collection or record at ${url.pathname}.`);
     const route = routeFor(match.kind, req.method);
