@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { ResourceDefinition } from './define.ts';
 import type { TenantDb } from './dialects/types.ts';
 import { EngineError } from './errors.ts';
+import type { FilesOptions } from './files/options.ts';
 import { problemResponse } from './http/problem.ts';
 import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
@@ -12,7 +13,14 @@ import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenA
 import { OpenStreams, type EventStreams } from './events/open-streams.ts';
 import { limitCaller, type RateLimiter } from './rate-limit.ts';
 import { createRegistry, type Registry } from './registry.ts';
-import { checkMigrationOwners, migrateTenant, planTenant, type MigrationOwners, type TenantPlan } from './schema/index.ts';
+import {
+  checkMigrationOwners,
+  migrateTenant,
+  planTenant,
+  schemaFingerprint,
+  type MigrationOwners,
+  type TenantPlan,
+} from './schema/index.ts';
 import { tenantDb } from './tenant-db.ts';
 
 export const DEFAULT_BASE_PATH = '/v4_server/external/v1';
@@ -79,6 +87,12 @@ interface CommonOptions {
    * Node and Bun (it reads files, so it is not part of the engine).
    */
   readonly apiDocs?: ApiDocsOptions;
+  /**
+   * Attached files (SPEC 13), for collections whose definition declares `files`: the store of
+   * their bytes and the pieces that read uploads (`nodeFiles(diskFileStore(dir))` from
+   * adapters/files on Node and Bun). Without it, file paths answer 404.
+   */
+  readonly files?: FilesOptions;
 }
 
 export interface ApiDocsOptions extends Omit<OpenApiOptions, 'basePath'> {
@@ -128,6 +142,8 @@ export interface Engine {
   migrate(tenant: TenantDb): Promise<void>;
   /** What `migrate` would do to a tenant's resource tables, and what it would refuse; changes nothing. */
   plan(tenant: TenantDb): Promise<TenantPlan>;
+  /** A hash of the tables and engine tables `migrate` makes: a host that recorded it for a tenant need not migrate it again. */
+  readonly schemaFingerprint: string;
   /** The event streams open now; `endAll()` ends them (a host shutting down, before it waits for its connections). */
   readonly streams: EventStreams;
   /**
@@ -171,6 +187,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     idempotency: { ttlMs: (options.idempotencyTtlS ?? 86400) * 1000, now: cursors.now, sha256Hex: options.sha256Hex },
     feed,
     streams: streamSettings,
+    files: options.files,
   });
   // Requests being answered, and close()s waiting for them to be done.
   let inFlight = 0;
@@ -212,6 +229,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     openApi,
     migrate,
     plan: (tenant) => planTenant(tenant, registry),
+    schemaFingerprint: schemaFingerprint(registry, options.migrations),
     streams,
     async close() {
       closed = true;

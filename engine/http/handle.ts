@@ -12,8 +12,10 @@ import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
 import { jsonOf, type Written } from '../records.ts';
-import { readJsonBody } from './body.ts';
-import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
+import { readJsonBodyOnce } from './body.ts';
+import { retryTransientOnce } from '../transient.ts';
+import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
+import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
 import { expectedVersion } from '../operations/precondition.ts';
 import {
   answerOf,
@@ -25,6 +27,8 @@ import {
   type KeptAnswer,
 } from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
+import type { FilesOptions } from '../files/options.ts';
+import { filesRoute } from '../files/route.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
@@ -42,6 +46,8 @@ export interface HandlerDeps {
   readonly idempotency: IdempotencySettings;
   readonly feed: FeedSettings;
   readonly streams: StreamSettings;
+  /** Attached files' bytes and the host pieces that read them (undefined: no files are served). */
+  readonly files?: FilesOptions | undefined;
 }
 
 interface Call {
@@ -54,6 +60,8 @@ interface Call {
   readonly deps: HandlerDeps;
   /** The caller's headers, for every answer. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The caller's permissions (`$linked` needs read on each collection it names). */
+  readonly can: Caller['can'];
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -117,7 +125,7 @@ async function body(
   ifMatch: { condition?: Condition; error?: EngineError } = {},
   headerError?: EngineError,
 ): Promise<unknown> {
-  const b = await readJsonBody(call.req);
+  const b = await readJsonBodyOnce(call.req);
   const error = 'error' in b ? b.error : (queryError(call.url) ?? ifMatch.error ?? headerError);
   if (target !== 'none') await failAfterExists(call, error, target, ifMatch.condition);
   if (error) throw error;
@@ -182,22 +190,30 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
   list: (call) => listResponse(call),
   childList: (call) => listResponse(call),
   read: async (call) => {
-    const deleted = call.url.hasQuery ? call.url.searchParams.get('$deleted') : null;
+    const params = call.url.searchParams;
+    const deleted = call.url.hasQuery ? params.get('$deleted') : null;
     const noneMatch = parseCondition('If-None-Match', call.req.headers.get('if-none-match'));
+    const problems: { parameter: string; message: string }[] = [];
+    const shape = call.url.hasQuery ? resolveShapeParams(params, call.resource, problems) : undefined;
+    if (call.url.hasQuery) forbidLinked(call);
     const error =
-      queryError(call.url, ['$deleted']) ??
+      queryError(call.url, ['$deleted', '$fields', '$linked']) ??
       (deleted !== null && deleted !== 'true' && deleted !== 'false'
         ? new EngineError('invalid-query', 'The query is not valid.', [
             { parameter: '$deleted', message: '$deleted must be true or false' },
           ])
         : undefined) ??
+      (problems.length ? new EngineError('invalid-query', 'The query is not valid: see errors.', problems) : undefined) ??
       (noneMatch instanceof EngineError ? noneMatch : undefined);
     await failAfterExists(call, error, 'record');
-    const found = await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' });
-    const etag = { etag: etagOf(found.version) };
-    if (noneMatch && !(noneMatch instanceof EngineError) && noneMatchMatches(noneMatch, etag.etag))
-      return new Response(null, { status: 304, headers: joinHeaders(call.headers, etag) });
-    return replyJson(call, found.json, 200, etag);
+    const found = await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true', shape });
+    const validators = { etag: etagOf(found.version), 'last-modified': lastModifiedOf(found.updated) };
+    // If-Modified-Since counts only without If-None-Match (RFC 9110 13.2.2).
+    const notModified = noneMatch
+      ? !(noneMatch instanceof EngineError) && noneMatchMatches(noneMatch, validators.etag)
+      : notModifiedSince(call.req.headers.get('if-modified-since'), found.updated);
+    if (notModified) return new Response(null, { status: 304, headers: joinHeaders(call.headers, validators) });
+    return replyJson(call, found.json, 200, validators);
   },
   create: (call) =>
     keyed(
@@ -221,7 +237,14 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
 const locationPrefix = (call: Call) => `${call.deps.basePath}${call.resource.path}/`;
 const created = (call: Call, written: Written): KeptAnswer => answerOf(201, written, `${locationPrefix(call)}${written.record.id}`);
 
+/** 403 when `$linked` names a collection the caller may not read (before the query's 400s, in SPEC 1's order). */
+function forbidLinked(call: Call): void {
+  for (const child of linkedCollections(call.url.searchParams, call.resource))
+    if (!call.can(child, 'read')) throw new EngineError('forbidden', `Your roles do not grant read on ${child}, which $linked names.`);
+}
+
 async function listResponse(call: Call): Promise<Response> {
+  if (call.url.hasQuery) forbidLinked(call);
   const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
   if ('error' in query) {
     await failAfterExists(call, query.error, 'parent');
@@ -242,13 +265,16 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
   const feed = feedRoute(deps);
   const batchPath = `${deps.basePath}/batch`;
   const batch = batchRoute(deps);
+  const files = filesRoute(deps);
   const dispatch = async (req: Request, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     const url = targetOf(req);
     if (url.pathname === feedPath) return feed(req, url, caller, headers);
     if (url.pathname === batchPath) return batch(req, url, caller, headers);
     const rest = url.pathname.slice(prefix.length);
-    const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
-    const match = matchPath(deps.registry, segments.map(safeDecode));
+    const segments = (rest === '' || rest === '/' ? [] : rest.slice(1).split('/')).map(safeDecode);
+    const filed = files(req, url, segments, caller, headers);
+    if (filed) return filed;
+    const match = matchPath(deps.registry, segments);
     noteMatch(req, match); // the route label (logs, metrics) is this match's
     if (!match.found) throw new EngineError('not-found', `No collection or record at ${url.pathname}.`);
     const route = routeFor(match.kind, req.method);
@@ -270,15 +296,17 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       if (!needsIfMatch) await requireBelongs(ctx, match.resource, match.id!, match.parent!);
       parent = undefined;
     }
-    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers });
+    const can: Caller['can'] = (collection, action) => caller.can(collection, action);
+    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers, can });
   };
   /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
     const headers = caller.headers ? joinHeaders(hostHeaders, caller.headers) : (hostHeaders ?? {});
-    if (!caller.headers && !hostHeaders) return dispatch(req, caller, headers);
+    const run = () => retryTransientOnce(() => dispatch(req, caller, headers));
+    if (!caller.headers && !hostHeaders) return run();
     try {
-      return await dispatch(req, caller, headers);
+      return await run();
     } catch (e) {
       if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, joinHeaders(e.headers, headers));
       throw e;

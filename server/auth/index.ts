@@ -6,21 +6,25 @@ import { tokenResolver, type AuthenticatedCaller } from './resolver.ts';
 import { authenticateRoute } from './route.ts';
 import { signingSecret } from './secret.ts';
 import { createTokens, type Tokens } from './tokens.ts';
+import { fileLinks } from './file-links.ts';
+import type { FileLinks } from '../../engine/files/options.ts';
 
 export type { AuthenticatedCaller } from './resolver.ts';
 
 export interface Auth {
   readonly tokens: Tokens;
+  /** Signs files' content_url links; the resolver opens them. */
+  readonly fileLinks: FileLinks;
   readonly keyStates: KeyStateCache;
   /** The token check of every /maintenance call: the caller, or a 401. */
   resolve(req: Request): Promise<AuthenticatedCaller>;
-  /** `POST {base}/authenticate`. */
+  /** `POST {base}/authenticate` and `POST {base}/tokens/refresh`. */
   readonly route: Hono;
 }
 
 export interface AuthOptions {
   readonly basePath: string;
-  /** The clock of the key-state cache. */
+  /** The clock of the key-state cache and of refresh tokens' expiry. */
   readonly now?: (() => number) | undefined;
   /** How long a process trusts what it read about a key (default 2 s). */
   readonly keyStateTtlMs?: number | undefined;
@@ -28,7 +32,12 @@ export interface AuthOptions {
   readonly identify?: ((req: Request, who: { tenant: string; user: string }) => void) | undefined;
 }
 
-export function createAuth(config: Pick<Config, 'jwtSecret' | 'tokenTtlS'>, tenants: TenantStore, options: AuthOptions): Auth {
+export function createAuth(
+  config: Pick<Config, 'jwtSecret' | 'tokenTtlS' | 'refreshTokenTtlS'> & Partial<Pick<Config, 'fileLinkTtlS'>>,
+  tenants: TenantStore,
+  options: AuthOptions,
+): Auth {
+  const links = fileLinks(() => signingSecret(config.jwtSecret, tenants), config.fileLinkTtlS ?? 300, options.now);
   const tokens = createTokens(() => signingSecret(config.jwtSecret, tenants), config.tokenTtlS);
   const keyStates = keyStateCache({
     ...(options.now ? { now: options.now } : {}),
@@ -37,7 +46,12 @@ export function createAuth(config: Pick<Config, 'jwtSecret' | 'tokenTtlS'>, tena
   return {
     tokens,
     keyStates,
-    resolve: tokenResolver({ tenants, tokens, keys: keyStates }),
-    route: authenticateRoute(options.basePath, { tenants, tokens }, options.identify),
+    fileLinks: links.links,
+    resolve: tokenResolver({ tenants, tokens, keys: keyStates, fileLink: links.verify }),
+    route: authenticateRoute(
+      options.basePath,
+      { tenants, tokens, refreshTtlS: config.refreshTokenTtlS, now: options.now ?? Date.now },
+      options.identify,
+    ),
   };
 }

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { tenantDb } from '../../engine/tenant-db.ts';
 import { PoolerSafePostgresDialect } from './migration-lock.ts';
-import { namedStatementPool } from './named-statements.ts';
+import { namedStatementPool, type OnUnnamed } from './named-statements.ts';
 import { settled } from './settled.ts';
 import { openOnce } from './open-once.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
@@ -28,6 +28,8 @@ export interface PostgresOptions {
   readonly max?: number;
   /** Repeated statements as named prepared statements (default true); false behind a transaction pooler. */
   readonly preparedStatements?: boolean;
+  /** Told once, with the reason, when the pool finds itself behind a transaction pooler and stops naming statements. */
+  readonly onUnnamed?: OnUnnamed;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface PostgresOptions {
 export function openPostgres(url: string, options: PostgresOptions = {}): { pool: pg.Pool; db: Kysely<any> } {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: types as pg.CustomTypesConfig });
   pool.on('error', () => {}); // idle client errors surface on the next query instead of crashing
-  const queries = options.preparedStatements === false ? pool : namedStatementPool(pool);
+  const queries = options.preparedStatements === false ? pool : namedStatementPool(pool, { onUnnamed: options.onUnnamed });
   return { pool, db: new Kysely<any>({ dialect: new PoolerSafePostgresDialect({ pool: queries }) }) };
 }
 
@@ -65,6 +67,23 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
     await migrate(t);
     return t;
   });
+  const made = new Set<string>();
+  /** A key-value table of the server schema, made on first use (processes starting together race to make it). */
+  const serverTable = async (table: string, key: string, value: string) => {
+    if (!made.has(table)) {
+      await db.schema.createSchema(SERVER_SCHEMA).ifNotExists().execute().catch(ignoreRace);
+      await db.schema
+        .withSchema(SERVER_SCHEMA)
+        .createTable(table)
+        .ifNotExists()
+        .addColumn(key, 'text', (c) => c.primaryKey())
+        .addColumn(value, 'text', (c) => c.notNull())
+        .execute()
+        .catch(ignoreRace);
+      made.add(table);
+    }
+    return db.withSchema(SERVER_SCHEMA);
+  };
   const exists = async (schema: string) =>
     (await sql`select 1 from information_schema.schemata where schema_name = ${schema}`.execute(db)).rows.length > 0;
   return {
@@ -80,16 +99,7 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
     },
     /** Rows of `mrs_server.settings`: a schema no tenant can have (tenant schemas hold a dot or are `mrs_` + 40 hex). */
     async serverValue(name, make) {
-      await db.schema.createSchema(SERVER_SCHEMA).ifNotExists().execute().catch(ignoreRace);
-      await db.schema
-        .withSchema(SERVER_SCHEMA)
-        .createTable('settings')
-        .ifNotExists()
-        .addColumn('key', 'text', (c) => c.primaryKey())
-        .addColumn('value', 'text', (c) => c.notNull())
-        .execute()
-        .catch(ignoreRace);
-      const settings = db.withSchema(SERVER_SCHEMA);
+      const settings = await serverTable('settings', 'key', 'value');
       await settings
         .insertInto('settings')
         .values({ key: name, value: make() })
@@ -97,6 +107,24 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
         .execute();
       const row = await settings.selectFrom('settings').select('value').where('key', '=', name).executeTakeFirstOrThrow();
       return row.value as string;
+    },
+    async fingerprints() {
+      const rows = await (
+        await serverTable('tenant_fingerprints', 'client_db', 'fingerprint')
+      )
+        .selectFrom('tenant_fingerprints')
+        .select(['client_db', 'fingerprint'])
+        .execute();
+      return new Map(rows.map((r) => [r.client_db as string, r.fingerprint as string]));
+    },
+    async recordFingerprint(clientDb, fingerprint) {
+      await (
+        await serverTable('tenant_fingerprints', 'client_db', 'fingerprint')
+      )
+        .insertInto('tenant_fingerprints')
+        .values({ client_db: clientDb, fingerprint })
+        .onConflict((oc) => oc.column('client_db').doUpdateSet({ fingerprint }))
+        .execute();
     },
     opened: async () => settled(open.values()),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
