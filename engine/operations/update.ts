@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import { EngineError, valueOf } from '../errors.ts';
+import { valueOf } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, storedOf, toRow, writtenOf, type ApiRecord, type Written } from '../records.ts';
 import { readOnlyJson, updateRow, updateRowWithEvent } from '../sql/record-writes.ts';
-import { checkBody, isPlainObject } from '../validate/body.ts';
+import { checkBody, fieldProblems, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { linksNamed, parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
 import { inTransaction, loadForWrite, type ReadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
@@ -74,14 +74,14 @@ async function writtenUnread(
 ): Promise<Written | undefined> {
   const guarded = unreadVersion(ifMatch);
   if (guarded === null || !isPlainObject(body)) return undefined;
-  const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
-  if (!checked.ok) return undefined;
+  const checked = checkBody(schemasOf(resource)[mode], body);
+  if (fieldProblems(checked).length > 0) return undefined;
   // Read-only fields sent (a record read back and sent again, most often) must hold the record's
   // values: the statement writes the row only where they do.
   const kept = resource.readOnly.filter((n) => body[n] !== undefined);
   const keptJson = kept.length > 0 ? readOnlyJson(body, kept) : undefined;
   if (kept.length > 0 && keptJson === undefined) return undefined;
-  const values = writableValues(resource, checked.value as ApiRecord);
+  const values = writableValues(resource, valueOf(checked) as ApiRecord);
   const states = stateChecks(resource, values, ctx);
   // Parent links sent: each keeps the record's value or names a live parent (parentLinkProblems).
   const links = linksNamed(resource, values);
@@ -115,12 +115,12 @@ async function updateOnce(
   if (!read) throw notFound(resource.name, id);
   const current = read.record;
   const expected = expectedVersion(read, ifMatch);
-  const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
-  const sent = body as ApiRecord; // checkBody refuses anything but an object
+  const checked = checkBody(schemasOf(resource)[mode], body);
+  const problems = fieldProblems(checked); // a body that is not an object is refused here
+  const sent = body as ApiRecord;
   const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
-  throwIfAny([...checked.problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);
-  if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
-  const values = writableValues(resource, checked.value as ApiRecord);
+  throwIfAny([...problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);
+  const values = writableValues(resource, valueOf(checked) as ApiRecord);
   const moved = checkTransition(resource, current, Object.assign({}, current, values), ctx);
   if (moved) throw moved;
   values.updated = nextTimestamp(current.updated);
