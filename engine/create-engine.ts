@@ -12,7 +12,14 @@ import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenA
 import { OpenStreams, type EventStreams } from './events/open-streams.ts';
 import { limitCaller, type RateLimiter } from './rate-limit.ts';
 import { createRegistry, type Registry } from './registry.ts';
-import { checkMigrationOwners, migrateTenant, planTenant, type MigrationOwners, type TenantPlan } from './schema/index.ts';
+import {
+  checkMigrationOwners,
+  migrateTenant,
+  planTenant,
+  schemaFingerprint,
+  type MigrationOwners,
+  type TenantPlan,
+} from './schema/index.ts';
 import { tenantDb } from './tenant-db.ts';
 
 export const DEFAULT_BASE_PATH = '/v4_server/external/v1';
@@ -128,6 +135,8 @@ export interface Engine {
   migrate(tenant: TenantDb): Promise<void>;
   /** What `migrate` would do to a tenant's resource tables, and what it would refuse; changes nothing. */
   plan(tenant: TenantDb): Promise<TenantPlan>;
+  /** A hash of the tables and engine tables `migrate` makes: a host that recorded it for a tenant need not migrate it again. */
+  readonly schemaFingerprint: string;
   /** The event streams open now; `endAll()` ends them (a host shutting down, before it waits for its connections). */
   readonly streams: EventStreams;
   /**
@@ -212,6 +221,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     openApi,
     migrate,
     plan: (tenant) => planTenant(tenant, registry),
+    schemaFingerprint: schemaFingerprint(registry, options.migrations),
     streams,
     async close() {
       closed = true;

@@ -2,6 +2,7 @@
  * The resource definition API: a resource is a name plus typed fields. Every type
  * the engine uses for records and bodies is derived from the definition here.
  */
+import { UPDATE_RULES } from './writes/rules/index.ts';
 
 export const FIELD_KINDS = ['integer', 'number', 'string', 'date', 'timestamp', 'boolean'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
@@ -42,6 +43,8 @@ export interface FieldOptions<K extends FieldKind = FieldKind> {
   states?: StateMap;
   /** Strings with `states` only: rules for entering a state (who may, which fields must be set). */
   enter?: { readonly [state: string]: EnterRule };
+  /** Keeps its value while a string field of the record holds one of these values (engine/writes/rules/frozen.ts). */
+  frozenIn?: { readonly [field: string]: readonly string[] };
 }
 
 /** A state machine: each state and the states a record may move to from it. */
@@ -66,6 +69,7 @@ const FIELD_OPTION_NAMES: Record<keyof FieldOptions | 'kind', true> = {
   renamedFrom: true,
   states: true,
   enter: true,
+  frozenIn: true,
 };
 
 export interface FieldDef<K extends FieldKind = FieldKind> extends FieldOptions<K> {
@@ -251,6 +255,7 @@ export function checkResource(input: ResourceInput): string[] {
     if (f.parent !== undefined && f.kind !== 'integer') problems.push(`${at}: a parent link must be an integer field`);
     if (f.default !== undefined && f.default !== null && !defaultFits(f)) problems.push(`${at}: default does not fit kind ${f.kind}`);
     problems.push(...stateProblems(f, input.fields).map((p) => `${at}: ${p}`));
+    for (const rule of UPDATE_RULES) problems.push(...(rule.check?.(name, f, input.fields) ?? []).map((p) => `${at}: ${p}`));
   }
   return problems;
 }

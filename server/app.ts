@@ -10,6 +10,7 @@ import { httpsPolicy } from './https-policy.ts';
 import { requestLog, silentLogger, type Logger, type RequestIds } from './logging.ts';
 import { createMetrics } from './metrics.ts';
 import { limitByAddress } from './rate-limit/middleware.ts';
+import { REFRESH_PATH } from './auth/route.ts';
 import type { ServiceLimiters } from './rate-limit/service-limiters.ts';
 import { requestRouteLabeler, routeLabeler } from './route-label.ts';
 import type { TenantStore } from './tenants/types.ts';
@@ -67,7 +68,11 @@ export function createApp(deps: AppDeps): Hono {
       return problemResponse(new EngineError('unavailable', 'The database does not answer.'));
     }
   });
-  if (deps.limiters.auth) app.use(`${deps.engine.basePath}/authenticate`, limitByAddress(deps.limiters.auth, deps.trustProxy ?? false));
+  if (deps.limiters.auth) {
+    const byAddress = limitByAddress(deps.limiters.auth, deps.trustProxy ?? false);
+    app.use(`${deps.engine.basePath}/authenticate`, byAddress);
+    app.use(`${deps.engine.basePath}${REFRESH_PATH}`, byAddress);
+  }
   app.route('/', deps.auth.route);
   app.route('/', deps.engine.app);
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));

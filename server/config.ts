@@ -8,6 +8,7 @@ export interface Config {
   dataDir: string;
   jwtSecret: string | undefined;
   tokenTtlS: number;
+  refreshTokenTtlS: number;
   cursorTtlS: number;
   /** How long the change feed keeps events (SPEC 9). */
   eventsRetentionS: number;
@@ -114,6 +115,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: read(env, 'DATA_DIR', text, DEFAULT_DATA_DIR),
     jwtSecret,
     tokenTtlS: read(env, 'TOKEN_TTL_S', int('TOKEN_TTL_S', 1, 31 * 86400), 3600),
+    refreshTokenTtlS: read(env, 'REFRESH_TOKEN_TTL_S', int('REFRESH_TOKEN_TTL_S', 1, 366 * 86400), 30 * 86400),
     cursorTtlS: read(env, 'CURSOR_TTL_S', int('CURSOR_TTL_S', 1, 7 * 86400), 3900),
     eventsRetentionS: read(env, 'EVENTS_RETENTION_S', int('EVENTS_RETENTION_S', 1, 10 * 365 * 86400), 604_800),
     eventsHeartbeatS: read(env, 'EVENTS_HEARTBEAT_S', int('EVENTS_HEARTBEAT_S', 1, 3600), 15),

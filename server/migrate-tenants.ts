@@ -1,34 +1,69 @@
+import type { Engine } from '../engine/create-engine.ts';
+import type { TenantDb } from '../engine/dialects/types.ts';
 import { refusalsOf, type TenantPlan } from '../engine/schema/index.ts';
 import { migratedLine, planText } from './migrate-plan-text.ts';
 import type { Service } from './service.ts';
+import type { TenantStore } from './tenants/index.ts';
 
 export interface MigrateTenantsOptions {
   /** Print the plans and change nothing. */
   readonly dryRun: boolean;
+  /** Plan every tenant, also those that recorded the current fingerprint. */
+  readonly all?: boolean;
   /** Where the plans go (`--dry-run`). */
   readonly out: (text: string) => void;
   /** Where each tenant's progress line goes. */
   readonly progress: (line: string) => void;
 }
 
+/** Each store's fingerprints, read once in one query; a migration this process makes updates it. */
+const known = new WeakMap<TenantStore, Promise<Map<string, string>>>();
+const fingerprintsOf = (tenants: TenantStore) => {
+  let map = known.get(tenants);
+  if (!map) known.set(tenants, (map = tenants.fingerprints()));
+  return map;
+};
+
+async function recordMigrated(tenants: TenantStore, clientDb: string, fingerprint: string): Promise<void> {
+  await tenants.recordFingerprint(clientDb, fingerprint);
+  (await fingerprintsOf(tenants)).set(clientDb, fingerprint);
+}
+
+/** A tenant being opened: migrated unless it recorded the engine's current fingerprint. */
+export async function migrateIfChanged(engine: Engine, tenants: TenantStore, t: TenantDb): Promise<void> {
+  if ((await fingerprintsOf(tenants)).get(t.key) === engine.schemaFingerprint) return;
+  await engine.migrate(t);
+  await recordMigrated(tenants, t.key, engine.schemaFingerprint);
+}
+
 /**
- * `mrs migrate`: plans every tenant first, and only when no plan refuses anything migrates them
- * one after another (each all or nothing), so one tenant's refusal stops before any tenant
- * changes. The service must open tenants without migrating them (`migrateOnOpen: false`).
+ * `mrs migrate` and every start: plans every tenant whose recorded fingerprint differs from the
+ * definitions' (the others cost one row of one query), and only when no plan refuses anything
+ * migrates them one after another (each all or nothing), so one tenant's refusal stops before any
+ * tenant changes. The service must open tenants without migrating them (`migrateOnOpen: false`).
  * Returns every refusal, one line each naming tenant, resource and field (empty: all went).
  */
 export async function migrateTenants(service: Service, options: MigrateTenantsOptions): Promise<string[]> {
+  const { engine, tenants } = service;
+  const recorded = await tenants.fingerprints();
   const planned: { name: string; plan: TenantPlan }[] = [];
-  for (const name of await service.tenants.list()) {
-    const tenant = await service.tenants.get(name);
-    if (tenant) planned.push({ name, plan: await service.engine.plan(tenant) });
+  let current = 0;
+  for (const name of await tenants.list()) {
+    if (!options.all && recorded.get(name) === engine.schemaFingerprint) {
+      current++;
+      continue;
+    }
+    const tenant = await tenants.get(name);
+    if (tenant) planned.push({ name, plan: await engine.plan(tenant) });
   }
+  if (current > 0) options.progress(`${current} tenant${current === 1 ? '' : 's'} already up to date`);
   const refusals = planned.flatMap(({ name, plan }) => refusalsOf(plan).map((r) => `tenant ${name}: ${r}`));
   if (options.dryRun) for (const { plan } of planned) options.out(planText(plan));
   if (options.dryRun || refusals.length > 0) return refusals;
   for (const { name, plan } of planned) {
     // Planned again inside its transaction: a change since is refused there, that tenant unchanged.
-    await service.engine.migrate((await service.tenants.get(name))!);
+    await engine.migrate((await tenants.get(name))!);
+    await recordMigrated(tenants, name, engine.schemaFingerprint);
     options.progress(migratedLine(plan));
   }
   return [];

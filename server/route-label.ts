@@ -14,6 +14,7 @@ export function routeLabeler(registry: Registry, basePath: string): (pathname: s
     '/readyz',
     '/metrics',
     `${basePath}/authenticate`,
+    `${basePath}/tokens/refresh`,
     `${basePath}/events`,
     `${basePath}/batch`,
     `${basePath}/openapi.json`,

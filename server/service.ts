@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createEngine, DEFAULT_BASE_PATH, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from './migrations/index.ts';
+import { migrateIfChanged } from './migrate-tenants.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
 import { swaggerUiAssets } from './api-docs.ts';
@@ -74,7 +75,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ...(options.now ? { now: options.now } : {}),
   });
   const limiters = await openLimiters(config);
-  const tenants = openTenants(config, options.migrateOnOpen === false ? async () => {} : (t) => engine.migrate(t));
+  const tenants: TenantStore = openTenants(
+    config,
+    options.migrateOnOpen === false ? async () => {} : (t) => migrateIfChanged(engine, tenants, t),
+  );
   auth = createAuth(config, tenants, {
     basePath: engine.basePath,
     now: options.now,

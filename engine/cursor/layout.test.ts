@@ -1,11 +1,15 @@
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   base64url,
   chunksOf,
+  columnOf,
   idsAscend,
   idsAt,
   idsPerChunk,
+  idsPerChunkSql,
+  layoutOf,
   limitOf,
   maxHoles,
   newCursorId,
@@ -14,6 +18,7 @@ import {
   rangedWidth,
   WIDTHS,
   widthFor,
+  type Layout,
 } from './layout.ts';
 
 describe('newCursorId', () => {
@@ -165,5 +170,35 @@ describe('idsAscend', () => {
     expect(idsAscend('100101102', 3)).toBe(true);
     expect(idsAscend('100102101', 3)).toBe(false);
     expect(idsAscend('100100', 3)).toBe(false); // the same id twice
+  });
+});
+
+describe('layouts', () => {
+  const layouts: Layout[] = [
+    ...WIDTHS.map((digits) => ({ kind: 'packed', digits }) as const),
+    ...WIDTHS.map((digits) => ({ kind: 'ranged', digits }) as const),
+    { kind: 'deltas' },
+    { kind: 'ascending-deltas' },
+    { kind: 'lazy' },
+  ];
+
+  it('each has its own width column, which names it back', () => {
+    const columns = layouts.map(columnOf);
+    expect(new Set(columns).size).toBe(layouts.length);
+    for (const l of layouts) expect(layoutOf(columnOf(l))).toEqual(l);
+    expect(layoutOf(0)).toBeUndefined();
+    expect(layoutOf(17)).toBeUndefined();
+  });
+
+  it('idsPerChunkSql gives what idsPerChunk gives, for every layout', () => {
+    const db = new Database(':memory:');
+    try {
+      for (const l of layouts) {
+        const c = columnOf(l);
+        expect(db.prepare(`select ${idsPerChunkSql('?')} as n`).get(c), `${l.kind} ${c}`).toEqual({ n: idsPerChunk(c) });
+      }
+    } finally {
+      db.close();
+    }
   });
 });

@@ -34,37 +34,75 @@ const DELTA_CHUNK_IDS = 1920;
  * 4,061 bytes). Rows of 1,920 ids took a page each all the same, and a page is what SQLite writes.
  */
 const ASCENDING_CHUNK_IDS = 3584;
-export const idsPerChunk = (width: number) =>
-  width === ASCENDING_DELTAS
-    ? ASCENDING_CHUNK_IDS
-    : width === DELTAS
-      ? DELTA_CHUNK_IDS
-      : isRanged(width) || width === LAZY
-        ? RANGED_CHUNK_IDS
-        : Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / width));
-/** idsPerChunk in SQL, of an integer expression (integer division in both databases). */
-export const idsPerChunkSql = (width: string) =>
-  `(case when ${width} = ${ASCENDING_DELTAS} then ${ASCENDING_CHUNK_IDS} when ${width} = ${DELTAS} then ${DELTA_CHUNK_IDS} when ${width} > ${RANGED} then ${RANGED_CHUNK_IDS} when ${CHUNK_CHARS} / ${width} > ${MIN_CHUNK_IDS} then ${CHUNK_CHARS} / ${width} else ${MIN_CHUNK_IDS} end)`;
+/**
+ * How a snapshot's chunk rows hold its ids. The cursor table keeps it in its `width` column as
+ * one number (a value mapping; the stored values are what they were): `packed` ids of `digits`
+ * digits each (1 to 16), `ranged` (layoutOf: RANGED plus its digits), `deltas` and
+ * `ascending-deltas` (deltas.ts), `lazy` (a head row whose ids are not made yet: lazy.ts).
+ * COLUMN_BASE is the mapping, declared once; everything else is derived from it.
+ */
+export type Layout =
+  | { readonly kind: 'packed'; readonly digits: number }
+  | { readonly kind: 'ranged'; readonly digits: number }
+  | { readonly kind: 'deltas' }
+  | { readonly kind: 'ascending-deltas' }
+  | { readonly kind: 'lazy' };
+export type LayoutKind = Layout['kind'];
+
+/** Each layout's `width` column: its base, plus its digits for `packed` and `ranged`. */
+const COLUMN_BASE: Record<LayoutKind, number> = { packed: 0, ranged: 32, deltas: 64, 'ascending-deltas': 65, lazy: 66 };
+
+/** Ids a chunk row of each layout holds. */
+const PER_CHUNK: Record<LayoutKind, (digits: number) => number> = {
+  packed: (digits) => Math.max(MIN_CHUNK_IDS, Math.floor(CHUNK_CHARS / digits)),
+  ranged: () => RANGED_CHUNK_IDS,
+  deltas: () => DELTA_CHUNK_IDS,
+  'ascending-deltas': () => ASCENDING_CHUNK_IDS,
+  // No chunk row holds any ids: a page read in SQL finds every position in chunk 0.
+  lazy: () => RANGED_CHUNK_IDS,
+};
+
+const digitsOf = (l: Layout) => ('digits' in l ? l.digits : 0);
+/** A layout's `width` column. */
+export const columnOf = (l: Layout): number => COLUMN_BASE[l.kind] + digitsOf(l);
+
+/** Every layout, by its `width` column (made once: page reads look layouts up). */
+const BY_COLUMN = new Map<number, Layout>(
+  [
+    ...WIDTHS.map((digits) => ({ kind: 'packed', digits }) as const),
+    ...WIDTHS.map((digits) => ({ kind: 'ranged', digits }) as const),
+    { kind: 'deltas' } as const,
+    { kind: 'ascending-deltas' } as const,
+    { kind: 'lazy' } as const,
+  ].map((l) => [columnOf(l), Object.freeze(l)]),
+);
+
+/** The layout a `width` column names; undefined for a value none has. */
+export const layoutOf = (column: number): Layout | undefined => BY_COLUMN.get(column);
+
+export const idsPerChunk = (column: number) => {
+  const l = layoutOf(column);
+  return l ? PER_CHUNK[l.kind](digitsOf(l)) : 0;
+};
+/** idsPerChunk in SQL, of an integer expression: one branch per layout, from the same table. */
+export const idsPerChunkSql = (column: string) =>
+  `(case ${column} ${[...BY_COLUMN.keys()].map((c) => `when ${c} then ${idsPerChunk(c)}`).join(' ')} end)`;
 
 /**
  * A ranged snapshot: ascending ids that are every id from `lo` to `hi` but a few (the holes),
  * as one chunk row of `lo`, `hi` and then the holes in ascending order, each packed at the
  * width that fits `hi`. The list of a table in id order is one: a table with few deletions
- * collapses to a few dozen characters, whatever its size. Its width column says so: RANGED plus
- * the width of its digits (packed snapshots have widths 1 to 16).
+ * collapses to a few dozen characters, whatever its size.
  */
-export const RANGED = 32;
-export const isRanged = (width: number) => width > RANGED && width < DELTAS;
-/** The width column of a snapshot whose chunk rows hold deltas (deltas.ts). */
-export const DELTAS = 64;
-/** The width column of a snapshot of strictly ascending ids whose chunk rows hold ascending deltas (deltas.ts). */
-export const ASCENDING_DELTAS = 65;
-export const rangedWidth = (digits: number) => RANGED + digits;
-/**
- * The width column of a lazy cursor's head row, whose ids are not made yet (engine/cursor/lazy.ts):
- * no chunk row holds any. Above RANGED, so a page read in SQL finds every position in chunk 0.
- */
-export const LAZY = 66;
+export const RANGED = COLUMN_BASE.ranged;
+export const isRanged = (column: number) => layoutOf(column)?.kind === 'ranged';
+export const rangedWidth = (digits: number) => columnOf({ kind: 'ranged', digits });
+/** The `width` column of a snapshot whose chunk rows hold deltas (deltas.ts). */
+export const DELTAS = columnOf({ kind: 'deltas' });
+/** The `width` column of a snapshot of strictly ascending ids whose chunk rows hold ascending deltas (deltas.ts). */
+export const ASCENDING_DELTAS = columnOf({ kind: 'ascending-deltas' });
+/** The `width` column of a lazy cursor's head row, whose ids are not made yet (engine/cursor/lazy.ts). */
+export const LAZY = columnOf({ kind: 'lazy' });
 /** The holes a ranged snapshot holds at most: lo, hi and they fill one chunk row of packed ids. */
 export const maxHoles = (digits: number) => Math.floor(CHUNK_CHARS / digits) - 2;
 /** maxHoles in SQL, of an integer expression. */
@@ -131,13 +169,28 @@ function decoderOf(width: number): (digits: string) => number {
 const DECODERS = WIDTHS.map(decoderOf);
 
 /** The ids at positions [start, end) from the chunk rows that hold them. */
-export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start: number, end: number): number[] {
-  if (isRanged(width)) {
+type Chunks = ReadonlyMap<number, string>;
+
+/** How each layout's ids are read back: the ids at positions [start, end) of its chunk rows. */
+const READERS: Record<LayoutKind, (chunks: Chunks, perChunk: number, digits: number, start: number, end: number) => number[]> = {
+  packed: packedIdsAt,
+  ranged: (chunks, _, digits, start, end) => {
     const text = chunks.get(0);
-    return text === undefined ? [] : rangedIdsAt(text, width - RANGED, start, end);
-  }
-  if (width === DELTAS || width === ASCENDING_DELTAS) return deltaIdsAt(chunks, width, start, end);
-  const perChunk = idsPerChunk(width);
+    return text === undefined ? [] : rangedIdsAt(text, digits, start, end);
+  },
+  deltas: (chunks, perChunk, _, start, end) => deltaIdsAt(chunks, decodeDeltas, perChunk, start, end),
+  'ascending-deltas': (chunks, perChunk, _, start, end) => deltaIdsAt(chunks, decodeAscending, perChunk, start, end),
+  lazy: () => [],
+};
+
+/** The ids at positions [start, end) from the chunk rows that hold them, of the layout a `width` column names. */
+export function idsAt(chunks: Chunks, column: number, start: number, end: number): number[] {
+  const l = layoutOf(column);
+  if (!l) return [];
+  return READERS[l.kind](chunks, PER_CHUNK[l.kind](digitsOf(l)), digitsOf(l), start, end);
+}
+
+function packedIdsAt(chunks: Chunks, perChunk: number, width: number, start: number, end: number): number[] {
   const decode = DECODERS[width - 1]!;
   const ids: number[] = [];
   for (let pos = start; pos < end; pos++) {
@@ -151,9 +204,13 @@ export function idsAt(chunks: ReadonlyMap<number, string>, width: number, start:
 }
 
 /** The ids at positions [start, end) of a snapshot of deltas, chunk row by chunk row. */
-function deltaIdsAt(chunks: ReadonlyMap<number, string>, width: number, start: number, end: number): number[] {
-  const decode = width === DELTAS ? decodeDeltas : decodeAscending;
-  const perChunk = idsPerChunk(width);
+function deltaIdsAt(
+  chunks: Chunks,
+  decode: (text: string, from: number, to: number) => number[],
+  perChunk: number,
+  start: number,
+  end: number,
+): number[] {
   const ids: number[] = [];
   for (let pos = start; pos < end;) {
     const chunk = Math.floor(pos / perChunk);

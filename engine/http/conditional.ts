@@ -54,3 +54,17 @@ export const noneMatchMatches = (c: Condition, etag: string): boolean => c.any |
 /** A write refused by If-Match: 412 with the record's current ETag. */
 export const preconditionFailed = (etag: string) =>
   new EngineError('precondition-failed', 'The record has changed since the If-Match tag was taken: read it again.', [], { etag });
+
+/** `Last-Modified` of a record: its `updated` as an HTTP date (one-second resolution). */
+export const lastModifiedOf = (updated: string): string => new Date(updated).toUTCString();
+
+/**
+ * Whether `If-Modified-Since` makes a read a 304: the record was not changed after the date,
+ * compared in whole seconds (RFC 9110 13.1.3). A date that does not parse is ignored, as the RFC says.
+ */
+export function notModifiedSince(header: string | null, updated: string): boolean {
+  if (header === null) return false;
+  const since = Date.parse(header);
+  if (Number.isNaN(since)) return false;
+  return Math.floor(Date.parse(updated) / 1000) <= Math.floor(since / 1000);
+}

@@ -13,7 +13,8 @@ import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
 import { jsonOf, type Written } from '../records.ts';
 import { readJsonBody } from './body.ts';
-import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
+import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
+import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
 import { expectedVersion } from '../operations/precondition.ts';
 import {
   answerOf,
@@ -54,6 +55,8 @@ interface Call {
   readonly deps: HandlerDeps;
   /** The caller's headers, for every answer. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The caller's permissions (`$linked` needs read on each collection it names). */
+  readonly can: Caller['can'];
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -184,23 +187,32 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
   list: (call) => listResponse(call),
   childList: (call) => listResponse(call),
   read: async (call) => {
-    const deleted = call.url.hasQuery ? call.url.searchParams.get('$deleted') : null;
+    const params = call.url.searchParams;
+    const deleted = call.url.hasQuery ? params.get('$deleted') : null;
     const noneMatch = parseCondition('If-None-Match', call.req.headers.get('if-none-match'));
+    const problems: { parameter: string; message: string }[] = [];
+    const shape = call.url.hasQuery ? resolveShapeParams(params, call.resource, problems) : undefined;
+    if (call.url.hasQuery) forbidLinked(call);
     const error =
-      queryError(call.url, ['$deleted']) ??
+      queryError(call.url, ['$deleted', '$fields', '$linked']) ??
       (deleted !== null && deleted !== 'true' && deleted !== 'false'
         ? new EngineError('invalid-query', 'The query is not valid.', [
             { parameter: '$deleted', message: '$deleted must be true or false' },
           ])
         : undefined) ??
+      (problems.length ? new EngineError('invalid-query', 'The query is not valid: see errors.', problems) : undefined) ??
       errorOf(noneMatch);
     await failAfterExists(call, error, 'record');
-    const found = await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' });
-    const etag = { etag: etagOf(found.version) };
+    const found = await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true', shape });
+    const validators = { etag: etagOf(found.version), 'last-modified': lastModifiedOf(found.updated) };
+    // If-Modified-Since counts only without If-None-Match (RFC 9110 13.2.2).
     const condition = valueOrUndefined(noneMatch);
-    if (condition && noneMatchMatches(condition, etag.etag))
-      return new Response(null, { status: 304, headers: joinHeaders(call.headers, etag) });
-    return replyJson(call, found.json, 200, etag);
+    const notModified =
+      condition !== undefined || 'error' in noneMatch
+        ? condition !== undefined && noneMatchMatches(condition, validators.etag)
+        : notModifiedSince(call.req.headers.get('if-modified-since'), found.updated);
+    if (notModified) return new Response(null, { status: 304, headers: joinHeaders(call.headers, validators) });
+    return replyJson(call, found.json, 200, validators);
   },
   create: (call) =>
     keyed(
@@ -225,7 +237,14 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
 const locationPrefix = (call: Call) => `${call.deps.basePath}${call.resource.path}/`;
 const created = (call: Call, written: Written): KeptAnswer => answerOf(201, written, `${locationPrefix(call)}${written.record.id}`);
 
+/** 403 when `$linked` names a collection the caller may not read (before the query's 400s, in SPEC 1's order). */
+function forbidLinked(call: Call): void {
+  for (const child of linkedCollections(call.url.searchParams, call.resource))
+    if (!call.can(child, 'read')) throw new EngineError('forbidden', `Your roles do not grant read on ${child}, which $linked names.`);
+}
+
 async function listResponse(call: Call): Promise<Response> {
+  if (call.url.hasQuery) forbidLinked(call);
   const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
   if ('error' in query) {
     await failAfterExists(call, query.error, 'parent');
@@ -274,7 +293,8 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       if (!needsIfMatch) await requireBelongs(ctx, match.resource, match.id!, match.parent!);
       parent = undefined;
     }
-    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers });
+    const can: Caller['can'] = (collection, action) => caller.can(collection, action);
+    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers, can });
   };
   /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {

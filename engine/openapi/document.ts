@@ -4,7 +4,7 @@ import { eventSchema, eventsPath } from './events-path.ts';
 import { BATCH_REQUEST_SCHEMA, BATCH_RESPONSE_SCHEMA, batchPath } from './batch-path.ts';
 import { collectionPaths } from './paths.ts';
 import { errorResponses, HEADERS, PROBLEM_SCHEMA } from './responses.ts';
-import { authenticatePath, servicePaths } from './service-paths.ts';
+import { authenticatePath, refreshPath, servicePaths } from './service-paths.ts';
 
 export interface OpenApiOptions {
   readonly basePath: string;
@@ -56,7 +56,9 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
     ],
     ...(service ? { security: [{ bearer: [] }] } : {}),
     paths: {
-      ...(service ? { [`${options.basePath}/authenticate`]: authenticatePath() } : {}),
+      ...(service
+        ? { [`${options.basePath}/authenticate`]: authenticatePath(), [`${options.basePath}/tokens/refresh`]: refreshPath() }
+        : {}),
       ...collectionPaths(registry, options.basePath),
       [`${options.basePath}/events`]: eventsPath(registry),
       [`${options.basePath}/batch`]: batchPath(registry),

@@ -28,6 +28,7 @@ export const HEADERS = {
   ETag: stringHeader(
     "The record's strong entity tag: it changes with every write to the record. Send it in If-Match to write only that version, or in If-None-Match to get 304 while it is current.",
   ),
+  'Last-Modified': stringHeader("The record's `updated`, as an HTTP date: send it in If-Modified-Since to get 304 while it is current."),
   'Idempotency-Replayed': stringHeader(
     '`true` when this is the answer kept for an earlier request with the same Idempotency-Key; nothing was done again.',
   ),

@@ -33,26 +33,52 @@ export function authenticatePath(): Json {
           },
         },
       },
-      responses: {
-        '200': {
-          description: 'A bearer token: send it as `Authorization: Bearer <access_token>`.',
-          headers: headers([], true),
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                properties: {
-                  access_token: { type: 'string' },
-                  token_type: { type: 'string', const: 'Bearer' },
-                  expires_in: { type: 'integer', description: 'Seconds the token lives.' },
-                },
-                required: ['access_token', 'token_type', 'expires_in'],
-              },
-            },
+      responses: { '200': tokenAnswer, ...errorRefs([400, 401, 405, 413, 415, 429]) },
+    },
+  };
+}
+
+const tokenAnswer: Json = {
+  description: 'A bearer token: send it as `Authorization: Bearer <access_token>`; and a refresh token for the next one.',
+  headers: headers([], true),
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        properties: {
+          access_token: { type: 'string' },
+          token_type: { type: 'string', const: 'Bearer' },
+          expires_in: { type: 'integer', description: 'Seconds the token lives (it lives at least this long).' },
+          refresh_token: {
+            type: 'string',
+            description: 'Opaque; trade it once at `POST /tokens/refresh` for a new pair, within REFRESH_TOKEN_TTL_S (30 days).',
           },
         },
-        ...errorRefs([400, 401, 405, 413, 415, 429]),
+        required: ['access_token', 'token_type', 'expires_in', 'refresh_token'],
       },
+    },
+  },
+};
+
+/** `POST {base}/tokens/refresh`: a refresh token for a new access token and a new refresh token. */
+export function refreshPath(): Json {
+  return {
+    post: {
+      tags: ['authentication'],
+      operationId: 'refreshToken',
+      summary: 'Trade a refresh token for a new access token and refresh token',
+      description:
+        'Each refresh token works once: a second use ends every refresh token rotated from the same `/authenticate`. Unknown, used, expired, or of a revoked key or disabled user: 404. Limited per client address, with `/authenticate`.',
+      security: NO_AUTH,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { type: 'object', properties: { refresh_token: { type: 'string', minLength: 1 } }, required: ['refresh_token'] },
+          },
+        },
+      },
+      responses: { '200': tokenAnswer, ...errorRefs([400, 404, 405, 413, 415, 429]) },
     },
   };
 }

@@ -6,16 +6,6 @@ import { isPlainObject } from '../validate/body.ts';
 import { loadRecord, type OperationContext } from './context.ts';
 import type { LinkCheck } from '../sql/record-writes.ts';
 
-/** Read-only fields may be sent in PUT and PATCH only with their current value. */
-export function readOnlyProblems(resource: Resource, body: ApiRecord, current: ApiRecord): ProblemItem[] {
-  const problems: ProblemItem[] = [];
-  for (const name of resource.readOnly) {
-    if (body[name] !== undefined && body[name] !== current[name])
-      problems.push({ field: name, message: `is set by the server; send it only with its current value ${JSON.stringify(current[name])}` });
-  }
-  return problems;
-}
-
 /** Every parent link in the values must name a live parent record. */
 export async function parentLinkProblems(
   db: Kysely<any>,

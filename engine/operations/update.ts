@@ -1,16 +1,17 @@
 import type { Kysely } from 'kysely';
-import { valueOf } from '../errors.ts';
+import { EngineError, valueOf } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, storedOf, toRow, writtenOf, type ApiRecord, type Written } from '../records.ts';
-import { readOnlyJson, updateRow, updateRowWithEvent } from '../sql/record-writes.ts';
+import { updateRow, updateRowWithEvent } from '../sql/record-writes.ts';
 import { checkBody, fieldProblems, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
-import { linksNamed, parentLinkProblems, readOnlyProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
+import { linksNamed, parentLinkProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
 import { inTransaction, loadForWrite, type ReadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
 import { stateFields } from '../states/machine.ts';
 import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace, notWritten, unreadVersion } from './precondition.ts';
-import { checkTransition, stateChecks } from '../states/transition.ts';
+import { NEVER } from '../writes/conditions.ts';
+import { refusals, updateConditions } from '../writes/rules/index.ts';
 import { appendEvent, changedFields, eventTime } from './events.ts';
 
 type Mode = 'replace' | 'patch';
@@ -76,23 +77,19 @@ async function writtenUnread(
   if (guarded === null || !isPlainObject(body)) return undefined;
   const checked = checkBody(schemasOf(resource)[mode], body);
   if (fieldProblems(checked).length > 0) return undefined;
-  // Read-only fields sent (a record read back and sent again, most often) must hold the record's
-  // values: the statement writes the row only where they do.
-  const kept = resource.readOnly.filter((n) => body[n] !== undefined);
-  const keptJson = kept.length > 0 ? readOnlyJson(body, kept) : undefined;
-  if (kept.length > 0 && keptJson === undefined) return undefined;
   const values = writableValues(resource, valueOf(checked) as ApiRecord);
-  const states = stateChecks(resource, values, ctx);
+  // What the write's rules ask of the row (read-only fields sent, states, ...): the statement's WHERE.
+  const conditions = updateConditions(resource, { sent: body, values, mover: ctx });
+  if (conditions.includes(NEVER)) return undefined;
   // Parent links sent: each keeps the record's value or names a live parent (parentLinkProblems).
   const links = linksNamed(resource, values);
   values.updated = nextTimestamp(undefined); // now: the statement keeps it after the record's own
   const { tenant } = ctx;
   const row = toRow(resource, tenant.dialect, values);
   const event = { at: eventTime(ctx), user: ctx.user ?? null };
-  const unchanged = keptJson === undefined ? undefined : { fields: kept, json: keptJson };
-  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, { unchanged, links, states });
+  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, { conditions, links });
   if (updated) return storedOf(resource, tenant.dialect, updated);
-  if (kept.length > 0 || links.length > 0 || states.length > 0) return undefined;
+  if (conditions.length > 0 || links.length > 0) return undefined;
   return notWritten(tenant.db, ctx, resource, id, guarded);
 }
 
@@ -119,10 +116,11 @@ async function updateOnce(
   const problems = fieldProblems(checked); // a body that is not an object is refused here
   const sent = body as ApiRecord;
   const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
-  throwIfAny([...problems, ...readOnlyProblems(resource, sent, current), ...(await parentLinkProblems(trx, ctx, resource, links))]);
-  const values = writableValues(resource, valueOf(checked) as ApiRecord);
-  const moved = checkTransition(resource, current, Object.assign({}, current, values), ctx);
-  if (moved) throw moved;
+  const values = 'value' in checked ? writableValues(resource, checked.value as ApiRecord) : undefined;
+  const refused = refusals(resource, { sent, values, mover: ctx }, read);
+  throwIfAny([...problems, ...refused.problems, ...(await parentLinkProblems(trx, ctx, resource, links))]);
+  if (!values) throw new EngineError('internal', 'unreachable: a failed check always has problems');
+  if (refused.error) throw refused.error;
   values.updated = nextTimestamp(current.updated);
   const row = toRow(resource, ctx.tenant.dialect, values);
   // In a transaction the row was read under its lock (loadForWrite): the UPDATE replaces the row

@@ -3,6 +3,7 @@ import type { Registry } from '../registry.ts';
 import { migrateEngineTables, type MigrationOwners } from './engine-tables.ts';
 import { migrateResources } from './migrate.ts';
 
+export { schemaFingerprint } from './fingerprint.ts';
 export { checkMigrationOwners, type MigrationOwners } from './engine-tables.ts';
 export { MigrationRefused, planTenant, refusalsOf, type TenantPlan } from './plan-tenant.ts';
 export { isEmptyPlan, type TablePlan } from './plan.ts';

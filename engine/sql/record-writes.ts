@@ -9,7 +9,7 @@ import { claimable, keepFrom, unclaimed, type Claim, type KeptAnswer } from '../
 import type { Resource } from '../registry.ts';
 import { EVENTS_TABLE } from '../events/event-log.ts';
 import { recordJsonOf } from './records-json.ts';
-import type { StateCheck } from '../states/transition.ts';
+import { all, conditionShape, conditionSql, conditionValues, type RowCondition } from '../writes/conditions.ts';
 
 /**
  * A record's INSERT and UPDATE, compiled once per shape: the table and the columns written
@@ -318,14 +318,13 @@ export async function updateRowWithEvent(
   const columns = Object.keys(row);
   const cas = expectedVersion !== undefined;
   const op = event.op ?? 'update';
-  const kept = checks.unchanged?.fields ?? [];
   const links = checks.links ?? [];
-  const states = checks.states ?? [];
+  const condition = checks.conditions?.length ? all(checks.conditions) : undefined;
   const { rows } = await writes<Record<string, unknown>>(
     db,
-    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0kept\0${kept.join('\0')}\0links\0${linkedKey(links)}\0states\0${JSON.stringify(states)}`,
+    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0links\0${linkedKey(links)}\0where\0${condition ? conditionShape(condition) : ''}`,
     (...p) => {
-      const [rowId, version, at, user, keptJson] = p.slice(columns.length);
+      const [rowId, version, at, user, ...conditionParams] = p.slice(columns.length);
       const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
       // `updated` after the stamp of the row replaced, as nextTimestamp, from the row as the lock
       // finds it: a write that did not read the record first (update.ts) has no stamp to follow.
@@ -345,23 +344,13 @@ export async function updateRowWithEvent(
         ),
         sql` || `,
       );
-      // The fields kept compared as the record shows them (recordJson, as a read by id answers):
-      // equal text is equal values; a value written otherwise only costs the caller its read.
-      const keeps = kept.length === 0 ? sql`` : sql` and ${readOnlyJsonOf(t, resource, kept)} = cast(${keptJson} as text)`;
+      // What the write's rules ask of the row (engine/writes/rules/), its values the statement's parameters.
+      const keeps = condition ? sql` and ${conditionSql(t, resource, condition, () => conditionParams.shift())}` : sql``;
       // A link written keeps its value (a parent deleted since may stay) or names a live record.
       const linked = links.map(({ table, column }) => {
         const value = p[columns.indexOf(column)];
         return sql` and (${sql.ref(column)} = ${value} or ${liveRecord(t, table, value)})`;
       });
-      // A state written is the row's own, or one it may move to with the fields it requires set.
-      // Its values are the shape's (in the compiled statement's key), fixed parameters.
-      const moves = states.map(({ field, to, from, set }) => {
-        const stay = sql`${sql.ref(field)} = ${sql.val(to)}`;
-        if (from.length === 0) return sql` and ${stay}`;
-        const required = set.map((r) => sql` and ${sql.ref(r)} is not null`);
-        return sql` and (${stay} or (${sql.ref(field)} in (${sql.join(from.map((s) => sql.val(s)))})${sql.join(required, sql``)}))`;
-      });
-      const holds = [...linked, ...moves];
       // `o` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
       // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
       // event's before_row). Without the lock, a write committed meanwhile would be missed by
@@ -372,7 +361,7 @@ export async function updateRowWithEvent(
       // again on the row as that write left it, once the lock is taken.
       return sql<
         Record<string, unknown>
-      >`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps}${holds.length > 0 ? sql.join(holds, sql``) : sql``} for update),
+      >`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps}${linked.length > 0 ? sql.join(linked, sql``) : sql``} for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
@@ -385,38 +374,17 @@ export async function updateRowWithEvent(
     cas ? expectedVersion : null,
     event.at,
     event.user,
-    ...(checks.unchanged ? [checks.unchanged.json] : []),
+    ...(condition ? conditionValues(condition, resource, t.dialect) : []),
   );
   return rows[0];
 }
 
 /** What a row must hold for updateRowWithEvent to write it, each checked on the row it locks. */
 export interface RowChecks {
-  /** These fields, as the record's JSON shows them, are this JSON (readOnlyJson). */
-  readonly unchanged?: { readonly fields: readonly string[]; readonly json: string };
+  /** What the write's rules ask of the row (engine/writes/rules/). */
+  readonly conditions?: readonly RowCondition[];
   /** Each link written keeps the row's value, or names a live record. */
   readonly links?: readonly LinkCheck[];
-  /** Each state written (SPEC 11). */
-  readonly states?: readonly StateCheck[];
-}
-
-/** Some fields of a record as the record's JSON shows them, in the order given. */
-const readOnlyJsonOf = (t: TenantDb, resource: Resource, fields: readonly string[]) =>
-  t.dialect.recordJson(fields.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(name) })));
-
-/**
- * Fields of a body as readOnlyJsonOf writes them of a record, or undefined when a value is not
- * one whose JSON text is equal exactly when the value is (`===`, readOnlyProblems): an object or
- * array is never equal to the record's.
- */
-export function readOnlyJson(body: Record<string, unknown>, fields: readonly string[]): string | undefined {
-  let json = '{';
-  for (const [i, name] of fields.entries()) {
-    const value = body[name];
-    if (value !== null && typeof value === 'object') return undefined;
-    json += `${i === 0 ? '' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`;
-  }
-  return `${json}}`;
 }
 
 /** A soft delete's `changed`, as engine/operations/events.ts names it. */

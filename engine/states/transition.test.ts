@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import inspections from '../../examples/states/inspections.ts';
 import { createRegistry } from '../registry.ts';
-import { checkTransition, stateChecks, type Mover, type StateCheck } from './transition.ts';
+import { holds } from '../writes/conditions.ts';
+import { statesRule } from '../writes/rules/states.ts';
+import { checkTransition, type Mover } from './transition.ts';
 
 const resource = createRegistry([inspections]).get('inspections')!;
 const record = (status: string, more: Record<string, unknown> = {}) => ({ site: 'x', inspector: 'ana', findings: 'ok', status, ...more });
@@ -39,10 +41,8 @@ describe('checkTransition', () => {
   });
 });
 
-describe('stateChecks', () => {
-  /** A StateCheck as the statement's WHERE reads it on the row (NULL is "not set"). */
-  const holds = (c: StateCheck, row: Record<string, unknown>) =>
-    row[c.field] === c.to || (c.from.includes(row[c.field] as string) && c.set.every((r) => row[r] !== null && row[r] !== undefined));
+describe("the states rule's row conditions", () => {
+  const stateChecks = (values: Record<string, unknown>, mover: Mover) => statesRule.conditions(resource, { sent: values, values, mover });
 
   it('hold on a record exactly where checkTransition allows the write', () => {
     const states = Object.keys(inspections.fields.status.states);
@@ -63,7 +63,7 @@ describe('stateChecks', () => {
         (from, current, values, mover) => {
           const row = { site: 'x', status: from, ...current };
           const allowed = checkTransition(resource, row, { ...row, ...values }, mover) === undefined;
-          expect(stateChecks(resource, values, mover).every((c) => holds(c, row))).toBe(allowed);
+          expect(stateChecks(values, mover).every((c) => holds(c, { record: row, version: 1 }))).toBe(allowed);
         },
       ),
       { numRuns: 2000 },
@@ -71,6 +71,6 @@ describe('stateChecks', () => {
   });
 
   it('asks nothing of a write that sends no state', () => {
-    expect(stateChecks(resource, { findings: null }, ADMIN)).toEqual([]);
+    expect(stateChecks({ findings: null }, ADMIN)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { EngineError, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import type { ApiRecord } from '../records.ts';
-import { listStates, mayMove, movesInto, stateFields } from './machine.ts';
+import { listStates, mayMove, stateFields } from './machine.ts';
 
 /**
  * Who is moving the record. `roles` undefined means the host told the engine nothing about roles:
@@ -13,7 +13,7 @@ export interface Mover {
   readonly roles?: readonly string[] | undefined;
 }
 
-const holdsOneOf = (mover: Mover, roles: readonly string[]) =>
+export const holdsOneOf = (mover: Mover, roles: readonly string[]) =>
   mover.roles === undefined ? mover.user === undefined : roles.some((r) => mover.roles!.includes(r));
 
 /**
@@ -49,37 +49,4 @@ export function checkTransition(resource: Resource, current: ApiRecord, next: Ap
   );
   if (missing.length) return new EngineError('invalid-body', 'The state entered requires fields that are not set: see errors.', missing);
   return undefined;
-}
-
-/**
- * A state field written with `to`, as its write's statement checks it on the row it locks: the
- * row holds `to` already, or holds one of `from` with each of `set` not null. `from` lists the
- * states that may move to `to`, or none when the mover may not enter `to` or the write empties a
- * field `to` requires; `set` the fields `to` requires that the write leaves as they are.
- */
-export interface StateCheck {
-  readonly field: string;
-  readonly to: string;
-  readonly from: readonly string[];
-  readonly set: readonly string[];
-}
-
-/**
- * checkTransition as conditions on the row (StateCheck), for a write that does not read the
- * record first: the fields it writes are `values` (a PATCH's sent fields, a PUT's whole record;
- * a state field not among them stays). A row that fails them is left to checkTransition, which
- * says why. Pure.
- */
-export function stateChecks(resource: Resource, values: ApiRecord, mover: Mover): StateCheck[] {
-  return stateFields(resource).flatMap(([field, f]) => {
-    const to = values[field];
-    if (typeof to !== 'string') return [];
-    const rule = f.enter?.[to];
-    const requires = rule?.requires ?? [];
-    const entered =
-      (rule?.roles === undefined || holdsOneOf(mover, rule.roles)) &&
-      requires.every((r) => !(r in values) || (values[r] !== null && values[r] !== undefined));
-    const from = entered ? movesInto(f, to) : [];
-    return [{ field, to, from, set: requires.filter((r) => !(r in values)) }];
-  });
 }

@@ -1,6 +1,7 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { AccountError } from './errors.ts';
 import { BUILT_IN_ROLES, isBuiltInRole, type Grant } from './permissions.ts';
+import { endRefreshTokens } from './refresh-tokens.ts';
 
 /** Users and roles of one tenant. Names are checked by the caller (names.ts). */
 
@@ -36,6 +37,8 @@ async function setDisabled(t: TenantDb, username: string, disabled: boolean): Pr
     .set({ disabled: disabled ? stamp() : null })
     .where('username', '=', username)
     .execute();
+  // Enabled again, the user authenticates again: its old refresh tokens stay ended.
+  if (disabled) await endRefreshTokens(t, { username });
 }
 
 async function roleExists(t: TenantDb, role: string): Promise<boolean> {

@@ -2,6 +2,7 @@ import type { TenantDb } from '../../engine/dialects/types.ts';
 import { userExists } from './accounts.ts';
 import { AccountError } from './errors.ts';
 import { generateKey } from './keys.ts';
+import { endRefreshTokens } from './refresh-tokens.ts';
 
 /** API key rows of one tenant. Only the hash of a key is stored; the key itself is returned once. */
 
@@ -44,6 +45,7 @@ export async function revokeKey(t: TenantDb, keyId: string): Promise<void> {
   if (!key) throw new AccountError('missing', `key ${keyId} does not exist in ${t.key}`);
   if (key.revoked) throw new AccountError('exists', `key ${keyId} was already revoked at ${key.revoked}`);
   await t.db.updateTable('mrs_api_keys').set({ revoked: new Date().toISOString() }).where('key_id', '=', keyId).execute();
+  await endRefreshTokens(t, { key_id: keyId });
 }
 
 export async function touchKey(t: TenantDb, keyId: string, at = new Date()): Promise<void> {

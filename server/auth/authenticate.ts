@@ -5,6 +5,7 @@ import type { TenantStore } from '../tenants/types.ts';
 import { userActive } from './accounts.ts';
 import { findKey, touchKey } from './api-keys.ts';
 import { hashKey, keyIdOf, keyMatches } from './keys.ts';
+import { issueRefreshToken } from './refresh-tokens.ts';
 import type { Tokens } from './tokens.ts';
 
 export interface Credentials {
@@ -17,6 +18,15 @@ export interface TokenAnswer {
   readonly access_token: string;
   readonly token_type: 'Bearer';
   readonly expires_in: number;
+  readonly refresh_token: string;
+}
+
+/** What issuing tokens needs: the tenants, the signer, refresh tokens' lifetime and the clock. */
+export interface TokenDeps {
+  readonly tenants: TenantStore;
+  readonly tokens: Tokens;
+  readonly refreshTtlS: number;
+  readonly now: () => number;
 }
 
 /** The body of POST /authenticate, or a 400 naming every field that is missing or malformed. */
@@ -39,8 +49,8 @@ const refused = () => new EngineError('unauthorized', 'The api_key, client_db an
 /** Compared against when there is no key row, so a missing key costs a hash comparison too. */
 const NO_HASH = hashKey('mrs_none_none');
 
-/** Checks the credentials and issues a token for the key. */
-export async function authenticate(deps: { tenants: TenantStore; tokens: Tokens }, c: Credentials): Promise<TokenAnswer> {
+/** Checks the credentials and issues a token for the key, and a refresh token of a new family. */
+export async function authenticate(deps: TokenDeps, c: Credentials): Promise<TokenAnswer> {
   const keyId = keyIdOf(c.api_key);
   const tenant = await deps.tenants.get(c.client_db);
   const row = tenant && keyId ? await findKey(tenant, keyId) : undefined;
@@ -48,6 +58,7 @@ export async function authenticate(deps: { tenants: TenantStore; tokens: Tokens 
   if (!tenant || !keyId || !row || !matches || row.revoked !== null || row.username !== c.username) throw refused();
   if (!(await userActive(tenant, c.username))) throw refused();
   const access_token = await deps.tokens.sign({ sub: c.username, client_db: c.client_db, key_id: keyId });
+  const refresh_token = await issueRefreshToken(tenant, { key_id: keyId, username: c.username }, deps.refreshTtlS, deps.now());
   await touchKey(tenant, keyId);
-  return { access_token, token_type: 'Bearer', expires_in: deps.tokens.ttlS };
+  return { access_token, token_type: 'Bearer', expires_in: deps.tokens.ttlS, refresh_token };
 }

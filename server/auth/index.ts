@@ -14,13 +14,13 @@ export interface Auth {
   readonly keyStates: KeyStateCache;
   /** The token check of every /maintenance call: the caller, or a 401. */
   resolve(req: Request): Promise<AuthenticatedCaller>;
-  /** `POST {base}/authenticate`. */
+  /** `POST {base}/authenticate` and `POST {base}/tokens/refresh`. */
   readonly route: Hono;
 }
 
 export interface AuthOptions {
   readonly basePath: string;
-  /** The clock of the key-state cache. */
+  /** The clock of the key-state cache and of refresh tokens' expiry. */
   readonly now?: (() => number) | undefined;
   /** How long a process trusts what it read about a key (default 2 s). */
   readonly keyStateTtlMs?: number | undefined;
@@ -28,7 +28,11 @@ export interface AuthOptions {
   readonly identify?: ((req: Request, who: { tenant: string; user: string }) => void) | undefined;
 }
 
-export function createAuth(config: Pick<Config, 'jwtSecret' | 'tokenTtlS'>, tenants: TenantStore, options: AuthOptions): Auth {
+export function createAuth(
+  config: Pick<Config, 'jwtSecret' | 'tokenTtlS' | 'refreshTokenTtlS'>,
+  tenants: TenantStore,
+  options: AuthOptions,
+): Auth {
   const tokens = createTokens(() => signingSecret(config.jwtSecret, tenants), config.tokenTtlS);
   const keyStates = keyStateCache({
     ...(options.now ? { now: options.now } : {}),
@@ -38,6 +42,10 @@ export function createAuth(config: Pick<Config, 'jwtSecret' | 'tokenTtlS'>, tena
     tokens,
     keyStates,
     resolve: tokenResolver({ tenants, tokens, keys: keyStates }),
-    route: authenticateRoute(options.basePath, { tenants, tokens }, options.identify),
+    route: authenticateRoute(
+      options.basePath,
+      { tenants, tokens, refreshTtlS: config.refreshTokenTtlS, now: options.now ?? Date.now },
+      options.identify,
+    ),
   };
 }

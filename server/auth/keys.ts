@@ -10,7 +10,7 @@ export const KEY_ID = /^[A-Za-z0-9]{1,64}$/;
 const BASE62 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** `length` uniform base62 characters (bytes >= 248 are dropped, so there is no modulo bias). */
-function base62(length: number): string {
+export function base62(length: number): string {
   let out = '';
   while (out.length < length) {
     for (const b of randomBytes(length * 2)) {

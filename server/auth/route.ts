@@ -1,17 +1,20 @@
 import { Hono } from 'hono';
 import { EngineError } from '../../engine/errors.ts';
 import { readJsonBody } from '../../engine/http/body.ts';
-import type { TenantStore } from '../tenants/types.ts';
-import { authenticate, parseCredentials } from './authenticate.ts';
-import type { Tokens } from './tokens.ts';
+import { authenticate, parseCredentials, type TokenDeps } from './authenticate.ts';
+import { parseRefreshBody, refresh } from './refresh.ts';
+
+/** Where a refresh token is traded, under the base path. */
+export const REFRESH_PATH = '/tokens/refresh';
 
 /**
- * `POST {base}/authenticate`. Errors are thrown as EngineErrors and rendered by the app's one
- * error handler. A rate limiter per client address belongs in front of this route (SPEC 7).
+ * `POST {base}/authenticate` and `POST {base}/tokens/refresh`. Errors are thrown as EngineErrors
+ * and rendered by the app's one error handler. A rate limiter per client address belongs in front
+ * of both (SPEC 7).
  */
 export function authenticateRoute(
   basePath: string,
-  deps: { tenants: TenantStore; tokens: Tokens },
+  deps: TokenDeps,
   identify: (req: Request, who: { tenant: string; user: string }) => void = () => {},
 ): Hono {
   const app = new Hono();
@@ -27,6 +30,17 @@ export function authenticateRoute(
   });
   app.all(path, () => {
     throw new EngineError('method-not-allowed', 'Only POST is allowed on /authenticate.', [], { allow: 'POST' });
+  });
+  const refreshPath = `${basePath}${REFRESH_PATH}`;
+  app.post(refreshPath, async function refreshToken(c) {
+    const body = await readJsonBody(c.req.raw);
+    if ('error' in body) throw body.error;
+    const { tenant, user, ...answer } = await refresh(deps, parseRefreshBody(body.value));
+    identify(c.req.raw, { tenant, user });
+    return c.json(answer, 200, { 'cache-control': 'no-store' });
+  });
+  app.all(refreshPath, () => {
+    throw new EngineError('method-not-allowed', `Only POST is allowed on ${REFRESH_PATH}.`, [], { allow: 'POST' });
   });
   return app;
 }

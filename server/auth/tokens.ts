@@ -46,13 +46,17 @@ export function createTokens(loadSecret: () => Promise<string>, ttlS: number): T
   const tokens: Tokens = {
     ttlS,
     verify: async (token) => (await tokens.check(token))?.claims,
-    sign: async (claims) =>
-      new SignJWT({ client_db: claims.client_db, key_id: claims.key_id })
+    async sign(claims) {
+      const key = await signingKey();
+      // The second rounded up: exp is at least ttlS away, so an `expires_in` of ttlS never promises more than the token lives.
+      const iat = Math.ceil(Date.now() / 1000);
+      return new SignJWT({ client_db: claims.client_db, key_id: claims.key_id })
         .setProtectedHeader({ alg: TOKEN_ALG, typ: 'JWT' })
         .setSubject(claims.sub)
-        .setIssuedAt()
-        .setExpirationTime(`${ttlS}s`)
-        .sign(await signingKey()),
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + ttlS)
+        .sign(key);
+    },
     async check(token) {
       const hit = verified.get(token);
       if (hit) {

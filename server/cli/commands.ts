@@ -33,14 +33,24 @@ export const COMMANDS: Record<string, Command> = {
   migrate: command(
     'migrate',
     "Bring every tenant's tables up to the resource definitions, or refuse (changing no tenant) where data would be lost or hidden.",
-    { options: [{ flags: '--dry-run', description: 'print the plan per tenant and resource and change nothing' }] },
+    {
+      options: [
+        { flags: '--dry-run', description: 'print the plan per tenant and resource and change nothing' },
+        { flags: '--all', description: 'plan every tenant, also those that recorded the current definitions (a table changed by hand)' },
+      ],
+    },
     async (_args, values) => {
       // DDL on MIGRATE_DATABASE_URL when set: a direct connection, not the pooler.
       const service = await createService(migrationConfig(loadConfig()), { migrateOnOpen: false });
       try {
         const out = (text: string) => process.stdout.write(`${text}\n`);
         const dryRun = values['dryRun'] === true;
-        const refusals = await migrateTenants(service, { dryRun, out, progress: (line) => console.error(line) });
+        const refusals = await migrateTenants(service, {
+          dryRun,
+          all: values['all'] === true,
+          out,
+          progress: (line) => console.error(line),
+        });
         if (refusals.length > 0)
           throw new CommandError(`${dryRun ? 'would refuse' : 'refused, no tenant changed'}:\n${refusals.join('\n')}`);
         if ((await service.tenants.list()).length === 0) console.error('no tenants yet: mrs tenant create <client_db>');

@@ -22,7 +22,6 @@ export async function serve(): Promise<void> {
     await migrateOrRefuse(config);
     service = await createService(config, { logger, onUnexpectedError: (err) => logger.error({ err }, 'unexpected error') });
     notes = demoNotes(await ensureDemoTenant(service.tenants));
-    for (const t of await service.tenants.list()) await service.tenants.get(t); // open every tenant at start (each already migrated)
     step = 'listen';
     l = await listen(service);
     service.webhooks.start();

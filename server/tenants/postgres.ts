@@ -65,6 +65,23 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
     await migrate(t);
     return t;
   });
+  const made = new Set<string>();
+  /** A key-value table of the server schema, made on first use (processes starting together race to make it). */
+  const serverTable = async (table: string, key: string, value: string) => {
+    if (!made.has(table)) {
+      await db.schema.createSchema(SERVER_SCHEMA).ifNotExists().execute().catch(ignoreRace);
+      await db.schema
+        .withSchema(SERVER_SCHEMA)
+        .createTable(table)
+        .ifNotExists()
+        .addColumn(key, 'text', (c) => c.primaryKey())
+        .addColumn(value, 'text', (c) => c.notNull())
+        .execute()
+        .catch(ignoreRace);
+      made.add(table);
+    }
+    return db.withSchema(SERVER_SCHEMA);
+  };
   const exists = async (schema: string) =>
     (await sql`select 1 from information_schema.schemata where schema_name = ${schema}`.execute(db)).rows.length > 0;
   return {
@@ -80,16 +97,7 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
     },
     /** Rows of `mrs_server.settings`: a schema no tenant can have (tenant schemas hold a dot or are `mrs_` + 40 hex). */
     async serverValue(name, make) {
-      await db.schema.createSchema(SERVER_SCHEMA).ifNotExists().execute().catch(ignoreRace);
-      await db.schema
-        .withSchema(SERVER_SCHEMA)
-        .createTable('settings')
-        .ifNotExists()
-        .addColumn('key', 'text', (c) => c.primaryKey())
-        .addColumn('value', 'text', (c) => c.notNull())
-        .execute()
-        .catch(ignoreRace);
-      const settings = db.withSchema(SERVER_SCHEMA);
+      const settings = await serverTable('settings', 'key', 'value');
       await settings
         .insertInto('settings')
         .values({ key: name, value: make() })
@@ -97,6 +105,24 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
         .execute();
       const row = await settings.selectFrom('settings').select('value').where('key', '=', name).executeTakeFirstOrThrow();
       return row.value as string;
+    },
+    async fingerprints() {
+      const rows = await (
+        await serverTable('tenant_fingerprints', 'client_db', 'fingerprint')
+      )
+        .selectFrom('tenant_fingerprints')
+        .select(['client_db', 'fingerprint'])
+        .execute();
+      return new Map(rows.map((r) => [r.client_db as string, r.fingerprint as string]));
+    },
+    async recordFingerprint(clientDb, fingerprint) {
+      await (
+        await serverTable('tenant_fingerprints', 'client_db', 'fingerprint')
+      )
+        .insertInto('tenant_fingerprints')
+        .values({ client_db: clientDb, fingerprint })
+        .onConflict((oc) => oc.column('client_db').doUpdateSet({ fingerprint }))
+        .execute();
     },
     opened: async () => settled(open.values()),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

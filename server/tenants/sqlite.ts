@@ -11,6 +11,7 @@ import { settled } from './settled.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
 
 const SUFFIX = '.sqlite';
+const CATALOG = 'mrs-catalog.db';
 
 /**
  * A tenant file in WAL mode, through Kysely with group commit (group-commit.ts).
@@ -42,6 +43,16 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
   mkdirSync(dataDir, { recursive: true });
   const fileOf = (clientDb: string) => join(dataDir, clientDb + SUFFIX);
   let checkpointer: Checkpointer | undefined;
+  let catalogDb: Database.Database | undefined;
+  /** The server's own file beside the tenants' (not a tenant: no `.sqlite` suffix), shared by every process on the directory. */
+  const catalog = () => {
+    if (catalogDb) return catalogDb;
+    const d = new Database(join(dataDir, CATALOG));
+    d.pragma('journal_mode = WAL');
+    d.pragma('busy_timeout = 5000');
+    d.exec('create table if not exists tenant_fingerprints (client_db text primary key, fingerprint text not null)');
+    return (catalogDb = d);
+  };
   const { open, load } = openOnce(async (clientDb) => {
     const file = fileOf(clientDb);
     const t = tenantDb(openSqlite(file, { walAutocheckpoint: BACKSTOP_PAGES }), { key: clientDb });
@@ -75,6 +86,20 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
       }
       return readFileSync(file, 'utf8').trim();
     },
+    async fingerprints() {
+      const rows = catalog().prepare('select client_db, fingerprint from tenant_fingerprints').all() as {
+        client_db: string;
+        fingerprint: string;
+      }[];
+      return new Map(rows.map((r) => [r.client_db, r.fingerprint]));
+    },
+    async recordFingerprint(clientDb, fingerprint) {
+      catalog()
+        .prepare(
+          'insert into tenant_fingerprints (client_db, fingerprint) values (?, ?) on conflict (client_db) do update set fingerprint = excluded.fingerprint',
+        )
+        .run(clientDb, fingerprint);
+    },
     opened: async () => settled(open.values()),
     poolStats: () => undefined,
     /** Ready while the data directory can be used and every open tenant file answers a query. */
@@ -86,6 +111,8 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
       const all = await Promise.allSettled(open.values());
       open.clear();
       await checkpointer?.stop();
+      catalogDb?.close();
+      catalogDb = undefined;
       checkpointer = undefined;
       for (const r of all) if (r.status === 'fulfilled') await r.value.db.destroy();
     },

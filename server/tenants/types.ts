@@ -13,6 +13,10 @@ export interface TenantStore {
    * every process on the same data: a file in the data directory, or a row in PostgreSQL.
    */
   serverValue(name: string, make: () => string): Promise<string>;
+  /** The schema fingerprint each tenant was last migrated to (`Engine.schemaFingerprint`), all in one read. */
+  fingerprints(): Promise<Map<string, string>>;
+  /** Records that a tenant was migrated to a fingerprint (after its migration committed). */
+  recordFingerprint(clientDb: string, fingerprint: string): Promise<void>;
   /** The tenant databases this process has open (for metrics; opens nothing). */
   opened(): Promise<TenantDb[]>;
   /** PostgreSQL: the connection pool's counts; SQLite: undefined (no pool). */

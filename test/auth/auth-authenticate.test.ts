@@ -29,11 +29,16 @@ describeEachDatabase('POST /authenticate', (h) => {
   });
   const auth = (b: unknown, headers: Record<string, string> = {}) => h().request('POST', AUTHENTICATE, { body: b, headers, token: null });
 
-  it('answers 200 with access_token, token_type Bearer and expires_in; the token is served', async () => {
+  it('answers 200 with access_token, token_type Bearer, expires_in and refresh_token; the token is served', async () => {
     const r = await auth(body(alice.key));
     expect(r.status, r.text).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(r.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600 });
+    expect(r.body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      refresh_token: expect.stringMatching(/^mrsr\.demo\.main\.[A-Za-z0-9]{43}$/),
+    });
     expect((await h().as(r.body.access_token).get(`${M}/work_orders`)).status).toBe(200);
   });
 

@@ -7,10 +7,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { listUsers } from '../../server/auth/accounts.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createService, ensureDemoTenant } from '../../server/service.ts';
-import { authenticate } from '../support/auth.ts';
+import { AUTHENTICATE, authenticate } from '../support/auth.ts';
 import { oneLine, useCli } from '../support/cli.ts';
 import { expectProblem } from '../support/fixtures.ts';
-import { describeEachDatabase, M } from '../support/harness.ts';
+import { BASE, describeEachDatabase, M } from '../support/harness.ts';
 import { freshPostgresDatabase } from '../support/pg.ts';
 
 const KEY = /^mrs_[A-Za-z0-9]+_[A-Za-z0-9]+$/;
@@ -96,7 +96,7 @@ describeEachDatabase(
       }
     });
 
-    it('key list shows ids, users, created, last used and revoked, never a key; revoke ends its tokens', async () => {
+    it('key list shows ids, users, created, last used and revoked, never a key; revoke ends its tokens and refresh tokens', async () => {
       const key = (await mrs('key', 'create', 'demo.main', 'admin')).out.trim();
       const keyId = key.split('_')[1]!;
       const token = await authenticate(h().service, 'demo.main', 'admin', key);
@@ -108,11 +108,14 @@ describeEachDatabase(
       expect(line).toMatch(new RegExp(`^${keyId}\\s+admin\\s+\\d{4}-\\d\\d-\\d\\dT\\S+\\s+\\d{4}-\\d\\d-\\d\\dT\\S+\\s+-$`));
       expect(listed.out).not.toContain(key.split('_')[2]);
       expect(listed.out).not.toMatch(KEY);
+      const login = { api_key: key, client_db: 'demo.main', username: 'admin' };
+      const { refresh_token } = (await h().request('POST', AUTHENTICATE, { body: login, token: null })).body;
       const revoke = await mrs('key', 'revoke', 'demo.main', keyId);
       expect(revoke.code, revoke.err).toBe(0);
       const after = (await mrs('key', 'list', 'demo.main')).out.split('\n').find((l) => l.startsWith(keyId))!;
       expect(after).toMatch(/\s\d{4}-\d\d-\d\dT\S+$/);
       expectProblem(await h().as(token).get(`${M}/work_orders`), 401);
+      expectProblem(await h().request('POST', `${BASE}/tokens/refresh`, { body: { refresh_token }, token: null }), 404);
       expectRefused(await mrs('key', 'revoke', 'demo.main', keyId), 1, 'already revoked');
       expectRefused(await mrs('key', 'revoke', 'demo.main', 'NoSuchKey'), 1, 'NoSuchKey');
       expectRefused(await mrs('key', 'revoke', 'demo.main', 'not-an-id'), 2, 'key-id');

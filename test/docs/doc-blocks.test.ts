@@ -76,5 +76,8 @@ describe('the output shown against the output printed', () => {
     );
     expect(normalize('wh_IG3dksDPaNOAxbyf  http://x   work_orders')).toBe('<webhook-id> http://x work_orders');
     expect(outputMatches(['"access_token":"eyJa.eyJb.c"'], ['"access_token":"eyJx-y.eyJz.w_v"'])).toBe(true);
+    expect(normalize('"refresh_token":"mrsr.demo.main.GUAhS5OVpVbXC2vX0aL0DQUT9yQ6oRj2Q2aWLTqMEIy"')).toBe(
+      '"refresh_token":"<refresh-token>"',
+    );
   });
 });

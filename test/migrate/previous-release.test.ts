@@ -17,7 +17,7 @@ import { loadResources } from '../../server/load-resources.ts';
 import { SERVER_MIGRATIONS } from '../../server/migrations/index.ts';
 import { createService, ensureDemoTenant } from '../../server/service.ts';
 import { openTenants } from '../../server/tenants/index.ts';
-import { authenticate, login } from '../support/auth.ts';
+import { authenticate, ensureUser, makeKey } from '../support/auth.ts';
 import { WORK_ORDER } from '../support/fixtures.ts';
 import { DATABASES, M, makeHarness, startHarness, type DatabaseName } from '../support/harness.ts';
 import { migrateAsPreviousRelease } from '../support/old-migrations/index.ts';
@@ -80,7 +80,10 @@ describe.each(DATABASES)('a database the release before the baseline migrated [%
     // Data written on those tables (the layout is the same: nothing migrates them).
     const old = await createService(config, { migrateOnOpen: false, onUnexpectedError: () => {} });
     await ensureDemoTenant(old.tenants);
-    const { token, key } = await login(old);
+    // That release had no refresh tokens (no table for them yet): its token is signed as its /authenticate signed one.
+    await ensureUser(old, 'demo.main', 'admin');
+    const { key, keyId } = await makeKey(old, 'demo.main', 'admin');
+    const token = await old.auth.tokens.sign({ sub: 'admin', client_db: 'demo.main', key_id: keyId });
     const h1 = makeHarness(db, old, token);
     const made: number[] = [];
     for (const description of ['pump', 'valve', 'belt'])
@@ -104,7 +107,7 @@ describe.each(DATABASES)('a database the release before the baseline migrated [%
     try {
       const h = started.harness;
       expect(await names(place, 'mrs_migration_engine')).toEqual(['001-baseline']);
-      expect(await names(place, 'mrs_migration_service')).toEqual(['002-auth', '007-user-disabled', '011-webhooks']);
+      expect(await names(place, 'mrs_migration_service')).toEqual(['002-auth', '007-user-disabled', '011-webhooks', '016-refresh-tokens']);
       // The release before's own record is left as it was (that release could still start on it).
       expect(await names(place, 'mrs_migration')).toHaveLength(15);
 
@@ -130,7 +133,13 @@ describe.each(DATABASES)('a database the release before the baseline migrated [%
         service: { ...SERVER_MIGRATIONS, '099-later': table('mrs_later_service') },
       });
       expect(await names(place, 'mrs_migration_engine')).toEqual(['001-baseline', '002-later']);
-      expect(await names(place, 'mrs_migration_service')).toEqual(['002-auth', '007-user-disabled', '011-webhooks', '099-later']);
+      expect(await names(place, 'mrs_migration_service')).toEqual([
+        '002-auth',
+        '007-user-disabled',
+        '011-webhooks',
+        '016-refresh-tokens',
+        '099-later',
+      ]);
       expect(await rawQuery(place, 'select count(*) as n from mrs_later_engine')).toEqual([{ n: db === 'postgres' ? '0' : 0 }]);
       expect(await rawQuery(place, 'select count(*) as n from mrs_later_service')).toEqual([{ n: db === 'postgres' ? '0' : 0 }]);
     } finally {

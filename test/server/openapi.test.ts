@@ -85,13 +85,15 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
       '$limit',
       '$page',
       '$cursor',
+      '$fields',
     ];
-    expect(queryNames(listOf(doc, `${M}/work_orders`)).sort()).toEqual(expected.sort());
+    expect(queryNames(listOf(doc, `${M}/work_orders`)).sort()).toEqual([...expected, '$linked'].sort());
     expect(queryNames(listOf(doc, `${M}/work_orders`))).toContain('department_id:gt');
     expect(queryNames(listOf(doc, `${M}/work_orders`))).toContain('status:ilike');
     expect(queryNames(listOf(doc, `${M}/work_orders`))).not.toContain('priority:like');
-    expect(queryNames(listOf(doc, `${M}/service_requests/{id}/work_orders`)).sort()).toEqual(expected.sort());
-    expect(queryNames(doc.paths[`${M}/work_orders/{id}`].get)).toEqual(['$deleted']);
+    expect(queryNames(listOf(doc, `${M}/service_requests/{id}/work_orders`)).sort()).toEqual([...expected, '$linked'].sort());
+    expect(queryNames(doc.paths[`${M}/work_orders/{id}`].get)).toEqual(['$deleted', '$fields', '$linked']);
+    expect(listOf(doc, `${M}/work_orders`).parameters.find((p: Json) => p.name === '$linked').schema.items.enum).toEqual(['Notes']);
   });
 
   it('lists the $ parameters first, and :null only for fields that can be null', async () => {
@@ -279,7 +281,7 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
     const collection = doc.paths[`${M}/work_orders`];
     const child = doc.paths[`${M}/work_orders/{id}/notes`];
     const headerParams = (op: Json) => (op.parameters ?? []).filter((p: Json) => p.in === 'header').map((p: Json) => p.name);
-    expect(headerParams(record.get)).toEqual(['If-None-Match']);
+    expect(headerParams(record.get)).toEqual(['If-None-Match', 'If-Modified-Since']);
     expect(headerParams(record.patch)).toEqual(['If-Match', 'Idempotency-Key']);
     expect(headerParams(record.put)).toEqual(['If-Match']);
     expect(headerParams(record.delete)).toEqual(['If-Match']);

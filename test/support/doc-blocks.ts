@@ -86,6 +86,7 @@ const VOLATILE: readonly [RegExp, string][] = [
   [/\b\d{4}-\d\d-\d\d\b/g, '<date>'],
   [/\beyJ[\w-]+\.[\w-]+\.[\w-]+/g, '<token>'],
   [/\bmrs_[A-Za-z0-9]{16}_[A-Za-z0-9]{20,}/g, '<api-key>'],
+  [/\bmrsr\.[a-z0-9_]+\.[a-z0-9_]+\.[A-Za-z0-9]{43}\b/g, '<refresh-token>'],
   [/\bwhsec_[A-Za-z0-9+/=]+/g, '<webhook-secret>'],
   [/\bwh_[\w-]{16}(?![\w-])/g, '<webhook-id>'],
   [/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>'],

@@ -1,0 +1,153 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Dialect, TenantDb } from '../dialects/types.ts';
+import type { Stored } from '../records.ts';
+import type { Resource } from '../registry.ts';
+import { VERSION_COLUMN } from '../schema/table.ts';
+
+/** A value a condition compares a string, integer or boolean field with. */
+export type Scalar = string | number | boolean;
+
+/**
+ * What a row must hold for a write to be written, as data: each rule (engine/writes/rules/)
+ * states its check as conditions, and both forms are derived here: `holds` judges a record read
+ * (JavaScript), `conditionSql` makes the WHERE of a statement that writes without reading first.
+ * test/writes/row-conditions.test.ts holds the two to agreeing on random rows on each database.
+ */
+export type RowCondition =
+  /** The field (string, integer or boolean) is this value. */
+  | { readonly is: 'eq'; readonly field: string; readonly value: Scalar }
+  /** The field (string, integer or boolean) is one of these values. */
+  | { readonly is: 'in'; readonly field: string; readonly values: readonly Scalar[] }
+  /** The field is not null. */
+  | { readonly is: 'set'; readonly field: string }
+  /** These fields, as the record's JSON shows them, are this JSON text (showsJson). */
+  | { readonly is: 'shows'; readonly fields: readonly string[]; readonly json: string }
+  /** The row is at this version (its ETag's). */
+  | { readonly is: 'version'; readonly value: number }
+  | { readonly is: 'not'; readonly of: RowCondition }
+  /** Every one holds (none: true) or some one holds (none: false). */
+  | { readonly is: 'all' | 'any'; readonly of: readonly RowCondition[] };
+
+export const all = (of: readonly RowCondition[]): RowCondition => (of.length === 1 ? of[0]! : { is: 'all', of });
+export const any = (of: readonly RowCondition[]): RowCondition => (of.length === 1 ? of[0]! : { is: 'any', of });
+/** A condition no row holds: a write that must be left to its read, which says why. */
+export const NEVER: RowCondition = { is: 'any', of: [] };
+
+/**
+ * Fields of a record or body as the record's JSON shows them, in the order given; undefined
+ * when a value is an object or array, whose JSON text could equal a record's when it is no
+ * value of the record's (`===` is what a record read compares).
+ */
+export function showsJson(values: Readonly<Record<string, unknown>>, fields: readonly string[]): string | undefined {
+  let json = '{';
+  for (const [i, name] of fields.entries()) {
+    const value = values[name];
+    if (value !== null && typeof value === 'object') return undefined;
+    json += `${i === 0 ? '' : ','}${JSON.stringify(name)}:${JSON.stringify(value)}`;
+  }
+  return `${json}}`;
+}
+
+/** Whether a record read holds the condition: the JavaScript form. */
+export function holds(c: RowCondition, stored: Stored): boolean {
+  const { record } = stored;
+  switch (c.is) {
+    case 'eq':
+      return record[c.field] === c.value;
+    case 'in':
+      return c.values.includes(record[c.field] as Scalar);
+    case 'set':
+      return record[c.field] !== null && record[c.field] !== undefined;
+    case 'shows':
+      return showsJson(record, c.fields) === c.json;
+    case 'version':
+      return stored.version === c.value;
+    case 'not':
+      return !holds(c.of, stored);
+    case 'all':
+      return c.of.every((o) => holds(o, stored));
+    case 'any':
+      return c.of.some((o) => holds(o, stored));
+  }
+}
+
+/** What decides a condition's SQL (its values left out): part of a compiled statement's key. */
+export function conditionShape(c: RowCondition): string {
+  switch (c.is) {
+    case 'eq':
+    case 'set':
+      return `${c.is}(${c.field})`;
+    case 'in':
+      return `in(${c.field},${c.values.length})`;
+    case 'shows':
+      return `shows(${c.fields.join(',')})`;
+    case 'version':
+      return 'version';
+    case 'not':
+      return `not(${conditionShape(c.of)})`;
+    case 'all':
+    case 'any':
+      return `${c.is}(${c.of.map(conditionShape).join(',')})`;
+  }
+}
+
+/** A condition's values as the statement's parameters, encoded for their columns, in the order conditionSql takes them. */
+export function conditionValues(c: RowCondition, resource: Resource, dialect: Dialect, out: unknown[] = []): unknown[] {
+  const encoded = (field: string, v: Scalar) => dialect.encode(resource.fields[field]!.kind, v);
+  switch (c.is) {
+    case 'eq':
+      out.push(encoded(c.field, c.value));
+      break;
+    case 'in':
+      for (const v of c.values) out.push(encoded(c.field, v));
+      break;
+    case 'shows':
+      out.push(c.json);
+      break;
+    case 'version':
+      out.push(c.value);
+      break;
+    case 'not':
+      conditionValues(c.of, resource, dialect, out);
+      break;
+    case 'all':
+    case 'any':
+      for (const o of c.of) conditionValues(o, resource, dialect, out);
+      break;
+    case 'set':
+  }
+  return out;
+}
+
+/**
+ * The condition as SQL on the row (its columns unqualified), never null, so `not` is the
+ * JavaScript form's. `next` gives the parameter of each value, in conditionValues' order: a
+ * compiled statement's placeholders, or the values themselves.
+ */
+export function conditionSql(t: TenantDb, resource: Resource, c: RowCondition, next: () => unknown): RawBuilder<boolean> {
+  switch (c.is) {
+    case 'eq':
+      return sql<boolean>`coalesce(${sql.ref(c.field)} = ${next()}, false)`;
+    case 'in':
+      return c.values.length === 0
+        ? sql<boolean>`1 = 0`
+        : sql<boolean>`coalesce(${sql.ref(c.field)} in (${sql.join(c.values.map(() => next()))}), false)`;
+    case 'set':
+      return sql<boolean>`${sql.ref(c.field)} is not null`;
+    case 'shows': {
+      const fields = c.fields.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(name) }));
+      return sql<boolean>`coalesce(${t.dialect.recordJson(fields)} = cast(${next()} as text), false)`;
+    }
+    case 'version':
+      return sql<boolean>`${sql.ref(VERSION_COLUMN)} = ${next()}`;
+    case 'not':
+      return sql<boolean>`not (${conditionSql(t, resource, c.of, next)})`;
+    case 'all':
+    case 'any':
+      if (c.of.length === 0) return c.is === 'all' ? sql<boolean>`1 = 1` : sql<boolean>`1 = 0`;
+      return sql<boolean>`(${sql.join(
+        c.of.map((o) => conditionSql(t, resource, o, next)),
+        c.is === 'all' ? sql` and ` : sql` or `,
+      )})`;
+  }
+}
