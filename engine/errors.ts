@@ -16,6 +16,7 @@ export const PROBLEMS = {
   'body-too-large': { status: 413, title: 'Body too large' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'range-not-satisfiable': { status: 416, title: 'Range not satisfiable' },
   'invalid-body': { status: 422, title: 'Invalid record' },
   'invalid-batch': { status: 422, title: 'Invalid batch' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency-Key used for another request' },

@@ -13,6 +13,7 @@ import type { Caller } from './caller.ts';
 import { etagOf, parseCondition, type Condition } from './conditional.ts';
 import { joinHeaders } from './headers.ts';
 import type { RequestTarget } from './request-target.ts';
+import { isFilePath } from '../files/paths.ts';
 import { requireBelongs } from '../operations/belongs.ts';
 import { matchEncoded, routeFor, type Match } from './route-table.ts';
 
@@ -107,6 +108,10 @@ function shapeOf(op: unknown, i: number, problems: ProblemItem[]): Shaped | unde
 function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned {
   const item = (message: string): ProblemItem[] => [{ field: `operations[${i}].path`, message, operation: i }];
   const relative = op.path.startsWith(`${deps.basePath}/`) ? op.path.slice(deps.basePath.length) : op.path;
+  if (relative.startsWith('/') && isFilePath(deps.registry, relative.slice(1)))
+    throw new EngineError('invalid-request', `Operation ${i}: a batch takes no attached files; send ${op.path} on its own.`, [
+      { field: `operations[${i}].path`, message: 'attached files are not sent in a batch', operation: i },
+    ]);
   const match = relative.startsWith('/') ? matchEncoded(deps.registry, relative.slice(1)) : ({ found: false } as const);
   if (!match.found)
     throw new EngineError('not-found', `Operation ${i}: no collection or record at ${op.path}.`, item('no collection or record here'));

@@ -12,7 +12,8 @@ import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
 import { jsonOf, type Written } from '../records.ts';
-import { readJsonBody } from './body.ts';
+import { readJsonBodyOnce } from './body.ts';
+import { retryTransientOnce } from '../transient.ts';
 import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
 import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
 import { expectedVersion } from '../operations/precondition.ts';
@@ -26,6 +27,8 @@ import {
   type KeptAnswer,
 } from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
+import type { FilesOptions } from '../files/options.ts';
+import { filesRoute } from '../files/route.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
@@ -43,6 +46,8 @@ export interface HandlerDeps {
   readonly idempotency: IdempotencySettings;
   readonly feed: FeedSettings;
   readonly streams: StreamSettings;
+  /** Attached files' bytes and the host pieces that read them (undefined: no files are served). */
+  readonly files?: FilesOptions | undefined;
 }
 
 interface Call {
@@ -121,7 +126,7 @@ async function body(
   ifMatch: Result<Condition | undefined> = NO_CONDITION,
   headerError?: EngineError,
 ): Promise<unknown> {
-  const b = await readJsonBody(call.req);
+  const b = await readJsonBodyOnce(call.req);
   const error = 'error' in b ? b.error : (queryError(call.url) ?? errorOf(ifMatch) ?? headerError);
   if (target !== 'none') await failAfterExists(call, error, target, valueOrUndefined(ifMatch));
   if (error) throw error;
@@ -265,13 +270,16 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
   const feed = feedRoute(deps);
   const batchPath = `${deps.basePath}/batch`;
   const batch = batchRoute(deps);
+  const files = filesRoute(deps);
   const dispatch = async (req: Request, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     const url = targetOf(req);
     if (url.pathname === feedPath) return feed(req, url, caller, headers);
     if (url.pathname === batchPath) return batch(req, url, caller, headers);
     const rest = url.pathname.slice(prefix.length);
-    const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
-    const match = matchPath(deps.registry, segments.map(safeDecode));
+    const segments = (rest === '' || rest === '/' ? [] : rest.slice(1).split('/')).map(safeDecode);
+    const filed = files(req, url, segments, caller, headers);
+    if (filed) return filed;
+    const match = matchPath(deps.registry, segments);
     noteMatch(req, match); // the route label (logs, metrics) is this match's
     if (!match.found) throw new EngineError('not-found', `No collection or record at ${url.pathname}.`);
     const route = routeFor(match.kind, req.method);
@@ -300,9 +308,10 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
     const headers = caller.headers ? joinHeaders(hostHeaders, caller.headers) : (hostHeaders ?? {});
-    if (!caller.headers && !hostHeaders) return dispatch(req, caller, headers);
+    const run = () => retryTransientOnce(() => dispatch(req, caller, headers));
+    if (!caller.headers && !hostHeaders) return run();
     try {
-      return await dispatch(req, caller, headers);
+      return await run();
     } catch (e) {
       if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, joinHeaders(e.headers, headers));
       throw e;

@@ -76,7 +76,7 @@ export const PROBLEM_SCHEMA: Json = {
   required: ['type', 'title', 'status', 'detail'],
 };
 
-export const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 422, 428, 429] as const;
+export const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 416, 422, 428, 429] as const;
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 const ERRORS: Record<ErrorStatus, { name: string; description: string; headers: HeaderName[] }> = {
@@ -119,6 +119,11 @@ const ERRORS: Record<ErrorStatus, { name: string; description: string; headers: 
   },
   413: { name: 'PayloadTooLarge', description: 'The body is over 1 MiB.', headers: [] },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.', headers: [] },
+  416: {
+    name: 'RangeNotSatisfiable',
+    description: "A file's content: the Range names no byte of it; Content-Range gives its size.",
+    headers: [],
+  },
   422: {
     name: 'UnprocessableContent',
     description:
