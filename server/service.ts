@@ -52,6 +52,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const onUnexpectedError = options.onUnexpectedError ?? ((e: unknown) => console.error(e));
   let auth: Auth | undefined;
   const ids = requestIds();
+  const files = await serviceFiles(config);
   const engine = createEngine({
     responseHeaders: (req) => ids.headersFor(req),
     resources,
@@ -73,7 +74,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     sha256Hex: (text) => createHash('sha256').update(text).digest('hex'), // native: a keyed request's fingerprint
     migrations: { service: SERVER_MIGRATIONS },
     apiDocs: { service: true, assets: swaggerUiAssets() },
-    files: { ...(await serviceFiles(config)), links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
+    files: { ...files.files, links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
     ...(options.now ? { now: options.now } : {}),
   });
   const limiters = await openLimiters(config);
@@ -98,7 +99,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ...(options.webhookRefreshMs !== undefined ? { refreshMs: options.webhookRefreshMs } : {}),
   });
   const app = createApp({
-    registerMetrics: deliveries.register,
+    registerMetrics: (registry) => {
+      deliveries.register(registry);
+      files.register(registry);
+    },
     engine,
     tenants,
     auth,

@@ -162,6 +162,17 @@ describeEachDatabase(
       expect((await h().get(`${M}/work_orders/${wo.id}`)).body.priority).toBe(wo.priority);
     });
 
+    it('/metrics counts uploads and downloads and the bytes stored, per tenant', async () => {
+      const wo = await makeWorkOrder(h());
+      const r = await upload(h(), `${M}/work_orders/${wo.id}`, form('counted', 'c.txt'));
+      await send(h(), 'GET', `${r.headers.get('location')}/content`);
+      const text = (await h().request('GET', '/metrics', { token: null })).text;
+      const value = (name: string) => Number(new RegExp(`^${name}\\{tenant="demo.main"\\} (\\d+)`, 'm').exec(text)?.[1]);
+      expect(value('mrs_file_uploads_total')).toBeGreaterThanOrEqual(1);
+      expect(value('mrs_file_downloads_total')).toBeGreaterThanOrEqual(1);
+      expect(value('mrs_files_stored_bytes')).toBeGreaterThanOrEqual(7);
+    });
+
     it('past FILE_MAX_BYTES: 413 and nothing kept', async () => {
       const wo = await makeWorkOrder(h());
       const r = await upload(h(), `${M}/work_orders/${wo.id}`, form(Buffer.alloc(300_001, 1), 'big.bin'));
