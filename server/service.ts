@@ -77,10 +77,18 @@ export async function createService(config: Config, options: ServiceOptions = {}
     files: { ...files.files, links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
     ...(options.now ? { now: options.now } : {}),
   });
-  const limiters = await openLimiters(config);
+  const logger = options.logger ?? silentLogger();
+  // Each pool stops naming statements on its own; the process says so once.
+  let warned = false;
+  const onUnnamed = (why: string) => {
+    if (!warned) logger.warn({ setting: 'PG_PREPARED_STATEMENTS' }, `named prepared statements off: ${why}`);
+    warned = true;
+  };
+  const limiters = await openLimiters(config, onUnnamed);
   const tenants: TenantStore = openTenants(
     config,
     options.migrateOnOpen === false ? async () => {} : (t) => migrateIfChanged(engine, tenants, t),
+    onUnnamed,
   );
   auth = createAuth(config, tenants, {
     basePath: engine.basePath,
@@ -91,7 +99,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const deliveries = webhookMetrics();
   const webhooks = createDispatcher({
     tenants,
-    logger: options.logger ?? silentLogger(),
+    logger,
     metrics: deliveries,
     allowPrivate: config.webhookAllowPrivate,
     maxBackoffS: config.webhookMaxBackoffS,

@@ -12,7 +12,8 @@ import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
 import { jsonOf, type Written } from '../records.ts';
-import { readJsonBody } from './body.ts';
+import { readJsonBodyOnce } from './body.ts';
+import { retryTransientOnce } from '../transient.ts';
 import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
 import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
 import { expectedVersion } from '../operations/precondition.ts';
@@ -124,7 +125,7 @@ async function body(
   ifMatch: { condition?: Condition; error?: EngineError } = {},
   headerError?: EngineError,
 ): Promise<unknown> {
-  const b = await readJsonBody(call.req);
+  const b = await readJsonBodyOnce(call.req);
   const error = 'error' in b ? b.error : (queryError(call.url) ?? ifMatch.error ?? headerError);
   if (target !== 'none') await failAfterExists(call, error, target, ifMatch.condition);
   if (error) throw error;
@@ -302,9 +303,10 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
     const headers = caller.headers ? joinHeaders(hostHeaders, caller.headers) : (hostHeaders ?? {});
-    if (!caller.headers && !hostHeaders) return dispatch(req, caller, headers);
+    const run = () => retryTransientOnce(() => dispatch(req, caller, headers));
+    if (!caller.headers && !hostHeaders) return run();
     try {
-      return await dispatch(req, caller, headers);
+      return await run();
     } catch (e) {
       if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, joinHeaders(e.headers, headers));
       throw e;
