@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { ResourceDefinition } from './define.ts';
 import type { TenantDb } from './dialects/types.ts';
 import { EngineError } from './errors.ts';
+import type { FilesOptions } from './files/options.ts';
 import { problemResponse } from './http/problem.ts';
 import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
@@ -94,6 +95,12 @@ interface CommonOptions {
    * Node and Bun (it reads files, so it is not part of the engine).
    */
   readonly apiDocs?: ApiDocsOptions;
+  /**
+   * Attached files (SPEC 13), for collections whose definition declares `files`: the store of
+   * their bytes and the pieces that read uploads (`nodeFiles(diskFileStore(dir))` from
+   * adapters/files on Node and Bun). Without it, file paths answer 404.
+   */
+  readonly files?: FilesOptions;
 }
 
 export interface ApiDocsOptions extends Omit<OpenApiOptions, 'basePath'> {
@@ -189,6 +196,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     idempotency: { ttlMs: (options.idempotencyTtlS ?? 86400) * 1000, now: cursors.now, sha256Hex: options.sha256Hex },
     feed,
     streams: streamSettings,
+    files: options.files,
   });
   // Requests being answered, and close()s waiting for them to be done.
   let inFlight = 0;

@@ -3,6 +3,7 @@
  * the engine uses for records and bodies is derived from the definition here.
  */
 import { UPDATE_RULES } from './writes/rules/index.ts';
+import { filesProblems, type FilesOption } from './files/option.ts';
 
 export const FIELD_KINDS = ['integer', 'number', 'string', 'date', 'timestamp', 'boolean'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
@@ -122,6 +123,8 @@ export interface ResourceInput<N extends string = string, F extends Fields = Fie
    * (e.g. `[['department_id', 'status']]`). Every filterable field has an index of its own anyway.
    */
   indexes?: readonly (readonly string[])[];
+  /** Its records take attached files (SPEC 13): `{}` for any type up to the host's limit. */
+  files?: FilesOption;
   /**
    * The path group the collection is served in (SPEC 14): `{base}/{group}/{name}`, or
    * `{base}/{name}` for `''`. Default DEFAULT_GROUP.
@@ -139,6 +142,7 @@ const RESOURCE_OPTION_NAMES: Record<keyof ResourceInput, true> = {
   fields: true,
   description: true,
   indexes: true,
+  files: true,
   group: true,
   linkedName: true,
 };
@@ -228,6 +232,7 @@ export function checkResource(input: ResourceInput): string[] {
       problems.push(`indexes: ${JSON.stringify(columns)} must list two or more different fields`);
     else for (const n of columns) if (!filterable(n)) problems.push(`indexes: ${n} is not a filterable field`);
   }
+  problems.push(...filesProblems(input.files));
   const renamedFrom = new Set<string>();
   for (const [name, f] of Object.entries(input.fields)) {
     const at = `field ${name}`;

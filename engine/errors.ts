@@ -16,6 +16,7 @@ export const PROBLEMS = {
   'body-too-large': { status: 413, title: 'Body too large' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
+  'range-not-satisfiable': { status: 416, title: 'Range not satisfiable' },
   'invalid-body': { status: 422, title: 'Invalid record' },
   'invalid-batch': { status: 422, title: 'Invalid batch' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency-Key used for another request' },
@@ -65,6 +66,16 @@ export function valueOf<T>(result: Result<T>): T {
   if ('error' in result) throw result.error;
   return result.value;
 }
+
+/** A result's error; undefined when it holds a value. */
+export const errorOf = (result: Result<unknown>): EngineError | undefined => ('error' in result ? result.error : undefined);
+
+/** A result's value; undefined when it failed (its error answered elsewhere). */
+export const valueOrUndefined = <T>(result: Result<T>): T | undefined => ('value' in result ? result.value : undefined);
+
+/** The problems of every failed result, to answer together with others (every problem at once). */
+export const problemsOf = (...results: readonly Result<unknown>[]): ProblemItem[] =>
+  results.flatMap((r) => ('error' in r ? r.error.errors : []));
 
 export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError;
 

@@ -1,4 +1,5 @@
 import { checkResource, groupOf, linkedNameOf, SYSTEM_FIELDS, type FieldDef, type ResourceDefinition } from './define.ts';
+import { ATTACHED_FILES, attachedFilesDefinition } from './files/definition.ts';
 
 /** A definition placed among the others: all its fields, its parent link and its children. */
 export interface Resource {
@@ -37,8 +38,12 @@ export interface Registry {
 export const RESERVED_SEGMENTS: readonly string[] = ['authenticate', 'batch', 'bulk', 'docs', 'events', 'openapi.json', 'tokens'];
 
 /** Checks the definitions together and freezes them; a bad set stops the start with one line. */
-export function createRegistry(definitions: readonly ResourceDefinition[]): Registry {
+export function createRegistry(declared: readonly ResourceDefinition[]): Registry {
   const byName = new Map<string, ResourceDefinition>();
+  const files = attachedFilesDefinition(declared);
+  if (declared.some((d) => d.name === ATTACHED_FILES))
+    throw new Error(`resource ${ATTACHED_FILES}: the name is the engine's, for the files of collections that declare files`);
+  const definitions = files ? [...declared, files] : declared;
   for (const d of definitions) {
     const problems = checkResource(d);
     if (problems.length) throw new Error(`resource ${d.name}: ${problems[0]}`);
@@ -56,6 +61,8 @@ export function createRegistry(definitions: readonly ResourceDefinition[]): Regi
   }
   const children = new Map<string, Map<string, string>>([...byName.keys()].map((n) => [n, new Map()]));
   for (const d of byName.values()) {
+    // Files are served under their parents by the file routes only, never as a child collection.
+    if (d === files) continue;
     for (const [fieldName, f] of Object.entries(d.fields)) {
       if (f.parent === undefined) continue;
       const siblings = children.get(f.parent);

@@ -9,4 +9,5 @@ export default defineResource({
     status: string({ default: 'new', maxLength: 64, filterable: true }),
     department_id: integer({ nullable: true, filterable: true }),
   },
+  files: {},
 });

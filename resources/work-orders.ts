@@ -15,4 +15,5 @@ export default defineResource({
   },
   // Work orders are mostly searched by department and status together.
   indexes: [['department_id', 'status']],
+  files: {},
 });

@@ -40,6 +40,23 @@ export interface Config {
   webhookMaxBackoffS: number;
   /** How long a webhook may fail before it is disabled, in seconds. */
   webhookGiveUpS: number;
+  /** Where attached files' bytes live (SPEC 13): DATA_DIR/files, or an S3-compatible bucket. */
+  fileStore: 'disk' | 's3';
+  /** The most bytes an attached file may have; a definition's maxBytes may only lower it. */
+  fileMaxBytes: number;
+  /** How long a file's signed content_url works, in seconds. */
+  fileLinkTtlS: number;
+  /** FILE_STORE=s3: the bucket and how to reach it. */
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  endpoint: string | undefined;
+  bucket: string;
+  region: string;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
 }
 
 export type CorsOrigins = '*' | readonly string[];
@@ -141,10 +158,32 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read(env, 'LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
     pgPreparedStatements: read(env, 'PG_PREPARED_STATEMENTS', bool('PG_PREPARED_STATEMENTS'), true),
     migrateDatabaseUrl,
+    fileStore: read(env, 'FILE_STORE', oneOf('FILE_STORE', ['disk', 's3'] as const), 'disk'),
+    fileMaxBytes: read(env, 'FILE_MAX_BYTES', int('FILE_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER), 50 * 1024 * 1024),
+    fileLinkTtlS: read(env, 'FILE_LINK_TTL_S', int('FILE_LINK_TTL_S', 1, 7 * 86400), 300),
+    s3: undefined,
   };
+  if (config.fileStore === 's3') config.s3 = s3Config(env);
   if ((config.tlsCertFile === undefined) !== (config.tlsKeyFile === undefined))
     throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
   return config;
+}
+
+function s3Config(env: Env): S3Config {
+  const bucket = read(env, 'S3_BUCKET', text, '');
+  if (bucket === '') throw new ConfigError('FILE_STORE=s3 needs S3_BUCKET');
+  const accessKeyId = read(env, 'S3_ACCESS_KEY_ID', text, undefined as string | undefined);
+  const secretAccessKey = read(env, 'S3_SECRET_ACCESS_KEY', text, undefined as string | undefined);
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined))
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or neither: the AWS default credentials)');
+  return {
+    endpoint: read(env, 'S3_ENDPOINT', text, undefined as string | undefined),
+    bucket,
+    region: read(env, 'S3_REGION', text, 'us-east-1'),
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: read(env, 'S3_FORCE_PATH_STYLE', bool('S3_FORCE_PATH_STYLE'), false),
+  };
 }
 
 /** The configuration `mrs migrate` runs with: its DDL on MIGRATE_DATABASE_URL when set. */

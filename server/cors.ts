@@ -23,6 +23,7 @@ export const EXPOSE_HEADERS = [
   'X-Request-Id',
   'X-Change-Seq',
   'Idempotency-Replayed',
+  'Last-Modified',
 ].join(', ');
 
 /**

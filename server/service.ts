@@ -7,6 +7,7 @@ import { migrateIfChanged } from './migrate-tenants.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
 import { swaggerUiAssets } from './api-docs.ts';
+import { serviceFiles } from './files.ts';
 import { createApp } from './app.ts';
 import { createAuth, type Auth } from './auth/index.ts';
 import { serviceCaller } from './caller.ts';
@@ -78,12 +79,21 @@ export async function createService(config: Config, options: ServiceOptions = {}
     migrations: { service: SERVER_MIGRATIONS },
     steps,
     apiDocs: { service: true, assets: swaggerUiAssets() },
+    files: { ...(await serviceFiles(config)), links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
     ...(options.now ? { now: options.now } : {}),
   });
-  const limiters = await openLimiters(config);
+  const logger = options.logger ?? silentLogger();
+  // Each pool stops naming statements on its own; the process says so once.
+  let warned = false;
+  const onUnnamed = (why: string) => {
+    if (!warned) logger.warn({ setting: 'PG_PREPARED_STATEMENTS' }, `named prepared statements off: ${why}`);
+    warned = true;
+  };
+  const limiters = await openLimiters(config, onUnnamed);
   const tenants: TenantStore = openTenants(
     config,
     options.migrateOnOpen === false ? async () => {} : (t) => migrateIfChanged(engine, tenants, t),
+    onUnnamed,
   );
   auth = createAuth(config, tenants, {
     basePath: engine.basePath,
@@ -94,7 +104,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const deliveries = webhookMetrics();
   const webhooks = createDispatcher({
     tenants,
-    logger: options.logger ?? silentLogger(),
+    logger,
     metrics: deliveries,
     allowPrivate: config.webhookAllowPrivate,
     maxBackoffS: config.webhookMaxBackoffS,

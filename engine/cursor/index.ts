@@ -26,10 +26,14 @@ export interface CursorPage {
   readonly records: PageRecords;
   /** The change-feed seq the snapshot reflects (X-Change-Seq); undefined for cursors made before cursors kept it. */
   readonly changeSeq: number | undefined;
+  /** The search as stored with the cursor (a later page shows records as the search asked: `$fields`, `$linked`). */
+  readonly query: CanonicalQuery;
 }
 
 /** What determines a search completely (SnapshotArgs.searchKey): its table, condition and order. */
 export const searchKeyOf = (table: string, where: CompiledWhere, order: string) => JSON.stringify([table, where.key, order]);
+
+const shapeKeyOf = (q: CanonicalQuery) => (q.fields || q.linked ? `\0${JSON.stringify([q.fields, q.linked])}` : '');
 
 /** Whether a cursor belongs to the caller's collection, parent and user. */
 const owned = (meta: CursorBinding, binding: CursorBinding) =>
@@ -143,7 +147,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         order: args.query.order,
         binding: args.binding,
         query: args.canonical,
-        searchKey: searchKeyOf(args.table, args.where, args.canonical.order),
+        // A search asking `$fields` or `$linked` writes its page's JSON otherwise: SQL of its own.
+        searchKey: searchKeyOf(args.table, args.where, args.canonical.order) + shapeKeyOf(args.canonical),
         expiresAt,
         markUntil: Math.ceil(expiresAt + settings.ttlMs), // the mark is kept as an integer
         start: span.start,
@@ -151,7 +156,14 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         recordJson: args.recordJson,
       };
       const snap = await takeSnapshot(tenant, store, snapshotArgs, settings.now());
-      return { cursor: id, total: snap.total, limit: args.query.limit, records: snap.records, changeSeq: snap.changeSeq };
+      return {
+        cursor: id,
+        total: snap.total,
+        limit: args.query.limit,
+        records: snap.records,
+        changeSeq: snap.changeSeq,
+        query: args.canonical,
+      };
     },
 
     /**
@@ -192,7 +204,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       const { chunks } = data;
       const span = pageSpan(query.page, meta.limit, meta.total);
       const ids = span.start >= meta.total ? [] : idsAt(chunks, data.head.meta.width, span.start, span.end);
-      return { cursor: id, total: meta.total, limit: meta.limit, records: { ids }, changeSeq: meta.changeSeq };
+      return { cursor: id, total: meta.total, limit: meta.limit, records: { ids }, changeSeq: meta.changeSeq, query: meta.query };
     },
   };
 }

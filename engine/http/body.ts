@@ -1,4 +1,5 @@
 import { EngineError, type Result } from '../errors.ts';
+import { requestSlot } from './request-slot.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -28,11 +29,12 @@ export async function readJsonBody(req: Request, limit = MAX_BODY_BYTES): Promis
 }
 
 /** Bodies read by readJsonBodyOnce, by request: a request's body can be read only once. */
-const readOnce = new WeakMap<Request, Promise<Result<unknown>>>();
+const readOnce = requestSlot<Promise<Result<unknown>>>('mrs.body');
 
 /**
  * readJsonBody, for a body that two steps of one request need (a batch's operations: the rate
- * limit counts them before the batch runs them): read and parsed once, the same result for both.
+ * limit counts them before the batch runs them; a request run again after a transient error):
+ * read and parsed once, the same result for both.
  */
 export function readJsonBodyOnce(req: Request): Promise<Result<unknown>> {
   let read = readOnce.get(req);

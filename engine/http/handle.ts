@@ -1,5 +1,5 @@
 import type { CursorSettings } from '../cursor/index.ts';
-import { EngineError, valueOf } from '../errors.ts';
+import { EngineError, errorOf, valueOf, valueOrUndefined, type Result } from '../errors.ts';
 import { create, createClaimed } from '../operations/create.ts';
 import type { OperationContext, ParentScope } from '../operations/context.ts';
 import { list } from '../operations/list.ts';
@@ -12,8 +12,10 @@ import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
 import { jsonOf, type Written } from '../records.ts';
-import { readJsonBody } from './body.ts';
-import { etagOf, noneMatchMatches, parseCondition, type Condition } from './conditional.ts';
+import { readJsonBodyOnce } from './body.ts';
+import { retryTransientOnce } from '../transient.ts';
+import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
+import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
 import { expectedVersion } from '../operations/precondition.ts';
 import {
   answerOf,
@@ -25,6 +27,8 @@ import {
   type KeptAnswer,
 } from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
+import type { FilesOptions } from '../files/options.ts';
+import { filesRoute } from '../files/route.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
@@ -42,6 +46,8 @@ export interface HandlerDeps {
   readonly idempotency: IdempotencySettings;
   readonly feed: FeedSettings;
   readonly streams: StreamSettings;
+  /** Attached files' bytes and the host pieces that read them (undefined: no files are served). */
+  readonly files?: FilesOptions | undefined;
 }
 
 interface Call {
@@ -54,6 +60,8 @@ interface Call {
   readonly deps: HandlerDeps;
   /** The caller's headers, for every answer. */
   readonly headers: Readonly<Record<string, string>>;
+  /** The caller's permissions (`$linked` needs read on each collection it names). */
+  readonly can: Caller['can'];
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -85,15 +93,16 @@ async function failAfterExists(
  * A write's If-Match: 428 at once when one is required and none was sent (before the record is
  * looked up); a malformed header is a 400, answered in its place among the other 400s.
  */
-function ifMatchOf(call: Call): { condition?: Condition; error?: EngineError } {
+const NO_CONDITION: Result<Condition | undefined> = { value: undefined };
+
+function ifMatchOf(call: Call): Result<Condition | undefined> {
   const header = call.req.headers.get('if-match');
   if (header === null && call.deps.requireIfMatch)
     throw new EngineError(
       'precondition-required',
       `${call.req.method} needs an If-Match header here: send the ETag of the record as read.`,
     );
-  const parsed = parseCondition('If-Match', header);
-  return parsed instanceof EngineError ? { error: parsed } : parsed === undefined ? {} : { condition: parsed };
+  return parseCondition('If-Match', header);
 }
 
 function queryError(url: RequestTarget, allowed: readonly string[] = []): EngineError | undefined {
@@ -114,12 +123,12 @@ function queryError(url: RequestTarget, allowed: readonly string[] = []): Engine
 async function body(
   call: Call,
   target: 'record' | 'parent' | 'none',
-  ifMatch: { condition?: Condition; error?: EngineError } = {},
+  ifMatch: Result<Condition | undefined> = NO_CONDITION,
   headerError?: EngineError,
 ): Promise<unknown> {
-  const b = await readJsonBody(call.req);
-  const error = 'error' in b ? b.error : (queryError(call.url) ?? ifMatch.error ?? headerError);
-  if (target !== 'none') await failAfterExists(call, error, target, ifMatch.condition);
+  const b = await readJsonBodyOnce(call.req);
+  const error = 'error' in b ? b.error : (queryError(call.url) ?? errorOf(ifMatch) ?? headerError);
+  if (target !== 'none') await failAfterExists(call, error, target, valueOrUndefined(ifMatch));
   if (error) throw error;
   return valueOf(b);
 }
@@ -141,13 +150,14 @@ function respond(call: Call, answer: KeptAnswer, replayed = false): Response {
 async function keyed(
   call: Call,
   target: 'record' | 'parent' | 'none',
-  ifMatch: { condition?: Condition; error?: EngineError },
+  ifMatch: Result<Condition | undefined>,
   write: (ctx: OperationContext, body: unknown) => Promise<KeptAnswer>,
   oneStatement?: (body: unknown, claim: Claim) => Promise<KeptAnswer | undefined>,
 ): Promise<Response> {
-  const key = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
-  const sent = await body(call, target, ifMatch, key instanceof EngineError ? key : undefined);
-  if (key === undefined || key instanceof EngineError) return respond(call, await write(call.ctx, sent));
+  const parsedKey = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
+  const sent = await body(call, target, ifMatch, errorOf(parsedKey));
+  const key = valueOrUndefined(parsedKey);
+  if (key === undefined) return respond(call, await write(call.ctx, sent));
   const request = {
     owner: call.ctx.user ?? '',
     key,
@@ -166,7 +176,7 @@ async function keyed(
 /** PUT: If-Match, the body, then the write; the answer carries the new ETag. */
 async function replaceResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
-  const written = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
+  const written = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), valueOrUndefined(ifMatch));
   return replyJson(call, jsonOf(written), 200, { etag: etagOf(written.version) });
 }
 
@@ -174,7 +184,7 @@ async function replaceResponse(call: Call): Promise<Response> {
 async function patchResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
   return keyed(call, 'record', ifMatch, async (ctx, sent) =>
-    answerOf(200, await patch(ctx, call.resource, call.id, sent, ifMatch.condition)),
+    answerOf(200, await patch(ctx, call.resource, call.id, sent, valueOrUndefined(ifMatch))),
   );
 }
 
@@ -182,38 +192,49 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
   list: (call) => listResponse(call),
   childList: (call) => listResponse(call),
   read: async (call) => {
-    const deleted = call.url.hasQuery ? call.url.searchParams.get('$deleted') : null;
+    const params = call.url.searchParams;
+    const deleted = call.url.hasQuery ? params.get('$deleted') : null;
     const noneMatch = parseCondition('If-None-Match', call.req.headers.get('if-none-match'));
+    const problems: { parameter: string; message: string }[] = [];
+    const shape = call.url.hasQuery ? resolveShapeParams(params, call.resource, problems) : undefined;
+    if (call.url.hasQuery) forbidLinked(call);
     const error =
-      queryError(call.url, ['$deleted']) ??
+      queryError(call.url, ['$deleted', '$fields', '$linked']) ??
       (deleted !== null && deleted !== 'true' && deleted !== 'false'
         ? new EngineError('invalid-query', 'The query is not valid.', [
             { parameter: '$deleted', message: '$deleted must be true or false' },
           ])
         : undefined) ??
-      (noneMatch instanceof EngineError ? noneMatch : undefined);
+      (problems.length ? new EngineError('invalid-query', 'The query is not valid: see errors.', problems) : undefined) ??
+      errorOf(noneMatch);
     await failAfterExists(call, error, 'record');
-    const found = await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true' });
-    const etag = { etag: etagOf(found.version) };
-    if (noneMatch && !(noneMatch instanceof EngineError) && noneMatchMatches(noneMatch, etag.etag))
-      return new Response(null, { status: 304, headers: joinHeaders(call.headers, etag) });
-    return replyJson(call, found.json, 200, etag);
+    const found = await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true', shape });
+    const validators = { etag: etagOf(found.version), 'last-modified': lastModifiedOf(found.updated) };
+    // If-Modified-Since counts only without If-None-Match (RFC 9110 13.2.2).
+    const condition = valueOrUndefined(noneMatch);
+    const notModified =
+      condition !== undefined || 'error' in noneMatch
+        ? condition !== undefined && noneMatchMatches(condition, validators.etag)
+        : notModifiedSince(call.req.headers.get('if-modified-since'), found.updated);
+    if (notModified) return new Response(null, { status: 304, headers: joinHeaders(call.headers, validators) });
+    return replyJson(call, found.json, 200, validators);
   },
   create: (call) =>
     keyed(
       call,
       'none',
-      {},
+      NO_CONDITION,
       async (ctx, sent) => created(call, await create(ctx, call.resource, sent)),
       (sent, claim) => createClaimed(call.ctx, call.resource, sent, claim, locationPrefix(call)),
     ),
-  childCreate: (call) => keyed(call, 'parent', {}, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
+  childCreate: (call) =>
+    keyed(call, 'parent', NO_CONDITION, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
   replace: replaceResponse,
   patch: patchResponse,
   softDelete: async (call) => {
     const ifMatch = ifMatchOf(call);
-    await failAfterExists(call, queryError(call.url) ?? ifMatch.error, 'record', ifMatch.condition);
-    await softDelete(call.ctx, call.resource, call.id, ifMatch.condition);
+    await failAfterExists(call, queryError(call.url) ?? errorOf(ifMatch), 'record', valueOrUndefined(ifMatch));
+    await softDelete(call.ctx, call.resource, call.id, valueOrUndefined(ifMatch));
     return new Response(null, { status: 204, headers: call.headers });
   },
 };
@@ -221,7 +242,14 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
 const locationPrefix = (call: Call) => `${call.deps.basePath}${call.resource.path}/`;
 const created = (call: Call, written: Written): KeptAnswer => answerOf(201, written, `${locationPrefix(call)}${written.record.id}`);
 
+/** 403 when `$linked` names a collection the caller may not read (before the query's 400s, in SPEC 1's order). */
+function forbidLinked(call: Call): void {
+  for (const child of linkedCollections(call.url.searchParams, call.resource))
+    if (!call.can(child, 'read')) throw new EngineError('forbidden', `Your roles do not grant read on ${child}, which $linked names.`);
+}
+
 async function listResponse(call: Call): Promise<Response> {
+  if (call.url.hasQuery) forbidLinked(call);
   const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
   if ('error' in query) {
     await failAfterExists(call, query.error, 'parent');
@@ -242,13 +270,16 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
   const feed = feedRoute(deps);
   const batchPath = `${deps.basePath}/batch`;
   const batch = batchRoute(deps);
+  const files = filesRoute(deps);
   const dispatch = async (req: Request, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     const url = targetOf(req);
     if (url.pathname === feedPath) return feed(req, url, caller, headers);
     if (url.pathname === batchPath) return batch(req, url, caller, headers);
     const rest = url.pathname.slice(prefix.length);
-    const segments = rest === '' || rest === '/' ? [] : rest.slice(1).split('/');
-    const match = matchPath(deps.registry, segments.map(safeDecode));
+    const segments = (rest === '' || rest === '/' ? [] : rest.slice(1).split('/')).map(safeDecode);
+    const filed = files(req, url, segments, caller, headers);
+    if (filed) return filed;
+    const match = matchPath(deps.registry, segments);
     noteMatch(req, match); // the route label (logs, metrics) is this match's
     if (!match.found) throw new EngineError('not-found', `No collection or record at ${url.pathname}.`);
     const route = routeFor(match.kind, req.method);
@@ -270,15 +301,17 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       if (!needsIfMatch) await requireBelongs(ctx, match.resource, match.id!, match.parent!);
       parent = undefined;
     }
-    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers });
+    const can: Caller['can'] = (collection, action) => caller.can(collection, action);
+    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers, can });
   };
   /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
     const headers = caller.headers ? joinHeaders(hostHeaders, caller.headers) : (hostHeaders ?? {});
-    if (!caller.headers && !hostHeaders) return dispatch(req, caller, headers);
+    const run = () => retryTransientOnce(() => dispatch(req, caller, headers));
+    if (!caller.headers && !hostHeaders) return run();
     try {
-      return await dispatch(req, caller, headers);
+      return await run();
     } catch (e) {
       if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, joinHeaders(e.headers, headers));
       throw e;

@@ -1,8 +1,10 @@
+import { ATTACHED_FILES } from '../files/definition.ts';
 import type { Registry } from '../registry.ts';
 import { bodySchema, recordSchema } from './json-schema.ts';
 import { eventSchema, eventsPath } from './events-path.ts';
 import { BATCH_REQUEST_SCHEMA, BATCH_RESPONSE_SCHEMA, batchPath } from './batch-path.ts';
 import { collectionPaths } from './paths.ts';
+import { filesPaths } from './files-paths.ts';
 import { errorResponses, HEADERS, PROBLEM_SCHEMA } from './responses.ts';
 import { authenticatePath, refreshPath, servicePaths } from './service-paths.ts';
 
@@ -49,7 +51,9 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
       description: options.description ?? (service ? SERVICE_DESCRIPTION : ENGINE_DESCRIPTION),
     },
     tags: [
-      ...resources.map((r) => ({ name: r.name, ...(r.definition.description ? { description: r.definition.description } : {}) })),
+      ...resources
+        .filter((r) => r.name !== ATTACHED_FILES)
+        .map((r) => ({ name: r.name, ...(r.definition.description ? { description: r.definition.description } : {}) })),
       { name: 'events', description: 'The change feed: every committed change, in commit order.' },
       { name: 'batch', description: 'Several writes in one transaction: all or nothing.' },
       ...(service ? [{ name: 'authentication' }, { name: 'service' }] : []),
@@ -60,6 +64,7 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
         ? { [`${options.basePath}/authenticate`]: authenticatePath(), [`${options.basePath}/tokens/refresh`]: refreshPath() }
         : {}),
       ...collectionPaths(registry, options.basePath),
+      ...filesPaths(registry, options.basePath),
       [`${options.basePath}/events`]: eventsPath(registry),
       [`${options.basePath}/batch`]: batchPath(registry),
       ...(service ? servicePaths(options.basePath) : {}),

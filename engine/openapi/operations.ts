@@ -1,6 +1,6 @@
 import type { OperationName } from '../http/route-table.ts';
 import type { Resource } from '../registry.ts';
-import { DELETED_PARAMETER, filterParameters, reservedParameters } from './parameters.ts';
+import { DELETED_PARAMETER, filterParameters, reservedParameters, shapeParameters } from './parameters.ts';
 import { createExample, patchExample, recordExample } from './examples.ts';
 import { oneOf, pluralName } from './names.ts';
 import { errorRefs, headers, type HeaderName } from './responses.ts';
@@ -50,6 +50,10 @@ const IF_MATCH = headerParameter(
   "Write only if the record's current ETag is one of these strong tags (comma-separated), or `*`: the record exists. Otherwise 412 and nothing is written. Required (else 428) when the service runs with REQUIRE_IF_MATCH=true.",
 );
 const IF_NONE_MATCH = headerParameter('If-None-Match', "304 with no body when the record's current ETag is one of these tags, or `*`.");
+const IF_MODIFIED_SINCE = headerParameter(
+  'If-Modified-Since',
+  'An HTTP date: 304 with no body when the record was not changed after it (whole seconds). Ignored with If-None-Match.',
+);
 export const IDEMPOTENCY_KEY = headerParameter(
   'Idempotency-Key',
   '1 to 255 visible ASCII characters. The first request with a key is carried out and its answer kept (IDEMPOTENCY_TTL_S); the same request again gets that answer with Idempotency-Replayed: true; another request with the key is 422; while the first runs, 409.',
@@ -100,10 +104,14 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
   read: (site) => ({
     operationId: `read_${site.resource.name}`,
     summary: `Read ${oneOf(site.resource.name)}`,
-    parameters: [DELETED_PARAMETER, IF_NONE_MATCH],
+    parameters: [DELETED_PARAMETER, ...shapeParameters(site.resource), IF_NONE_MATCH, IF_MODIFIED_SINCE],
     responses: {
-      '200': recordResponse(site.resource, 'The record.', stored(site)),
-      '304': { description: 'Not modified: If-None-Match names the current ETag. No body.', headers: headers(['ETag'], true) },
+      '200': recordResponse(site.resource, 'The record.', stored(site), ['Last-Modified']),
+      '304': {
+        description:
+          'Not modified: If-None-Match names the current ETag, or (without it) If-Modified-Since is not before Last-Modified. No body.',
+        headers: headers(['ETag', 'Last-Modified'], true),
+      },
       ...errorRefs([400, 401, 403, 404, 405, 429]),
     },
   }),

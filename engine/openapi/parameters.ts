@@ -57,6 +57,32 @@ export const DELETED_PARAMETER: Parameter = {
   schema: { type: 'boolean', default: false },
 };
 
+/** `$fields` and `$linked` (SPEC 14), on lists and reads: each a comma-separated list of names. */
+export function shapeParameters(resource: Resource): Parameter[] {
+  const names = (description: string, values: readonly string[], name: string): Parameter => ({
+    name,
+    in: 'query',
+    required: false,
+    description,
+    schema: { type: 'array', items: { type: 'string', enum: [...values] }, minItems: 1, uniqueItems: true },
+    style: 'form',
+    explode: false,
+  });
+  const linked = [...resource.linked.keys()];
+  return [
+    names('Only these fields (and id), comma-separated. Part of a cursor: later pages show the same.', resource.fieldNames, '$fields'),
+    ...(linked.length
+      ? [
+          names(
+            "Each record gains `linked`: for each name asked, every live record of that child collection, in id order, as the child's list shows it. Needs read on each. Part of a cursor: later pages show the same.",
+            linked,
+            '$linked',
+          ),
+        ]
+      : []),
+  ];
+}
+
 /** The `$` parameters of a list. */
 export function reservedParameters(resource: Resource): Parameter[] {
   const fields = resource.fieldNames.map(escapeRegex).join('|');
@@ -88,9 +114,10 @@ export function reservedParameters(resource: Resource): Parameter[] {
       in: 'query',
       required: false,
       description:
-        'A cursor from X-Cursor or Link: serves a page of that snapshot. Filters, $limit, $orderBy and $deleted may be repeated only with the values the cursor was made with.',
+        'A cursor from X-Cursor or Link: serves a page of that snapshot. Filters, $limit, $orderBy, $deleted, $fields and $linked may be repeated only with the values the cursor was made with.',
       schema: { type: 'string', minLength: 1 },
     },
+    ...shapeParameters(resource),
   ];
 }
 

@@ -28,6 +28,7 @@ export const HEADERS = {
   ETag: stringHeader(
     "The record's strong entity tag: it changes with every write to the record. Send it in If-Match to write only that version, or in If-None-Match to get 304 while it is current.",
   ),
+  'Last-Modified': stringHeader("The record's `updated`, as an HTTP date: send it in If-Modified-Since to get 304 while it is current."),
   'Idempotency-Replayed': stringHeader(
     '`true` when this is the answer kept for an earlier request with the same Idempotency-Key; nothing was done again.',
   ),
@@ -75,7 +76,7 @@ export const PROBLEM_SCHEMA: Json = {
   required: ['type', 'title', 'status', 'detail'],
 };
 
-export const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 422, 428, 429] as const;
+export const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 416, 422, 428, 429] as const;
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 const ERRORS: Record<ErrorStatus, { name: string; description: string; headers: HeaderName[] }> = {
@@ -118,6 +119,11 @@ const ERRORS: Record<ErrorStatus, { name: string; description: string; headers: 
   },
   413: { name: 'PayloadTooLarge', description: 'The body is over 1 MiB.', headers: [] },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.', headers: [] },
+  416: {
+    name: 'RangeNotSatisfiable',
+    description: "A file's content: the Range names no byte of it; Content-Range gives its size.",
+    headers: [],
+  },
   422: {
     name: 'UnprocessableContent',
     description:

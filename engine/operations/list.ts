@@ -7,6 +7,7 @@ import type { Filter, ResolvedQuery } from '../query/resolve.ts';
 import type { Resource } from '../registry.ts';
 import { recordJsonOf, recordsJson } from '../sql/records-json.ts';
 import { compileWhere } from '../sql/where.ts';
+import { shapedJsonOf, shapeOf } from '../sql/record-shape.ts';
 import { loadRecord, notFound, type OperationContext, type ParentScope } from './context.ts';
 
 export interface ListPage {
@@ -40,9 +41,9 @@ export async function list(ctx: OperationContext, resource: Resource, query: Res
   const page = query.cursor
     ? await cursorsOf(ctx).page(query, binding, (stored) => lazySearch(ctx, resource, stored, parent))
     : await snapshot(ctx, resource, query, binding, parent);
-  // The current values of the page's records, in snapshot order.
+  // The current values of the page's records, in snapshot order, as the search asked them shown.
   const { records } = page;
-  const json = 'json' in records ? records.json : await recordsJson(db, resource, records.ids);
+  const json = 'json' in records ? records.json : await recordsJson(db, resource, records.ids, shapeOf(ctx.registry, resource, page.query));
   return { json, cursor: page.cursor, total: page.total, page: query.page, limit: page.limit, changeSeq: page.changeSeq };
 }
 
@@ -56,13 +57,14 @@ function snapshot(
 ): Promise<CursorPage> {
   const { dialect } = ctx.tenant;
   const canonical = canonicalize(query);
+  const shape = shapeOf(ctx.registry, resource, query);
   return cursorsOf(ctx).create({
     table: resource.name,
     query,
     canonical,
     binding,
     where: compileWhere(query.filters, dialect, { includeDeleted: query.deleted, scope: parent && { field: parent.field, id: parent.id } }),
-    recordJson: (alias) => recordJsonOf(dialect, resource, alias),
+    recordJson: shape ? (alias) => shapedJsonOf(ctx.tenant.db, resource, shape, alias) : (alias) => recordJsonOf(dialect, resource, alias),
   });
 }
 

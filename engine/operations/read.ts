@@ -1,6 +1,8 @@
 import type { Resource } from '../registry.ts';
 import type { Stored } from '../records.ts';
-import { recordJsonById } from '../sql/records-json.ts';
+import type { ShapeNames } from '../query/shape.ts';
+import { shapeOf } from '../sql/record-shape.ts';
+import { recordJsonById, type RecordJson } from '../sql/records-json.ts';
 import { loadRecord, notFound, type OperationContext } from './context.ts';
 
 export async function read(
@@ -14,14 +16,18 @@ export async function read(
   return stored;
 }
 
-/** `read`, answering the record as JSON text (the database writes it: engine/sql/records-json.ts), and its version. */
+/**
+ * `read`, answering the record as JSON text (the database writes it: engine/sql/records-json.ts),
+ * shaped as `$fields` and `$linked` ask, with its version and `updated`.
+ */
 export async function readJson(
   ctx: OperationContext,
   resource: Resource,
   id: number,
-  opts: { includeDeleted?: boolean } = {},
-): Promise<{ json: string; version: number }> {
-  const found = await recordJsonById(ctx.tenant.db, resource, id);
+  opts: { includeDeleted?: boolean; shape?: ShapeNames } = {},
+): Promise<RecordJson> {
+  const shape = opts.shape && shapeOf(ctx.registry, resource, opts.shape);
+  const found = await recordJsonById(ctx.tenant.db, resource, id, shape);
   if (!found || (found.deleted && !opts.includeDeleted)) throw notFound(resource.name, id);
   return found;
 }

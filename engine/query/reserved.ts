@@ -1,5 +1,6 @@
 import type { Resource } from '../registry.ts';
 import type { RawReserved } from './parse.ts';
+import { parseFields, parseLinked } from './shape.ts';
 
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 50;
@@ -14,8 +15,18 @@ export interface Reserved {
   readonly limit: number;
   readonly page: number;
   readonly cursor: string | undefined;
-  /** Which of `$limit`, `$orderBy`, `$deleted` the request named. */
-  readonly given: { readonly limit: boolean; readonly order: boolean; readonly deleted: boolean };
+  /** `$fields`: only these fields (and id), in column order. */
+  readonly fields: readonly string[] | undefined;
+  /** `$linked`: the names asked, each once. */
+  readonly linked: readonly string[] | undefined;
+  /** Which of `$limit`, `$orderBy`, `$deleted`, `$fields`, `$linked` the request named. */
+  readonly given: {
+    readonly limit: boolean;
+    readonly order: boolean;
+    readonly deleted: boolean;
+    readonly fields: boolean;
+    readonly linked: boolean;
+  };
 }
 
 type Problem = { parameter: string; message: string };
@@ -50,18 +61,28 @@ const HANDLERS: Record<string, Handler> = {
       };
     return { ok: true, set: { order: { field, direction: (m![2] ?? 'asc') as Direction } } };
   },
+  $fields: (v, resource) => {
+    const r = parseFields(v, resource);
+    return r.ok ? { ok: true, set: { fields: r.names } } : r;
+  },
+  $linked: (v, resource) => {
+    const r = parseLinked(v, resource);
+    return r.ok ? { ok: true, set: { linked: r.names } } : r;
+  },
 };
 
-const GIVEN_KEY = { $limit: 'limit', $orderBy: 'order', $deleted: 'deleted' } as const;
+const GIVEN_KEY = { $limit: 'limit', $orderBy: 'order', $deleted: 'deleted', $fields: 'fields', $linked: 'linked' } as const;
 
 export function resolveReserved(raw: readonly RawReserved[], resource: Resource, errors: Problem[]): Reserved {
-  const given = { limit: false, order: false, deleted: false };
+  const given = { limit: false, order: false, deleted: false, fields: false, linked: false };
   const out: Mutable<Reserved> = {
     order: { field: 'id', direction: 'asc' },
     deleted: false,
     limit: DEFAULT_LIMIT,
     page: 1,
     cursor: undefined,
+    fields: undefined,
+    linked: undefined,
     given,
   };
   const seen = new Set<string>();

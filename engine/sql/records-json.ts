@@ -5,6 +5,7 @@ import type { Dialect } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
 import { compiledStatement } from '../compiled-queries.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
+import { shapedJsonOf, type RecordShape } from './record-shape.ts';
 
 /**
  * Records as the answer's JSON, written by the database: no row object is made, none is turned
@@ -30,28 +31,61 @@ const pageJson = compiledStatement<{ resource: Resource }, { ids: string }, { js
 });
 
 /** The records with these ids, in this order, as the text of a JSON array; ids with no row are left out. */
-export async function recordsJson(db: Kysely<any>, resource: Resource, ids: readonly number[]): Promise<string> {
+export async function recordsJson(db: Kysely<any>, resource: Resource, ids: readonly number[], shape?: RecordShape): Promise<string> {
   if (ids.length === 0) return '[]';
+  if (shape) return shapedRecordsJson(db, resource, ids, shape);
   const { rows } = await pageJson.run(db, { resource }, { ids: JSON.stringify(ids) });
   return rows[0]!.json;
 }
 
-// The version beside the JSON, for the ETag: the same statement, no second query.
-const byIdJson = compiledStatement<{ resource: Resource }, { id: number }, { json: string; deleted: unknown; version: unknown }>(
-  'record json by id',
-  (db, { resource }, p) =>
-    db
-      .selectFrom(resource.name)
-      .select([recordJsonOf(dialectOf(db), resource).as('json'), 'deleted', sql.ref(VERSION_COLUMN).as('version')])
-      .where('id', '=', p.id),
+async function shapedRecordsJson(db: Kysely<any>, resource: Resource, ids: readonly number[], shape: RecordShape): Promise<string> {
+  const dialect = dialectOf(db);
+  const rows = db
+    .selectFrom(dialect.idsOfJson(sql<string>`${JSON.stringify(ids)}`).as('k'))
+    .innerJoin(`${resource.name} as r`, 'r.id', 'k.id');
+  const json = jsonArrayOf(dialect, rows, shapedJsonOf(db, resource, shape, 'r'), sql.ref('k.ord'));
+  const { rows: out } = await sql<{ json: string }>`select ${json} as json`.execute(db);
+  return out[0]!.json;
+}
+
+// The version beside the JSON, for the ETag, and `updated`, for Last-Modified: the same statement, no second query.
+const byIdJson = compiledStatement<{ resource: Resource }, { id: number }, ByIdRow>('record json by id', (db, { resource }, p) =>
+  db
+    .selectFrom(resource.name)
+    .select([recordJsonOf(dialectOf(db), resource).as('json'), 'deleted', sql.ref(VERSION_COLUMN).as('version'), 'updated'])
+    .where('id', '=', p.id),
 );
 
-/** One record as JSON text, with its deleted flag and version (a read by id); undefined when no row has the id. */
+type ByIdRow = { json: string; deleted: unknown; version: unknown; updated: unknown };
+
+export interface RecordJson {
+  readonly json: string;
+  readonly deleted: boolean;
+  readonly version: number;
+  /** RFC 3339, UTC. */
+  readonly updated: string;
+}
+
+/** One record as JSON text, with its deleted flag, version and `updated` (a read by id); undefined when no row has the id. */
 export async function recordJsonById(
   db: Kysely<any>,
   resource: Resource,
   id: number,
-): Promise<{ json: string; deleted: boolean; version: number } | undefined> {
-  const row = (await byIdJson.run(db, { resource }, { id })).rows[0];
-  return row && { json: row.json, deleted: dialectOf(db).decode('boolean', row.deleted) === true, version: Number(row.version) };
+  shape?: RecordShape,
+): Promise<RecordJson | undefined> {
+  const row = shape
+    ? ((await db
+        .selectFrom(`${resource.name} as r`)
+        .select([shapedJsonOf(db, resource, shape, 'r').as('json'), 'r.deleted', sql.ref(`r.${VERSION_COLUMN}`).as('version'), 'r.updated'])
+        .where('r.id', '=', id)
+        .executeTakeFirst()) as ByIdRow | undefined)
+    : (await byIdJson.run(db, { resource }, { id })).rows[0];
+  if (!row) return undefined;
+  const dialect = dialectOf(db);
+  return {
+    json: row.json,
+    deleted: dialect.decode('boolean', row.deleted) === true,
+    version: Number(row.version),
+    updated: dialect.decode('timestamp', row.updated) as string,
+  };
 }

@@ -6,11 +6,15 @@ import { tokenResolver, type AuthenticatedCaller } from './resolver.ts';
 import { authenticateRoute } from './route.ts';
 import { signingSecret } from './secret.ts';
 import { createTokens, type Tokens } from './tokens.ts';
+import { fileLinks } from './file-links.ts';
+import type { FileLinks } from '../../engine/files/options.ts';
 
 export type { AuthenticatedCaller } from './resolver.ts';
 
 export interface Auth {
   readonly tokens: Tokens;
+  /** Signs files' content_url links; the resolver opens them. */
+  readonly fileLinks: FileLinks;
   readonly keyStates: KeyStateCache;
   /** The token check of every /maintenance call: the caller, or a 401. */
   resolve(req: Request): Promise<AuthenticatedCaller>;
@@ -29,10 +33,11 @@ export interface AuthOptions {
 }
 
 export function createAuth(
-  config: Pick<Config, 'jwtSecret' | 'tokenTtlS' | 'refreshTokenTtlS'>,
+  config: Pick<Config, 'jwtSecret' | 'tokenTtlS' | 'refreshTokenTtlS'> & Partial<Pick<Config, 'fileLinkTtlS'>>,
   tenants: TenantStore,
   options: AuthOptions,
 ): Auth {
+  const links = fileLinks(() => signingSecret(config.jwtSecret, tenants), config.fileLinkTtlS ?? 300, options.now);
   const tokens = createTokens(() => signingSecret(config.jwtSecret, tenants), config.tokenTtlS);
   const keyStates = keyStateCache({
     ...(options.now ? { now: options.now } : {}),
@@ -41,7 +46,8 @@ export function createAuth(
   return {
     tokens,
     keyStates,
-    resolve: tokenResolver({ tenants, tokens, keys: keyStates }),
+    fileLinks: links.links,
+    resolve: tokenResolver({ tenants, tokens, keys: keyStates, fileLink: links.verify }),
     route: authenticateRoute(
       options.basePath,
       { tenants, tokens, refreshTtlS: config.refreshTokenTtlS, now: options.now ?? Date.now },

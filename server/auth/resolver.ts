@@ -3,6 +3,7 @@ import type { TenantStore } from '../tenants/types.ts';
 import { bearerToken, unauthorized } from './challenge.ts';
 import type { KeyStateCache } from './key-state.ts';
 import type { Tokens } from './tokens.ts';
+import { forbidden, type LinkMaker } from './file-links.ts';
 
 /** A caller proven by a token: the key it was issued for is what a rate limiter counts against. */
 export interface AuthenticatedCaller extends Caller {
@@ -15,6 +16,8 @@ export interface ResolverDeps {
   readonly tenants: TenantStore;
   readonly tokens: Tokens;
   readonly keys: KeyStateCache;
+  /** A request with no token may carry a signed file link instead (file-links.ts). */
+  readonly fileLink?: (req: Request) => Promise<LinkMaker | undefined>;
 }
 
 /**
@@ -26,7 +29,11 @@ export interface ResolverDeps {
 export function tokenResolver(deps: ResolverDeps) {
   return async (req: Request): Promise<AuthenticatedCaller> => {
     const token = bearerToken(req);
-    if (token === null) throw unauthorized(false);
+    if (token === null) {
+      const link = await deps.fileLink?.(req);
+      if (link) return linkCaller(deps, link);
+      throw unauthorized(false);
+    }
     const checked = token ? await deps.tokens.check(token) : undefined;
     if (!checked) throw unauthorized(true);
     const { claims } = checked;
@@ -43,5 +50,21 @@ export function tokenResolver(deps: ResolverDeps) {
       roles: state.roles,
       expiresAt: checked.expMs,
     };
+  };
+}
+
+/** The caller of a signed file link: its maker's key, live and still its user's, reading only. */
+async function linkCaller(deps: ResolverDeps, link: LinkMaker): Promise<AuthenticatedCaller> {
+  const tenant = await deps.tenants.get(link.clientDb);
+  const state = tenant && (await deps.keys.get(tenant, link.keyId));
+  if (!tenant || !state || state.revoked || state.username !== link.user)
+    throw forbidden('the key that made it is revoked or its user disabled');
+  return {
+    tenant,
+    user: link.user,
+    clientDb: link.clientDb,
+    keyId: link.keyId,
+    can: (collection, action) => action === 'read' && state.can(collection, action),
+    roles: state.roles,
   };
 }

@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { EngineError } from '../../engine/errors.ts';
 import { readJsonBody } from '../../engine/http/body.ts';
+import { retryTransientOnce } from '../../engine/transient.ts';
 import { authenticate, parseCredentials, type TokenDeps } from './authenticate.ts';
 import { parseRefreshBody, refresh } from './refresh.ts';
 
@@ -35,7 +36,8 @@ export function authenticateRoute(
   app.post(refreshPath, async function refreshToken(c) {
     const body = await readJsonBody(c.req.raw);
     if ('error' in body) throw body.error;
-    const { tenant, user, ...answer } = await refresh(deps, parseRefreshBody(body.value));
+    const token = parseRefreshBody(body.value);
+    const { tenant, user, ...answer } = await retryTransientOnce(() => refresh(deps, token));
     identify(c.req.raw, { tenant, user });
     return c.json(answer, 200, { 'cache-control': 'no-store' });
   });

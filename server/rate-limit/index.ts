@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterSQLite } from 'rate-limiter-flexible';
 import { fromFlexible } from './flexible.ts';
 import { memoryLimiter } from './memory.ts';
+import { isPoolerError, UNNAMED_WHY, type OnUnnamed } from '../tenants/named-statements.ts';
 import type { RateLimiter } from '../../engine/rate-limit.ts';
 
 export { rateLimitHeaders, type RateLimiter, type WindowState } from '../../engine/rate-limit.ts';
@@ -20,6 +21,8 @@ export interface LimiterOptions {
   readonly pool?: pg.Pool;
   /** PostgreSQL: let rate-limiter-flexible name its statements (false behind a transaction pooler). */
   readonly preparedStatements?: boolean;
+  /** Told when named statements fail behind a transaction pooler and the store stops naming them. */
+  readonly onUnnamed?: OnUnnamed | undefined;
 }
 
 /**
@@ -29,6 +32,24 @@ export interface LimiterOptions {
 const unnamed = (pool: pg.Pool) => ({
   query: (q: { text: string; values?: unknown[] }) => pool.query(q.text, q.values),
 });
+
+/** Named statements until a transaction pooler shows (tenants/named-statements.ts), then unnamed, the failed one sent again. */
+function namedUntilPooler(pool: pg.Pool, onUnnamed: OnUnnamed) {
+  let named = true;
+  return {
+    async query(q: { name?: string; text: string; values?: unknown[] }) {
+      if (!named) return pool.query(q.text, q.values);
+      try {
+        return await pool.query(q);
+      } catch (e) {
+        if (!isPoolerError(e as { code?: string })) throw e;
+        if (named) onUnnamed(UNNAMED_WHY);
+        named = false;
+        return pool.query(q.text, q.values);
+      }
+    },
+  };
+}
 
 const ready = (make: (cb: (err?: unknown) => void) => unknown) =>
   new Promise<void>((resolve, reject) => void make((err) => (err ? reject(err) : resolve())));
@@ -68,7 +89,7 @@ export async function createLimiter(o: LimiterOptions): Promise<RateLimiter> {
   if (o.pool) {
     await unloggedLimitTable(o.pool, tableName);
     let rl!: RateLimiterPostgres;
-    const storeClient = o.preparedStatements === false ? unnamed(o.pool) : o.pool;
+    const storeClient = o.preparedStatements === false ? unnamed(o.pool) : namedUntilPooler(o.pool, o.onUnnamed ?? (() => {}));
     await ready(
       (cb) =>
         (rl = new RateLimiterPostgres(

@@ -11,8 +11,9 @@ export { TenantExistsError, type TenantStore } from './types.ts';
 export function openTenants(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPreparedStatements'>,
   migrate: (t: TenantDb) => Promise<void>,
+  onUnnamed?: (why: string) => void,
 ): TenantStore {
   return config.databaseUrl
-    ? postgresTenants(config.databaseUrl, migrate, { preparedStatements: config.pgPreparedStatements })
+    ? postgresTenants(config.databaseUrl, migrate, { preparedStatements: config.pgPreparedStatements, ...(onUnnamed ? { onUnnamed } : {}) })
     : sqliteTenants(config.dataDir, migrate);
 }

@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { tenantDb } from '../../engine/tenant-db.ts';
 import { PoolerSafePostgresDialect } from './migration-lock.ts';
-import { namedStatementPool } from './named-statements.ts';
+import { namedStatementPool, type OnUnnamed } from './named-statements.ts';
 import { settled } from './settled.ts';
 import { openOnce } from './open-once.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
@@ -28,6 +28,8 @@ export interface PostgresOptions {
   readonly max?: number;
   /** Repeated statements as named prepared statements (default true); false behind a transaction pooler. */
   readonly preparedStatements?: boolean;
+  /** Told once, with the reason, when the pool finds itself behind a transaction pooler and stops naming statements. */
+  readonly onUnnamed?: OnUnnamed;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface PostgresOptions {
 export function openPostgres(url: string, options: PostgresOptions = {}): { pool: pg.Pool; db: Kysely<any> } {
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, types: types as pg.CustomTypesConfig });
   pool.on('error', () => {}); // idle client errors surface on the next query instead of crashing
-  const queries = options.preparedStatements === false ? pool : namedStatementPool(pool);
+  const queries = options.preparedStatements === false ? pool : namedStatementPool(pool, { onUnnamed: options.onUnnamed });
   return { pool, db: new Kysely<any>({ dialect: new PoolerSafePostgresDialect({ pool: queries }) }) };
 }
 

@@ -34,6 +34,7 @@ const CONTRACT_HEADERS = [
   'X-Request-Id',
   'X-Change-Seq',
   'Idempotency-Replayed',
+  'Last-Modified',
 ];
 
 const list = (v: string | null) => (v ?? '').split(/,\s*/).filter(Boolean);

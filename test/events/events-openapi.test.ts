@@ -18,6 +18,7 @@ describeEachDatabase('the change feed in openapi.json', (h) => {
     const op = item.get;
     expect(op.parameters.map((p: Json) => p.name)).toEqual(['$after', '$limit', 'collection', 'op']);
     expect(op.parameters.find((p: Json) => p.name === 'collection').schema.items.enum.sort()).toEqual([
+      'attached_files',
       'notes',
       'service_requests',
       'work_orders',

@@ -10,7 +10,7 @@ describe.skipIf(!TEST_DATABASE_URL)('PostgreSQL: repeated statements run as name
   beforeAll(async () => {
     fresh = await freshPostgresDatabase();
     pool = testPool(fresh.url, 1); // one connection: every query sees the same prepared statements
-    db = new Kysely<any>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool, 3) }) });
+    db = new Kysely<any>({ dialect: new PostgresDialect({ pool: namedStatementPool(pool, { max: 3 }) }) });
     await sql`create table things (id int primary key, name text)`.execute(db);
     await sql`insert into things values (1, 'one'), (2, 'two')`.execute(db);
   });

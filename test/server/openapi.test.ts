@@ -50,8 +50,9 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
       [`${M}/work_orders/{id}/notes/{child_id}`, 'childRecord'],
       [`${M}/service_requests/{id}/work_orders/{child_id}`, 'childRecord'],
     ];
+    // Attached files' paths are their own (test/files/files-openapi.test.ts).
     const maintenance = Object.keys(doc.paths)
-      .filter((p) => p.startsWith(M))
+      .filter((p) => p.startsWith(M) && !p.includes('/attached_files'))
       .sort();
     expect(maintenance).toEqual(kinds.map(([p]) => p).sort());
     for (const [path, kind] of kinds) {
@@ -85,13 +86,15 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
       '$limit',
       '$page',
       '$cursor',
+      '$fields',
     ];
-    expect(queryNames(listOf(doc, `${M}/work_orders`)).sort()).toEqual(expected.sort());
+    expect(queryNames(listOf(doc, `${M}/work_orders`)).sort()).toEqual([...expected, '$linked'].sort());
     expect(queryNames(listOf(doc, `${M}/work_orders`))).toContain('department_id:gt');
     expect(queryNames(listOf(doc, `${M}/work_orders`))).toContain('status:ilike');
     expect(queryNames(listOf(doc, `${M}/work_orders`))).not.toContain('priority:like');
-    expect(queryNames(listOf(doc, `${M}/service_requests/{id}/work_orders`)).sort()).toEqual(expected.sort());
-    expect(queryNames(doc.paths[`${M}/work_orders/{id}`].get)).toEqual(['$deleted']);
+    expect(queryNames(listOf(doc, `${M}/service_requests/{id}/work_orders`)).sort()).toEqual([...expected, '$linked'].sort());
+    expect(queryNames(doc.paths[`${M}/work_orders/{id}`].get)).toEqual(['$deleted', '$fields', '$linked']);
+    expect(listOf(doc, `${M}/work_orders`).parameters.find((p: Json) => p.name === '$linked').schema.items.enum).toEqual(['Notes']);
   });
 
   it('lists the $ parameters first, and :null only for fields that can be null', async () => {
@@ -144,7 +147,7 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
     const doc = await documentOf(h());
     for (const [path, item] of Object.entries(doc.paths as Record<string, Json>))
       for (const [method, op] of Object.entries(item) as [string, Json][]) {
-        if (!path.startsWith(M) || method === 'parameters') continue;
+        if (!path.startsWith(M) || method === 'parameters' || path.includes('/attached_files')) continue;
         if (op.requestBody) expect(op.requestBody.content['application/json'].example, `${method} ${path}`).toBeDefined();
         const ok = op.responses['200'] ?? op.responses['201'];
         if (ok) expect(ok.content['application/json'].example, `${method} ${path}`).toBeDefined();
@@ -268,7 +271,22 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
             statuses.add(status);
             expect(Object.keys(resolve(r as Json).content)).toEqual(['application/problem+json']);
           }
-    expect([...statuses].sort()).toEqual(['400', '401', '403', '404', '405', '409', '410', '412', '413', '415', '422', '428', '429']);
+    expect([...statuses].sort()).toEqual([
+      '400',
+      '401',
+      '403',
+      '404',
+      '405',
+      '409',
+      '410',
+      '412',
+      '413',
+      '415',
+      '416',
+      '422',
+      '428',
+      '429',
+    ]);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
   });
@@ -279,7 +297,7 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
     const collection = doc.paths[`${M}/work_orders`];
     const child = doc.paths[`${M}/work_orders/{id}/notes`];
     const headerParams = (op: Json) => (op.parameters ?? []).filter((p: Json) => p.in === 'header').map((p: Json) => p.name);
-    expect(headerParams(record.get)).toEqual(['If-None-Match']);
+    expect(headerParams(record.get)).toEqual(['If-None-Match', 'If-Modified-Since']);
     expect(headerParams(record.patch)).toEqual(['If-Match', 'Idempotency-Key']);
     expect(headerParams(record.put)).toEqual(['If-Match']);
     expect(headerParams(record.delete)).toEqual(['If-Match']);

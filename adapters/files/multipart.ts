@@ -1,0 +1,71 @@
+import { Readable } from 'node:stream';
+import { Busboy } from '@fastify/busboy';
+import { EngineError } from '../../engine/errors.ts';
+import type { MultipartPart, ReadMultipart } from '../../engine/files/options.ts';
+
+const malformed = (why: string) => new EngineError('invalid-request', `The multipart body is malformed or cut short: ${why}.`);
+
+/** Room for a description and a few more parts; a file's bytes are never held. */
+const LIMITS = { fieldSize: 64 * 1024, fields: 20, files: 5, parts: 25 };
+
+/**
+ * `multipart/form-data` read by busboy (its maintained fork), part after part as they arrive:
+ * a file part's bytes flow on only as they are read, so a file is never held whole.
+ */
+export const busboyMultipart = (): ReadMultipart => (req) => ({ [Symbol.asyncIterator]: () => partsOf(req) });
+
+async function* partsOf(req: Request): AsyncGenerator<MultipartPart> {
+  const type = req.headers.get('content-type') ?? '';
+  if (!/^multipart\/form-data\s*;/i.test(type))
+    throw new EngineError('unsupported-media-type', 'An upload is multipart/form-data, with a part named data (the file).');
+  let parser: ReturnType<typeof Busboy>;
+  try {
+    parser = Busboy({ headers: { 'content-type': type }, limits: LIMITS });
+  } catch (e) {
+    throw malformed((e as Error).message);
+  }
+  const queue: (MultipartPart | EngineError | null)[] = [];
+  let wake: (() => void) | undefined;
+  const push = (item: MultipartPart | EngineError | null) => {
+    queue.push(item);
+    wake?.();
+  };
+  parser.on('file', (name: string, stream: Readable, filename: string | undefined, _encoding: string, mimeType: string) =>
+    push({ kind: 'file', name, filename, type: mimeType || undefined, body: guarded(stream) }),
+  );
+  parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) =>
+    push(valueTruncated ? malformed(`part ${name} is longer than ${LIMITS.fieldSize} bytes`) : { kind: 'field', name, value }),
+  );
+  for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit'])
+    parser.on(limit, () => push(malformed(`more than ${LIMITS.parts} parts, or ${LIMITS.files} files`)));
+  parser.on('error', (e: unknown) => push(malformed((e as Error).message ?? String(e))));
+  parser.on('finish', () => push(null));
+  const source = req.body ? Readable.fromWeb(req.body as import('node:stream/web').ReadableStream) : Readable.from([]);
+  source.on('error', (e) => push(malformed((e as Error).message)));
+  source.pipe(parser);
+  try {
+    for (;;) {
+      if (queue.length === 0) await new Promise<void>((done) => (wake = done));
+      wake = undefined;
+      const item = queue.shift()!;
+      if (item === null) return;
+      if (item instanceof EngineError) throw item;
+      yield item;
+      // A file part left unread would stall the parser: drain what the reader did not take.
+      if (item.kind === 'file') for await (const _ of item.body);
+    }
+  } finally {
+    source.unpipe(parser);
+    source.destroy();
+  }
+}
+
+/** A file part's bytes; a body that breaks off mid-file is the client's error (400), never the store's. */
+async function* guarded(stream: Readable): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of stream) yield chunk as Uint8Array;
+  } catch (e) {
+    throw malformed((e as Error).message);
+  }
+  if ((stream as Readable & { truncated?: boolean }).truncated) throw malformed('a file part was cut short');
+}
