@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { MigrationStep } from '../../engine/schema/index.ts';
 import type { ResourceDefinition } from '../../engine/define.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
 import { createService, ensureDemoTenant, type Service } from '../../server/service.ts';
@@ -61,6 +62,8 @@ export interface Harness {
 
 export interface StartOptions {
   resources?: readonly ResourceDefinition[];
+  /** The deployment's migration steps (default: the checkout's migrations/ folder). */
+  steps?: readonly MigrationStep[];
   env?: Record<string, string>;
   /** The service's clock, in epoch milliseconds. */
   now?: () => number;
@@ -101,6 +104,7 @@ export async function startHarness(db: DatabaseName, options: StartOptions = {})
   const config: Config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...limits, ...pooler, ...options.env });
   const service = await createService(config, {
     resources: options.resources,
+    ...(options.steps ? { steps: options.steps } : {}),
     now: options.now,
     keyStateTtlMs: options.keyStateTtlMs,
     webhookRefreshMs: options.webhookRefreshMs,
