@@ -57,6 +57,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const onUnexpectedError = options.onUnexpectedError ?? ((e: unknown) => console.error(e));
   let auth: Auth | undefined;
   const ids = requestIds();
+  const files = await serviceFiles(config);
   const engine = createEngine({
     responseHeaders: (req) => ids.headersFor(req),
     resources,
@@ -79,7 +80,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     migrations: { service: SERVER_MIGRATIONS },
     steps,
     apiDocs: { service: true, assets: swaggerUiAssets() },
-    files: { ...(await serviceFiles(config)), links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
+    files: { ...files.files, links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
     ...(options.now ? { now: options.now } : {}),
   });
   const logger = options.logger ?? silentLogger();
@@ -112,7 +113,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ...(options.webhookRefreshMs !== undefined ? { refreshMs: options.webhookRefreshMs } : {}),
   });
   const app = createApp({
-    registerMetrics: deliveries.register,
+    registerMetrics: (registry) => {
+      deliveries.register(registry);
+      files.register(registry);
+    },
     engine,
     tenants,
     auth,

@@ -85,16 +85,27 @@ export async function startHarness(db: DatabaseName, options: StartOptions = {})
     dataDir = dir;
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   }
+  if (db === 'postgres' && !dataDir) {
+    // Attached files' bytes go under DATA_DIR on every database.
+    const dir = mkdtempSync(join(tmpdir(), 'mrs-test-'));
+    dataDir = dir;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  }
   if (db === 'postgres' && !databaseUrl) {
     const fresh = await freshPostgresDatabase();
+    const removeDir = cleanup;
     databaseUrl = fresh.url;
-    cleanup = fresh.drop;
+    cleanup = async () => {
+      await fresh.drop();
+      await removeDir();
+    };
     if (VIA_PGBOUNCER) {
       const bouncer = await startPgBouncer(fresh.url);
       databaseUrl = bouncer.url;
       cleanup = async () => {
         await bouncer.stop();
         await fresh.drop();
+        await removeDir();
       };
     }
   }
