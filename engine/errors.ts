@@ -67,6 +67,16 @@ export function valueOf<T>(result: Result<T>): T {
   return result.value;
 }
 
+/** A result's error; undefined when it holds a value. */
+export const errorOf = (result: Result<unknown>): EngineError | undefined => ('error' in result ? result.error : undefined);
+
+/** A result's value; undefined when it failed (its error answered elsewhere). */
+export const valueOrUndefined = <T>(result: Result<T>): T | undefined => ('value' in result ? result.value : undefined);
+
+/** The problems of every failed result, to answer together with others (every problem at once). */
+export const problemsOf = (...results: readonly Result<unknown>[]): ProblemItem[] =>
+  results.flatMap((r) => ('error' in r ? r.error.errors : []));
+
 export const isEngineError = (e: unknown): e is EngineError => e instanceof EngineError;
 
 /** A problem's `type`: this prefix and its code. */

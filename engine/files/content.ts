@@ -1,4 +1,4 @@
-import { EngineError } from '../errors.ts';
+import { EngineError, valueOf } from '../errors.ts';
 import { noneMatchMatches, parseCondition } from '../http/conditional.ts';
 import { joinHeaders } from '../http/headers.ts';
 import { fileOf, filesOf, type FileCall } from './file-call.ts';
@@ -26,8 +26,7 @@ export async function readContent(call: FileCall): Promise<Response> {
   const size = record.size as number;
   const sha256 = record.sha256 as string;
   const mime = record.mime_type as string;
-  const noneMatch = parseCondition('If-None-Match', call.req.headers.get('if-none-match'));
-  if (noneMatch instanceof EngineError) throw noneMatch;
+  const noneMatch = valueOf(parseCondition('If-None-Match', call.req.headers.get('if-none-match')));
   const etag = `"${sha256}"`;
   const common = joinHeaders(call.headers, GUARDED, { etag });
   if (noneMatch && noneMatchMatches(noneMatch, etag)) return new Response(null, { status: 304, headers: common });

@@ -1,4 +1,4 @@
-import { EngineError, type ProblemItem } from '../errors.ts';
+import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import { readJsonBody } from '../http/body.ts';
 import { etagOf, noneMatchMatches, parseCondition, type Condition } from '../http/conditional.ts';
 import { joinHeaders } from '../http/headers.ts';
@@ -48,8 +48,7 @@ export async function readFile(call: FileCall): Promise<Response> {
     );
   }
   const record = await fileOf(call, deleted === 'true');
-  const noneMatch = parseCondition('If-None-Match', call.req.headers.get('if-none-match'));
-  if (noneMatch instanceof EngineError) throw noneMatch;
+  const noneMatch = valueOf(parseCondition('If-None-Match', call.req.headers.get('if-none-match')));
   const etag = etagOf(record.version);
   if (noneMatch && noneMatchMatches(noneMatch, etag))
     return new Response(null, { status: 304, headers: joinHeaders(call.headers, { etag }) });
@@ -61,9 +60,7 @@ export function ifMatchOf(call: FileCall): Condition | undefined {
   const header = call.req.headers.get('if-match');
   if (header === null && call.deps.requireIfMatch)
     throw new EngineError('precondition-required', `${call.req.method} needs an If-Match header here: send the ETag of the file as read.`);
-  const parsed = parseCondition('If-Match', header);
-  if (parsed instanceof EngineError) throw parsed;
-  return parsed;
+  return valueOf(parseCondition('If-Match', header));
 }
 
 /** PATCH of `filename` and `description`; the other fields are the server's (422 naming each). */

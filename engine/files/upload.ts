@@ -1,4 +1,4 @@
-import { EngineError, type ProblemItem } from '../errors.ts';
+import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import { answerOf, fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type KeptAnswer } from '../idempotency/index.ts';
 import { create } from '../operations/create.ts';
 import { patch } from '../operations/update.ts';
@@ -104,8 +104,7 @@ async function readUpload(call: FileCall): Promise<Record<string, unknown>> {
 export async function uploadFile(call: FileCall): Promise<Response> {
   const { ctx, path } = call;
   await requireParent(ctx, path.parent, path.parentId);
-  const key = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
-  if (key instanceof EngineError) throw key;
+  const key = valueOf(parseIdempotencyKey(call.req.headers.get('idempotency-key')));
   if (call.url.hasQuery) throw new EngineError('invalid-query', 'This path takes no query parameters here.');
   const body = await readUpload(call);
   const write = async (c: typeof ctx) => {

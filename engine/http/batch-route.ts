@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { EngineError, type ProblemItem } from '../errors.ts';
+import { EngineError, valueOrUndefined, type ProblemItem } from '../errors.ts';
 import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
 import { create, insertPlainCreates, plainCreateRow } from '../operations/create.ts';
 import { inTransaction, type OperationContext } from '../operations/context.ts';
@@ -96,9 +96,9 @@ function shapeOf(op: unknown, i: number, problems: ProblemItem[]): Shaped | unde
     problem('.body', `a ${method} needs a body`);
   let ifMatch: Condition | undefined;
   if (op.if_match !== undefined) {
-    const parsed = typeof op.if_match === 'string' ? parseCondition('If-Match', op.if_match) : undefined;
+    const parsed = typeof op.if_match === 'string' ? valueOrUndefined(parseCondition('If-Match', op.if_match)) : undefined;
     if (method === 'POST') problem('.if_match', 'a POST takes no if_match');
-    else if (parsed === undefined || parsed instanceof EngineError) problem('.if_match', 'must be one or more strong entity tags, or *');
+    else if (parsed === undefined) problem('.if_match', 'must be one or more strong entity tags, or *');
     else ifMatch = parsed;
   }
   return problems.length > before ? undefined : { method: method as string, path: op.path as string, body: op.body, ifMatch };
@@ -226,7 +226,7 @@ export function batchRoute(deps: BatchDeps) {
   return async (req: Request, url: RequestTarget, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     if (req.method !== 'POST')
       throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: BATCH_METHODS });
-    const key = parseIdempotencyKey(req.headers.get('idempotency-key'));
+    const parsedKey = parseIdempotencyKey(req.headers.get('idempotency-key'));
     const read = await readJsonBodyOnce(req);
     if ('error' in read) throw read.error;
     if (url.hasQuery)
@@ -235,7 +235,8 @@ export function batchRoute(deps: BatchDeps) {
         'This path takes no query parameters.',
         [...url.searchParams.keys()].map((parameter) => ({ parameter, message: 'no query parameters are allowed here' })),
       );
-    if (key instanceof EngineError) throw key;
+    if ('error' in parsedKey) throw parsedKey.error;
+    const key = parsedKey.value;
     const ops = plan(deps, caller, read.value);
     const ctx: OperationContext = {
       tenant: caller.tenant,

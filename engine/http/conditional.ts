@@ -1,4 +1,4 @@
-import { EngineError } from '../errors.ts';
+import { EngineError, type Result } from '../errors.ts';
 
 /**
  * Conditional requests (RFC 9110 section 13, SPEC 10): a record's ETag is made from its version
@@ -21,9 +21,9 @@ export interface EntityTag {
 const ENTITY_TAG = /^(W\/)?("[\x21\x23-\x7e\x80-\xff]*")$/;
 
 /** The header's condition, undefined when it was not sent, or a 400 naming the header. */
-export function parseCondition(header: 'If-Match' | 'If-None-Match', value: string | null): Condition | undefined | EngineError {
-  if (value === null) return undefined;
-  if (value.trim() === '*') return { any: true };
+export function parseCondition(header: 'If-Match' | 'If-None-Match', value: string | null): Result<Condition | undefined> {
+  if (value === null) return { value: undefined };
+  if (value.trim() === '*') return { value: { any: true } };
   const tags: EntityTag[] = [];
   for (const part of value.split(',')) {
     const item = part.trim();
@@ -38,11 +38,12 @@ export function parseCondition(header: 'If-Match' | 'If-None-Match', value: stri
     tags.push({ opaque: m[2]!, weak: m[1] !== undefined });
   }
   if (tags.length === 0) return malformed(header, 'send "*" or one or more quoted entity tags');
-  return { any: false, tags };
+  return { value: { any: false, tags } };
 }
 
-const malformed = (header: string, message: string) =>
-  new EngineError('invalid-request', `The ${header} header is malformed.`, [{ header, message }]);
+const malformed = (header: string, message: string): Result<never> => ({
+  error: new EngineError('invalid-request', `The ${header} header is malformed.`, [{ header, message }]),
+});
 
 /** `If-Match`: strong comparison, so a weak tag never matches. */
 export const ifMatchHolds = (c: Condition, etag: string): boolean => c.any || c.tags.some((t) => !t.weak && t.opaque === etag);

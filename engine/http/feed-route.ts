@@ -1,5 +1,5 @@
 import { canRead } from '../files/definition.ts';
-import { EngineError, type ProblemItem } from '../errors.ts';
+import { EngineError, problemsOf } from '../errors.ts';
 import { eventStream } from '../events/event-stream.ts';
 import { feedWatcher } from '../events/feed-watcher.ts';
 import { MAX_EVENTS_LIMIT, parseFeedQuery, type FeedQuery } from '../events/feed-query.ts';
@@ -89,9 +89,7 @@ export function feedRoute(deps: FeedDeps) {
 function checkedQuery(params: URLSearchParams, names: ReadonlySet<string>, lastId: string | null): FeedQuery {
   const parsed = parseFeedQuery(params, names);
   const resume = lastEventId(lastId);
-  const problems: ProblemItem[] = [...('error' in parsed ? parsed.error.errors : []), ...('problem' in resume ? [resume.problem] : [])];
-  if (problems.length) throw new EngineError('invalid-query', 'The query is not valid: see errors.', problems);
-  const query = (parsed as { value: FeedQuery }).value;
-  const resumeAt = (resume as { value: number | undefined }).value;
-  return resumeAt === undefined ? query : { ...query, after: resumeAt };
+  if ('error' in parsed || 'error' in resume)
+    throw new EngineError('invalid-query', 'The query is not valid: see errors.', problemsOf(parsed, resume));
+  return resume.value === undefined ? parsed.value : { ...parsed.value, after: resume.value };
 }

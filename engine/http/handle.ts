@@ -1,5 +1,5 @@
 import type { CursorSettings } from '../cursor/index.ts';
-import { EngineError, valueOf } from '../errors.ts';
+import { EngineError, errorOf, valueOf, valueOrUndefined, type Result } from '../errors.ts';
 import { create, createClaimed } from '../operations/create.ts';
 import type { OperationContext, ParentScope } from '../operations/context.ts';
 import { list } from '../operations/list.ts';
@@ -93,15 +93,16 @@ async function failAfterExists(
  * A write's If-Match: 428 at once when one is required and none was sent (before the record is
  * looked up); a malformed header is a 400, answered in its place among the other 400s.
  */
-function ifMatchOf(call: Call): { condition?: Condition; error?: EngineError } {
+const NO_CONDITION: Result<Condition | undefined> = { value: undefined };
+
+function ifMatchOf(call: Call): Result<Condition | undefined> {
   const header = call.req.headers.get('if-match');
   if (header === null && call.deps.requireIfMatch)
     throw new EngineError(
       'precondition-required',
       `${call.req.method} needs an If-Match header here: send the ETag of the record as read.`,
     );
-  const parsed = parseCondition('If-Match', header);
-  return parsed instanceof EngineError ? { error: parsed } : parsed === undefined ? {} : { condition: parsed };
+  return parseCondition('If-Match', header);
 }
 
 function queryError(url: RequestTarget, allowed: readonly string[] = []): EngineError | undefined {
@@ -122,12 +123,12 @@ function queryError(url: RequestTarget, allowed: readonly string[] = []): Engine
 async function body(
   call: Call,
   target: 'record' | 'parent' | 'none',
-  ifMatch: { condition?: Condition; error?: EngineError } = {},
+  ifMatch: Result<Condition | undefined> = NO_CONDITION,
   headerError?: EngineError,
 ): Promise<unknown> {
   const b = await readJsonBodyOnce(call.req);
-  const error = 'error' in b ? b.error : (queryError(call.url) ?? ifMatch.error ?? headerError);
-  if (target !== 'none') await failAfterExists(call, error, target, ifMatch.condition);
+  const error = 'error' in b ? b.error : (queryError(call.url) ?? errorOf(ifMatch) ?? headerError);
+  if (target !== 'none') await failAfterExists(call, error, target, valueOrUndefined(ifMatch));
   if (error) throw error;
   return valueOf(b);
 }
@@ -149,13 +150,14 @@ function respond(call: Call, answer: KeptAnswer, replayed = false): Response {
 async function keyed(
   call: Call,
   target: 'record' | 'parent' | 'none',
-  ifMatch: { condition?: Condition; error?: EngineError },
+  ifMatch: Result<Condition | undefined>,
   write: (ctx: OperationContext, body: unknown) => Promise<KeptAnswer>,
   oneStatement?: (body: unknown, claim: Claim) => Promise<KeptAnswer | undefined>,
 ): Promise<Response> {
-  const key = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
-  const sent = await body(call, target, ifMatch, key instanceof EngineError ? key : undefined);
-  if (key === undefined || key instanceof EngineError) return respond(call, await write(call.ctx, sent));
+  const parsedKey = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
+  const sent = await body(call, target, ifMatch, errorOf(parsedKey));
+  const key = valueOrUndefined(parsedKey);
+  if (key === undefined) return respond(call, await write(call.ctx, sent));
   const request = {
     owner: call.ctx.user ?? '',
     key,
@@ -174,7 +176,7 @@ async function keyed(
 /** PUT: If-Match, the body, then the write; the answer carries the new ETag. */
 async function replaceResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
-  const written = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), ifMatch.condition);
+  const written = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), valueOrUndefined(ifMatch));
   return replyJson(call, jsonOf(written), 200, { etag: etagOf(written.version) });
 }
 
@@ -182,7 +184,7 @@ async function replaceResponse(call: Call): Promise<Response> {
 async function patchResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
   return keyed(call, 'record', ifMatch, async (ctx, sent) =>
-    answerOf(200, await patch(ctx, call.resource, call.id, sent, ifMatch.condition)),
+    answerOf(200, await patch(ctx, call.resource, call.id, sent, valueOrUndefined(ifMatch))),
   );
 }
 
@@ -204,14 +206,16 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
           ])
         : undefined) ??
       (problems.length ? new EngineError('invalid-query', 'The query is not valid: see errors.', problems) : undefined) ??
-      (noneMatch instanceof EngineError ? noneMatch : undefined);
+      errorOf(noneMatch);
     await failAfterExists(call, error, 'record');
     const found = await readJson(call.ctx, call.resource, call.id, { includeDeleted: deleted === 'true', shape });
     const validators = { etag: etagOf(found.version), 'last-modified': lastModifiedOf(found.updated) };
     // If-Modified-Since counts only without If-None-Match (RFC 9110 13.2.2).
-    const notModified = noneMatch
-      ? !(noneMatch instanceof EngineError) && noneMatchMatches(noneMatch, validators.etag)
-      : notModifiedSince(call.req.headers.get('if-modified-since'), found.updated);
+    const condition = valueOrUndefined(noneMatch);
+    const notModified =
+      condition !== undefined || 'error' in noneMatch
+        ? condition !== undefined && noneMatchMatches(condition, validators.etag)
+        : notModifiedSince(call.req.headers.get('if-modified-since'), found.updated);
     if (notModified) return new Response(null, { status: 304, headers: joinHeaders(call.headers, validators) });
     return replyJson(call, found.json, 200, validators);
   },
@@ -219,17 +223,18 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
     keyed(
       call,
       'none',
-      {},
+      NO_CONDITION,
       async (ctx, sent) => created(call, await create(ctx, call.resource, sent)),
       (sent, claim) => createClaimed(call.ctx, call.resource, sent, claim, locationPrefix(call)),
     ),
-  childCreate: (call) => keyed(call, 'parent', {}, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
+  childCreate: (call) =>
+    keyed(call, 'parent', NO_CONDITION, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
   replace: replaceResponse,
   patch: patchResponse,
   softDelete: async (call) => {
     const ifMatch = ifMatchOf(call);
-    await failAfterExists(call, queryError(call.url) ?? ifMatch.error, 'record', ifMatch.condition);
-    await softDelete(call.ctx, call.resource, call.id, ifMatch.condition);
+    await failAfterExists(call, queryError(call.url) ?? errorOf(ifMatch), 'record', valueOrUndefined(ifMatch));
+    await softDelete(call.ctx, call.resource, call.id, valueOrUndefined(ifMatch));
     return new Response(null, { status: 204, headers: call.headers });
   },
 };

@@ -65,9 +65,8 @@ export async function withIdempotencyKey(
   try {
     await sweepSometimes(tenant, settings);
     // A write that can claim the key in its own statement: one round trip instead of a
-    // transaction of several. When it did not (the key not free, or any failure: the statement
-    // wrote nothing), the transaction below carries the request out or answers for the key as
-    // it would have anyway: a replay, 409, 422, or the error kept.
+    // transaction of several. When the key was not free (the statement wrote nothing), the
+    // transaction below answers for the key as it would have anyway: a replay, 409 or 422.
     if (oneStatement) {
       const claim: Claim = {
         owner: req.owner,
@@ -76,7 +75,7 @@ export async function withIdempotencyKey(
         lock: name,
         expiresAt: settings.now() + settings.ttlMs,
       };
-      const answer = await oneStatement(claim).catch(() => undefined);
+      const answer = await oneStatement(claim).catch((e: unknown) => notFree(tenant.db, req, e));
       if (answer) return { answer, replayed: false };
     }
     return await tenant.db.transaction().execute(async (trx) => {
@@ -109,6 +108,17 @@ export async function withIdempotencyKey(
   } finally {
     inFlight.delete(name);
   }
+}
+
+/**
+ * What a failed one-statement claim leaves to the transaction: a key that is not free (its
+ * answer kept by another request meanwhile, the statement's insert of it refused), and a refusal
+ * of the write, which the transaction answers for the key (a replay of the answer kept, or the
+ * refusal again, kept). Anything else is the request's error, not tried a second time.
+ */
+async function notFree(db: Kysely<any>, req: KeyedRequest, e: unknown): Promise<undefined> {
+  if (isEngineError(e) ? keepable(e) : await findKept(db, req)) return undefined;
+  throw e;
 }
 
 async function sweepSometimes(tenant: TenantDb, settings: IdempotencySettings): Promise<void> {

@@ -1,20 +1,20 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { EngineError } from '../errors.ts';
+import { EngineError, problemsOf } from '../errors.ts';
 import { canonicalJson, fingerprintOf, parseIdempotencyKey } from './key.ts';
 
 describe('idempotency keys', () => {
   it.each(['a', 'x'.repeat(255), '6f1c2d9e-0b7a-4c1e-9f00-1a2b3c4d5e6f', '!~"\\'])('takes %j', (key) =>
-    expect(parseIdempotencyKey(key)).toBe(key),
+    expect(parseIdempotencyKey(key)).toEqual({ value: key }),
   );
 
   it.each(['', ' ', 'a b', 'x'.repeat(256), 'é', 'tab\there', 'nl\n'])('refuses %j naming the header', (key) => {
     const r = parseIdempotencyKey(key);
-    expect(r).toBeInstanceOf(EngineError);
-    expect((r as EngineError).errors).toEqual([{ header: 'Idempotency-Key', message: expect.any(String) }]);
+    expect('error' in r && r.error).toBeInstanceOf(EngineError);
+    expect(problemsOf(r)).toEqual([{ header: 'Idempotency-Key', message: expect.any(String) }]);
   });
 
-  it('is undefined when none was sent', () => expect(parseIdempotencyKey(null)).toBeUndefined());
+  it('is undefined when none was sent', () => expect(parseIdempotencyKey(null)).toEqual({ value: undefined }));
 
   it('canonical JSON sorts object keys at every depth and keeps array order', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { f: 1, e: 0 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"e":0,"f":1}]},"b":1}');

@@ -1,4 +1,4 @@
-import { EngineError } from '../errors.ts';
+import { EngineError, type Result } from '../errors.ts';
 import { sha256Hex } from './sha256.ts';
 
 /** What identifies a keyed request: its user, its key, and the hash of what it asked. */
@@ -12,12 +12,13 @@ export interface KeyedRequest {
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** The request's Idempotency-Key: undefined when none was sent, a 400 naming the header when malformed. */
-export function parseIdempotencyKey(value: string | null): string | undefined | EngineError {
-  if (value === null) return undefined;
-  if (KEY.test(value)) return value;
-  return new EngineError('invalid-request', 'The Idempotency-Key header is malformed.', [
-    { header: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters (no spaces)' },
-  ]);
+export function parseIdempotencyKey(value: string | null): Result<string | undefined> {
+  if (value === null || KEY.test(value)) return { value: value ?? undefined };
+  return {
+    error: new EngineError('invalid-request', 'The Idempotency-Key header is malformed.', [
+      { header: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters (no spaces)' },
+    ]),
+  };
 }
 
 /** JSON with object keys sorted at every depth, so bodies that differ only in key order are the same. */

@@ -14,7 +14,7 @@ import {
   type LinkCheck,
 } from '../sql/record-writes.ts';
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
-import { checkBody, isPlainObject } from '../validate/body.ts';
+import { checkBody, fieldProblems, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { linksNamed, parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
 import { inTransaction, notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
@@ -142,11 +142,12 @@ async function insertLinked(
   way: WithEvent,
 ): Promise<Written | undefined> {
   if (linked.problems.length > 0) return undefined;
-  const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
-  if (!checked.ok) return undefined;
-  const links = linksNamed(resource, checked.value as ApiRecord);
+  const checked = checkBody(schemasOf(resource).create, linked.body);
+  if (fieldProblems(checked).length > 0) return undefined;
+  const values = valueOf(checked) as ApiRecord;
+  const links = linksNamed(resource, values);
   if (links.length === 0) return undefined;
-  return writtenWith(ctx, resource, rowOf(ctx, resource, checked.value as ApiRecord), links, way);
+  return writtenWith(ctx, resource, rowOf(ctx, resource, values), links, way);
 }
 
 /** A create with no parent path and no link sent: no record to look up before its INSERT. */
@@ -160,10 +161,9 @@ function checkedRow(
   linked: { body: unknown; problems: ProblemItem[] },
   links: ProblemItem[],
 ): Record<string, unknown> {
-  const checked = valueOf(checkBody(schemasOf(resource).create, linked.body));
-  throwIfAny([...linked.problems, ...checked.problems, ...links]);
-  if (!checked.ok) throw new EngineError('internal', 'unreachable: a failed check always has problems');
-  return rowOf(ctx, resource, checked.value as ApiRecord);
+  const checked = checkBody(schemasOf(resource).create, linked.body);
+  throwIfAny([...linked.problems, ...fieldProblems(checked), ...links]);
+  return rowOf(ctx, resource, valueOf(checked) as ApiRecord);
 }
 
 /** A checked body's values (the schema's keys only) as the row to insert, stamped now. */

@@ -3,7 +3,7 @@ import { EngineError, valueOf } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { nextTimestamp, storedOf, toRow, writtenOf, type ApiRecord, type Written } from '../records.ts';
 import { updateRow, updateRowWithEvent } from '../sql/record-writes.ts';
-import { checkBody, isPlainObject } from '../validate/body.ts';
+import { checkBody, fieldProblems, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { linksNamed, parentLinkProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
 import { inTransaction, loadForWrite, type ReadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
@@ -75,9 +75,9 @@ async function writtenUnread(
 ): Promise<Written | undefined> {
   const guarded = unreadVersion(ifMatch);
   if (guarded === null || !isPlainObject(body)) return undefined;
-  const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
-  if (!checked.ok) return undefined;
-  const values = writableValues(resource, checked.value as ApiRecord);
+  const checked = checkBody(schemasOf(resource)[mode], body);
+  if (fieldProblems(checked).length > 0) return undefined;
+  const values = writableValues(resource, valueOf(checked) as ApiRecord);
   // What the write's rules ask of the row (read-only fields sent, states, ...): the statement's WHERE.
   const conditions = updateConditions(resource, { sent: body, values, mover: ctx });
   if (conditions.includes(NEVER)) return undefined;
@@ -112,12 +112,13 @@ async function updateOnce(
   if (!read) throw notFound(resource.name, id);
   const current = read.record;
   const expected = expectedVersion(read, ifMatch);
-  const checked = valueOf(checkBody(schemasOf(resource)[mode], body));
-  const sent = body as ApiRecord; // checkBody refuses anything but an object
+  const checked = checkBody(schemasOf(resource)[mode], body);
+  const problems = fieldProblems(checked); // a body that is not an object is refused here
+  const sent = body as ApiRecord;
   const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
-  const values = checked.ok ? writableValues(resource, checked.value as ApiRecord) : undefined;
+  const values = 'value' in checked ? writableValues(resource, checked.value as ApiRecord) : undefined;
   const refused = refusals(resource, { sent, values, mover: ctx }, read);
-  throwIfAny([...checked.problems, ...refused.problems, ...(await parentLinkProblems(trx, ctx, resource, links))]);
+  throwIfAny([...problems, ...refused.problems, ...(await parentLinkProblems(trx, ctx, resource, links))]);
   if (!values) throw new EngineError('internal', 'unreachable: a failed check always has problems');
   if (refused.error) throw refused.error;
   values.updated = nextTimestamp(current.updated);

@@ -17,17 +17,21 @@ export interface RawReserved {
   readonly value: string;
 }
 
+/** A filter parameter the grammar refuses, kept in its place: resolve reports it with every other problem. */
+export interface MalformedFilter {
+  readonly param: string;
+  readonly malformed: string;
+}
+
 export interface RawQuery {
-  readonly filters: readonly RawFilter[];
+  readonly filters: readonly (RawFilter | MalformedFilter)[];
   readonly reserved: readonly RawReserved[];
-  readonly errors: readonly { parameter: string; message: string }[];
 }
 
 /** Parameters arrive percent-decoded once, `+` a space (as URLSearchParams gives them). */
 export function parseQuery(params: Iterable<readonly [string, string]>): RawQuery {
-  const filters: RawFilter[] = [];
+  const filters: (RawFilter | MalformedFilter)[] = [];
   const reserved: RawReserved[] = [];
-  const errors: { parameter: string; message: string }[] = [];
   for (const [param, value] of params) {
     if (param.startsWith('$')) {
       reserved.push({ param, value });
@@ -41,10 +45,10 @@ export function parseQuery(params: Iterable<readonly [string, string]>): RawQuer
     const property = param.slice(0, colon);
     const operator = param.slice(colon + 1);
     if (operator.includes(':')) {
-      errors.push({ parameter: param, message: 'only one colon may separate the property from the operator' });
+      filters.push({ param, malformed: 'only one colon may separate the property from the operator' });
       continue;
     }
     filters.push({ param, property, operator, value });
   }
-  return { filters, reserved, errors };
+  return { filters, reserved };
 }

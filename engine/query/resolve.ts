@@ -31,10 +31,12 @@ export const MAX_FILTER_VALUES = 10_000;
 
 /** Checks a parsed query against a resource: properties, operators, value types, repeat rules. */
 export function resolveQuery(raw: RawQuery, resource: Resource): Result<ResolvedQuery> {
-  const errors: Problem[] = [...raw.errors];
+  // The grammar's refusals first, as the query string's own problems.
+  const errors: Problem[] = raw.filters.flatMap((f) => ('malformed' in f ? [{ parameter: f.param, message: f.malformed }] : []));
   const groups = new Map<string, { field: string; kind: FieldKind; op: Operator; values: Set<unknown>; params: string[] }>();
   let valueCount = 0;
   for (const f of raw.filters) {
+    if ('malformed' in f) continue;
     const typed = resolveFilter(f, resource, errors);
     if (!typed) continue;
     const key = `${typed.field}:${typed.op}`;

@@ -4,21 +4,14 @@ import serviceRequests from '../../resources/service-requests.ts';
 import workOrders from '../../resources/work-orders.ts';
 import { EngineError, valueOf } from '../errors.ts';
 import { createRegistry } from '../registry.ts';
-import { bodySchemas, checkBody, type BodySchema } from './body.ts';
+import { bodySchemas, checkBody, fieldProblems, type BodySchema } from './body.ts';
 
 const registry = createRegistry([workOrders, notes, serviceRequests]);
 const wo = bodySchemas(registry.get('work_orders')!);
 const MIN = { department_id: 1, work_order_type_id: 2, work_order_type_group_id: 3 };
 
 /** A body's value, or its problems thrown as one error, as an operation answers them. */
-function parseBody<T>(schema: BodySchema<T>, body: unknown): T {
-  const checked = valueOf(checkBody(schema, body));
-  if (!checked.ok) throw new EngineError('invalid-body', 'The body is not a valid record: see errors.', checked.problems);
-  return checked.value;
-}
-
-/** A body that is a JSON object, checked field by field. */
-const checked = <T>(schema: BodySchema<T>, body: unknown) => valueOf(checkBody(schema, body));
+const parseBody = <T>(schema: BodySchema<T>, body: unknown): T => valueOf(checkBody(schema, body));
 
 const fieldsOf = (fn: () => unknown): string[] => {
   try {
@@ -63,8 +56,8 @@ describe('body schemas', () => {
   });
 
   it('PUT and PATCH let system fields through for the operation to compare', () => {
-    expect(checked(wo.patch, { id: 5, updated: 'x' }).ok).toBe(true);
-    expect(checked(wo.replace, { ...MIN, deleted: true }).ok).toBe(true);
+    expect('value' in checkBody(wo.patch, { id: 5, updated: 'x' })).toBe(true);
+    expect('value' in checkBody(wo.replace, { ...MIN, deleted: true })).toBe(true);
   });
 
   it('a body that is not a JSON object is refused outright, with no field to name', () => {
@@ -74,13 +67,19 @@ describe('body schemas', () => {
         const error = 'error' in result ? result.error : undefined;
         expect(error).toBeInstanceOf(EngineError);
         expect(error?.message).toMatch(/must be a JSON object/);
+        expect(() => fieldProblems(result)).toThrow(/must be a JSON object/);
       }
     }
   });
 
-  it('checkBody returns the problems instead of throwing them', () => {
-    const r = checked(wo.patch, { priority: 'x', colour: 1 });
-    expect(r.ok).toBe(false);
-    expect(r.problems.map((p) => ('field' in p ? p.field : '')).sort()).toEqual(['colour', 'priority']);
+  it('checkBody returns the problems instead of throwing them, for the caller to add its own', () => {
+    const r = checkBody(wo.patch, { priority: 'x', colour: 1 });
+    expect('error' in r && r.error.status).toBe(422);
+    expect(
+      fieldProblems(r)
+        .map((p) => ('field' in p ? p.field : ''))
+        .sort(),
+    ).toEqual(['colour', 'priority']);
+    expect(fieldProblems(checkBody(wo.patch, { priority: 2 }))).toEqual([]);
   });
 });

@@ -54,28 +54,21 @@ export function bodySchemas<R extends ResourceDefinition>(resource: Resource): B
   return { create: build('create'), replace: build('replace'), patch: build('patch') };
 }
 
-/**
- * A body checked field by field: its value, or the offending fields (which the caller may add
- * its own problems to). A body with no fields to name (not a JSON object) is an error of its own.
- */
-export type Checked<T> = { ok: true; value: T; problems: [] } | { ok: false; problems: ProblemItem[] };
-
 export const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /**
- * Checks a body against a schema and returns every offending field (one message each), so the
- * caller can add its own problems and report them all at once. A body that is not a JSON object
- * has no fields to name: it is refused outright.
+ * Checks a body against a schema: its value, or a 422 naming every offending field (one message
+ * each), to which the caller may add its own problems (fieldProblems) and report them all at
+ * once. A body that is not a JSON object has no fields to name: its 422 names none.
  */
-export function checkBody<T>(schema: BodySchema<T>, body: unknown): Result<Checked<T>> {
+export function checkBody<T>(schema: BodySchema<T>, body: unknown): Result<T> {
   if (!isPlainObject(body))
     return { error: new EngineError('invalid-body', 'The body is not a valid record: the body must be a JSON object.') };
   const unknown: ProblemItem[] = Object.keys(body)
     .filter((key) => !Object.hasOwn(schema.entries, key))
     .map((field) => ({ field, message: UNKNOWN_FIELD }));
   const result = v.safeParse(schema, body, { abortEarly: false });
-  if (result.success)
-    return { value: unknown.length ? { ok: false, problems: unknown } : { ok: true, value: result.output, problems: [] } };
+  if (result.success) return unknown.length ? invalidFields(unknown) : { value: result.output };
   const problems: ProblemItem[] = [];
   const seen = new Set<string>();
   for (const issue of result.issues) {
@@ -85,5 +78,19 @@ export function checkBody<T>(schema: BodySchema<T>, body: unknown): Result<Check
     seen.add(field);
     problems.push({ field, message: issue.message });
   }
-  return { value: { ok: false, problems: [...problems, ...unknown] } };
+  return invalidFields([...problems, ...unknown]);
+}
+
+const invalidFields = (problems: ProblemItem[]): Result<never> => ({
+  error: new EngineError('invalid-body', 'The body is not a valid record: see errors.', problems),
+});
+
+/**
+ * The offending fields of a checked body, none when it is valid, to report with the caller's
+ * own problems; a body refused with no field to name (not a JSON object) is thrown at once.
+ */
+export function fieldProblems(checked: Result<unknown>): readonly ProblemItem[] {
+  if (!('error' in checked)) return [];
+  if (checked.error.errors.length === 0) throw checked.error;
+  return checked.error.errors;
 }

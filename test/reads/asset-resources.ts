@@ -1,4 +1,4 @@
-import { boolean, date, defineResource, integer, string } from '../../engine/define.ts';
+import { boolean, date, defineResource, integer, number, string } from '../../engine/define.ts';
 import notes from '../../resources/notes.ts';
 import serviceRequests from '../../resources/service-requests.ts';
 import workOrders from '../../resources/work-orders.ts';
@@ -12,6 +12,7 @@ export const assets = defineResource({
     profile_id: integer({ required: true, filterable: true }),
     tag: string({ required: true, filterable: true, maxLength: 64 }),
     cost_cents: integer({ nullable: true, filterable: true }),
+    cost: number({ nullable: true, filterable: true }),
     in_service: boolean({ default: true, filterable: true }),
     installed: date({ nullable: true, filterable: true }),
   },
