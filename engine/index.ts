@@ -13,7 +13,7 @@ export {
   type TenantsEngineOptions,
 } from './create-engine.ts';
 export { tenantDb, type TenantDbOptions } from './tenant-db.ts';
-export { dialectOf, type Dialect, type TenantDb } from './dialects/index.ts';
+export type { TenantDb } from './dialects/index.ts';
 export { EngineError, type ProblemCode, type ProblemItem } from './errors.ts';
 export { problemResponse } from './http/problem.ts';
 export { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';

@@ -142,6 +142,16 @@ describe('the house rules', () => {
     expect(largeInterfaces(found)).toEqual([]);
   });
 
+  it('the database interface stays inside the engine: no entry of the package exports it', () => {
+    const manifest = JSON.parse(read('package.json')) as { exports: Record<string, string | { source?: string }> };
+    const sources = Object.values(manifest.exports).flatMap((e) =>
+      typeof e === 'object' && e.source ? [e.source.replace(/^\.\//, '')] : [],
+    );
+    expect(sources).toContain('engine/index.ts');
+    const exported = sources.filter((f) => /^export\b[^;]*\b(Dialect|dialectOf)\b/m.test(read(f)));
+    expect(exported).toEqual([]);
+  });
+
   it('counts the members of an interface', () => {
     const members = Array.from({ length: 13 }, (_, i) => `  m${i}(): void;`).join('\n');
     const found = interfacesOf('x.ts', `export interface Store {\n${members}\n}\ninterface Small { a: 1 }`);

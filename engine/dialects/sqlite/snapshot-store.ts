@@ -51,7 +51,7 @@ export type Packing = 'scan' | 'plan' | 'ordered';
  * table scan without an index (NOT INDEXED, when `scan`) visits rows in rowid order, which `id`
  * is. The planner's own plan gives id order too when it looks up equal values in an index (whose
  * entries end with the rowid). Neither order is one SQL promises (a range or IN lookup, PRAGMA
- * reverse_unordered_selects): the caller checks the order it got. BENCHMARKS.md has the figures.
+ * reverse_unordered_selects): the caller puts the ids in order. BENCHMARKS.md has the figures.
  */
 const concatInIdOrder = (table: string, where: Expression<SqlBool>, value: Expression<unknown>, scan: boolean) =>
   sql<string>`(select coalesce(group_concat(${value}, ''), '') from ${sql.table(table)}${sql.raw(scan ? ' not indexed' : '')} where ${where})`;
