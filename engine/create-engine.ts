@@ -15,10 +15,12 @@ import { limitCaller, type RateLimiter } from './rate-limit.ts';
 import { createRegistry, type Registry } from './registry.ts';
 import {
   checkMigrationOwners,
+  checkSteps,
   migrateTenant,
   planTenant,
   schemaFingerprint,
   type MigrationOwners,
+  type MigrationStep,
   type TenantPlan,
 } from './schema/index.ts';
 import { tenantDb } from './tenant-db.ts';
@@ -69,6 +71,12 @@ interface CommonOptions {
    * two owners share, or the owner `engine`, is refused when the engine is made.
    */
   readonly migrations?: MigrationOwners;
+  /**
+   * The deployment's own data steps, in order (the service's `migrations/` folder): each runs once
+   * per tenant, in its migration's transaction, after the definitions' new columns and before
+   * their rules are checked on the rows.
+   */
+  readonly steps?: readonly MigrationStep[];
   /** Called with errors that are not EngineErrors (answered as a bare 500). */
   readonly onUnexpectedError?: (e: unknown, req: Request) => void;
   /**
@@ -173,6 +181,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine;
 export function createEngine(options: EngineOptions): Engine | DbEngine {
   const registry = createRegistry(options.resources);
   checkMigrationOwners(options.migrations ?? {});
+  checkSteps(options.steps ?? []);
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
   const cursors = { ttlMs: (options.cursorTtlS ?? 3900) * 1000, now: options.now ?? Date.now, maxLive: options.cursorMaxLive ?? 100_000 };
   const single = options.db === undefined ? undefined : singleDb(options);
@@ -225,7 +234,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   app.all(`${basePath}/batch`, (c) => serve(c.req.raw));
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));
   app.onError((e, c) => problemResponse(e, (err) => options.onUnexpectedError?.(err, c.req.raw)));
-  const migrate = (tenant: TenantDb) => migrateTenant(tenant, registry, options.migrations);
+  const migrate = (tenant: TenantDb) => migrateTenant(tenant, registry, options.migrations, options.steps);
   const engine: Engine = {
     registry,
     basePath,
@@ -233,8 +242,8 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     fetch: async (req) => app.fetch(req),
     openApi,
     migrate,
-    plan: (tenant) => planTenant(tenant, registry),
-    schemaFingerprint: schemaFingerprint(registry, options.migrations),
+    plan: (tenant) => planTenant(tenant, registry, options.steps),
+    schemaFingerprint: schemaFingerprint(registry, options.migrations, options.steps),
     streams,
     async close() {
       closed = true;

@@ -20,5 +20,5 @@ export { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 export type { Action } from './http/route-table.ts';
 export type { Registry, Resource } from './registry.ts';
 export type { DocsAsset, DocsAssets, OpenApiOptions } from './openapi/index.ts';
-export { MigrationRefused, type TablePlan, type TenantPlan } from './schema/index.ts';
+export { MigrationRefused, StepFailed, type MigrationStep, type StepContext, type TablePlan, type TenantPlan } from './schema/index.ts';
 export { limitCaller, rateLimitHeaders, type RateLimiter, type WindowState } from './rate-limit.ts';

@@ -3,7 +3,9 @@ import { diskFileStore } from '../adapters/files/disk-store.ts';
 import { nodeFiles } from '../adapters/files/node-files.ts';
 import type { FilesOptions } from '../engine/files/options.ts';
 import type { FileStore } from '../engine/files/store.ts';
+import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
+import { fileMetrics } from './files-metrics.ts';
 
 /** The store FILE_STORE names: DATA_DIR/files, or the S3 bucket (its SDK loaded only then). */
 export async function fileStoreOf(config: Config): Promise<FileStore> {
@@ -24,6 +26,8 @@ export async function fileStoreOf(config: Config): Promise<FileStore> {
   });
 }
 
-/** The engine's `files` for the service. */
-export const serviceFiles = async (config: Config): Promise<FilesOptions> =>
-  nodeFiles(await fileStoreOf(config), { maxBytes: config.fileMaxBytes });
+/** The engine's `files` for the service, its store counted for /metrics. */
+export async function serviceFiles(config: Config): Promise<{ files: FilesOptions; register(registry: Registry): void }> {
+  const metered = fileMetrics(await fileStoreOf(config));
+  return { files: nodeFiles(metered.store, { maxBytes: config.fileMaxBytes }), register: metered.register };
+}

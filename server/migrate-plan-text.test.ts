@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { TablePlan, TenantPlan } from '../engine/schema/index.ts';
 import { migratedLine, planText } from './migrate-plan-text.ts';
 
-const NOTHING = { create: false, renameColumns: [], addColumns: [], addIndexes: [], dropIndexes: [], keptColumns: [], refusals: [] };
+const NOTHING = {
+  create: false,
+  renameColumns: [],
+  addColumns: [],
+  addIndexes: [],
+  dropIndexes: [],
+  keptColumns: [],
+  refusals: [],
+  curable: [],
+};
 const table = (resource: string, plan: Partial<TablePlan> = {}): TablePlan => ({ resource, ...NOTHING, ...plan });
 
 const RENAME: TenantPlan = {

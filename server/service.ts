@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createEngine, DEFAULT_BASE_PATH, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from './migrations/index.ts';
+import { loadSteps } from './load-steps.ts';
+import type { MigrationStep } from '../engine/schema/index.ts';
 import { migrateIfChanged } from './migrate-tenants.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
@@ -32,6 +34,8 @@ export interface Service {
 export interface ServiceOptions {
   /** Definitions to serve; default: every file in resources/. */
   resources?: readonly ResourceDefinition[];
+  /** The deployment's migration steps; default: every file in migrations/. */
+  steps?: readonly MigrationStep[];
   /** The clock in epoch milliseconds (tests move it to expire cursors and cached key states). */
   now?: () => number;
   /** How long a process trusts what it read about an API key (default 2000; revocation takes at most this long). */
@@ -49,9 +53,11 @@ export interface ServiceOptions {
 /** Wires configuration, tenants, the engine and the HTTP app; opens nothing that listens. */
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const resources = options.resources ?? (await loadResources());
+  const steps = options.steps ?? (await loadSteps());
   const onUnexpectedError = options.onUnexpectedError ?? ((e: unknown) => console.error(e));
   let auth: Auth | undefined;
   const ids = requestIds();
+  const files = await serviceFiles(config);
   const engine = createEngine({
     responseHeaders: (req) => ids.headersFor(req),
     resources,
@@ -73,8 +79,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
     idempotencyTtlS: config.idempotencyTtlS,
     sha256Hex: (text) => createHash('sha256').update(text).digest('hex'), // native: a keyed request's fingerprint
     migrations: { service: SERVER_MIGRATIONS },
+    steps,
     apiDocs: { service: true, assets: swaggerUiAssets() },
-    files: { ...(await serviceFiles(config)), links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
+    files: { ...files.files, links: { sign: (caller, path) => auth!.fileLinks.sign(caller, path) } },
     ...(options.now ? { now: options.now } : {}),
   });
   const logger = options.logger ?? silentLogger();
@@ -107,7 +114,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ...(options.webhookRefreshMs !== undefined ? { refreshMs: options.webhookRefreshMs } : {}),
   });
   const app = createApp({
-    registerMetrics: deliveries.register,
+    registerMetrics: (registry) => {
+      deliveries.register(registry);
+      files.register(registry);
+    },
     engine,
     tenants,
     auth,

@@ -46,7 +46,8 @@ export function diskFileStore(root: string): FileStore {
       return Readable.toWeb(stream) as ReadableStream<Uint8Array>;
     },
     async delete(object) {
-      await rm(join(root, object.key), { force: true });
+      const now = await stat(join(root, object.key)).catch(() => undefined);
+      if (now && now.mtimeMs === object.modified) await rm(join(root, object.key), { force: true });
     },
     async *list(): AsyncIterable<StoredObject> {
       for (const segment of await readdir(root).catch(() => [] as string[])) {

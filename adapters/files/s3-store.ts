@@ -4,6 +4,7 @@ import {
   CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   NoSuchKey,
   S3Client,
@@ -66,7 +67,8 @@ export function s3FileStore(options: S3StoreOptions): FileStore & { readonly cli
       }
     },
     async delete(object) {
-      await remove(object.key);
+      const now = await client.send(new HeadObjectCommand({ Bucket, Key: object.key })).catch(() => undefined);
+      if (now && (now.LastModified?.getTime() ?? 0) === object.modified) await remove(object.key);
     },
     async *list(): AsyncIterable<StoredObject> {
       let ContinuationToken: string | undefined;

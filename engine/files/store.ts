@@ -13,7 +13,7 @@ export interface FileStore {
   put(tenant: string, body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<StoredBytes>;
   /** The bytes, whole or one inclusive range of them; undefined when the store holds none so named. */
   get(tenant: string, sha256: string, range?: ByteRange): Promise<ReadableStream<Uint8Array> | undefined>;
-  /** Removes an object `list` gave (nothing when already gone). */
+  /** Removes an object `list` gave, unless it is gone or was written again since (an upload of the same bytes). */
   delete(object: StoredObject): Promise<void>;
   /** Every stored object of every tenant, unfinished writes a crash left included, for the sweep of unreferenced bytes. */
   list(): AsyncIterable<StoredObject>;

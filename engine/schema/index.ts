@@ -2,8 +2,10 @@ import type { TenantDb } from '../dialects/types.ts';
 import type { Registry } from '../registry.ts';
 import { migrateEngineTables, type MigrationOwners } from './engine-tables.ts';
 import { migrateResources } from './migrate.ts';
+import type { MigrationStep } from './steps.ts';
 
 export { schemaFingerprint } from './fingerprint.ts';
+export { checkSteps, StepFailed, type MigrationStep, type StepContext } from './steps.ts';
 export { checkMigrationOwners, type MigrationOwners } from './engine-tables.ts';
 export { MigrationRefused, planTenant, refusalsOf, type TenantPlan } from './plan-tenant.ts';
 export { isEmptyPlan, type TablePlan } from './plan.ts';
@@ -13,10 +15,15 @@ export { isEmptyPlan, type TablePlan } from './plan.ts';
  * hosts' (each owner's migrations). The resource tables go first, in one transaction, so a
  * refused plan leaves the tenant as it was.
  */
-export async function migrateTenant(t: TenantDb, registry: Registry, hosts: MigrationOwners = {}): Promise<void> {
+export async function migrateTenant(
+  t: TenantDb,
+  registry: Registry,
+  hosts: MigrationOwners = {},
+  steps: readonly MigrationStep[] = [],
+): Promise<void> {
   await t.db.transaction().execute(async (trx) => {
     await t.dialect.lockForMigration(trx, t.key);
-    await migrateResources({ ...t, db: trx }, registry);
+    await migrateResources({ ...t, db: trx }, registry, steps);
   });
   await migrateEngineTables(t, hosts);
 }

@@ -3,20 +3,50 @@ import type { TenantDb } from '../dialects/types.ts';
 import type { Registry } from '../registry.ts';
 import { MigrationRefused, planTenant, refusalsOf, type TenantPlan } from './plan-tenant.ts';
 import type { TablePlan } from './plan.ts';
-import type { ColumnSpec } from './table.ts';
+import { applyStep, makeStepsTable, nullCount, type MigrationStep } from './steps.ts';
+import { tableSpec, type ColumnSpec } from './table.ts';
 
 /**
  * Brings every resource table up to its definition, or refuses (MigrationRefused) and changes
  * nothing: plans the tenant (plan.ts), then creates missing tables, renames columns
- * (`renamedFrom`), adds columns (existing rows keep their data) and indexes, and drops the indexes
- * a current one replaces. Run inside the caller's transaction, so a statement that fails part-way
- * leaves nothing done. Safe to run at every start: a second run finds nothing to do.
+ * (`renamedFrom`), adds columns (existing rows keep their data) and indexes, drops the indexes a
+ * current one replaces, then runs the deployment's pending steps and checks the definitions'
+ * rules on the rows they left. Run inside the caller's transaction, so a statement or step that
+ * fails part-way leaves nothing done. Safe to run at every start: a second run finds nothing to do.
  */
-export async function migrateResources(t: TenantDb, registry: Registry): Promise<TenantPlan> {
-  const plan = await planTenant(t, registry);
+export async function migrateResources(
+  t: TenantDb,
+  registry: Registry,
+  steps: readonly MigrationStep[] = [],
+  now: () => string = () => new Date().toISOString(),
+): Promise<TenantPlan> {
+  const plan = await planTenant(t, registry, steps);
   if (refusalsOf(plan).length > 0) throw new MigrationRefused(plan);
   for (const table of plan.tables) await applyTablePlan(t, table);
+  const pending = steps.filter((s) => plan.steps?.includes(s.name));
+  if (steps.length > 0) await makeStepsTable(t);
+  if (pending.length === 0) return plan;
+  const newTenant = plan.tables.every((table) => table.create);
+  for (const step of pending) await applyStep(t, step, newTenant, now());
+  // The rules the steps were to satisfy, on the rows as they left them.
+  const after = await planTenant(t, registry);
+  if (refusalsOf(after).length > 0)
+    throw new MigrationRefused(after, `after step ${pending.map((s) => s.name).join(', ')}`, await stillNull(t, registry));
   return plan;
+}
+
+/** Per resource, how many rows still hold null in a field that may not (a refusal after the steps says so). */
+async function stillNull(t: TenantDb, registry: Registry): Promise<string[]> {
+  const lines: string[] = [];
+  for (const resource of registry.resources.values()) {
+    const spec = tableSpec(resource, t.dialect);
+    for (const c of spec.columns) {
+      if (c.rules === undefined || c.rules.allowsNull) continue;
+      const n = await nullCount(t, spec.name, c.name);
+      if (n > 0) lines.push(`resource ${spec.name}: field ${c.name}: ${n} row${n === 1 ? '' : 's'} still hold null`);
+    }
+  }
+  return lines;
 }
 
 async function applyTablePlan(t: TenantDb, plan: TablePlan): Promise<void> {

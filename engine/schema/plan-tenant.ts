@@ -2,18 +2,33 @@ import type { TenantDb } from '../dialects/types.ts';
 import type { Registry } from '../registry.ts';
 import { NO_ROWS, readFacts } from './facts.ts';
 import { planTable, questionsFor, type TablePlan } from './plan.ts';
+import { appliedSteps, pendingOf, type MigrationStep } from './steps.ts';
 import { tableSpec } from './table.ts';
 
 /** What migrating one tenant does to its resource tables, or refuses. */
 export interface TenantPlan {
   readonly tenant: string;
   readonly tables: readonly TablePlan[];
+  /** The deployment's migration steps this tenant has not run, in order (run after the tables' changes). */
+  readonly steps?: readonly string[];
+  /** Steps that ran and changed since: refused. */
+  readonly changedSteps?: readonly string[];
 }
 
-export const refusalsOf = (plan: TenantPlan): string[] => plan.tables.flatMap((t) => t.refusals);
+/**
+ * What stops a tenant's migration: the tables' refusals (those of the rows' data wait for the
+ * pending steps, and are checked again after them) and steps changed after they ran.
+ */
+export const refusalsOf = (plan: TenantPlan): string[] => {
+  const waiting = (plan.steps?.length ?? 0) > 0;
+  return [
+    ...plan.tables.flatMap((t) => (waiting ? t.refusals.filter((r) => !t.curable.includes(r)) : t.refusals)),
+    ...(plan.changedSteps ?? []),
+  ];
+};
 
 /** Reads each resource table of a tenant (schema, then the facts its rules need) and plans it; changes nothing. */
-export async function planTenant(t: TenantDb, registry: Registry): Promise<TenantPlan> {
+export async function planTenant(t: TenantDb, registry: Registry, steps: readonly MigrationStep[] = []): Promise<TenantPlan> {
   const tables: TablePlan[] = [];
   for (const resource of registry.resources.values()) {
     const spec = tableSpec(resource, t.dialect);
@@ -21,14 +36,20 @@ export async function planTenant(t: TenantDb, registry: Registry): Promise<Tenan
     const facts = live === undefined ? NO_ROWS : await readFacts(t, spec.name, questionsFor(spec, live));
     tables.push(planTable(spec, live, facts));
   }
-  return { tenant: t.key, tables };
+  if (steps.length === 0) return { tenant: t.key, tables };
+  const { pending, changed } = pendingOf(steps, await appliedSteps(t));
+  return { tenant: t.key, tables, steps: pending.map((s) => s.name), changedSteps: changed };
 }
 
 /** A plan with refusals: the tenant was left as it was. */
 export class MigrationRefused extends Error {
-  constructor(readonly plan: TenantPlan) {
-    const lines = refusalsOf(plan).map((r) => `\n  ${r}`);
-    super(`tenant ${plan.tenant}: migration refused, nothing changed:${lines.join('')}`);
+  constructor(
+    readonly plan: TenantPlan,
+    when?: string,
+    more: readonly string[] = [],
+  ) {
+    const lines = [...refusalsOf(plan), ...more].map((r) => `\n  ${r}`);
+    super(`tenant ${plan.tenant}: migration refused${when ? ` ${when}` : ''}, nothing changed:${lines.join('')}`);
     this.name = 'MigrationRefused';
   }
 }

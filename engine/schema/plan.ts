@@ -17,6 +17,8 @@ export interface TablePlan {
   readonly keptColumns: readonly string[];
   /** One line each, naming the resource and field. Any refusal in a tenant changes nothing there. */
   readonly refusals: readonly string[];
+  /** The refusals the rows' data cause (not a column's type): a migration step may cure them, checked again after it ran. */
+  readonly curable: readonly string[];
 }
 
 interface Placed {
@@ -100,9 +102,11 @@ export function planTable(spec: TableSpec, live: LiveTable | undefined, facts: T
       dropIndexes: [],
       keptColumns: [],
       refusals: [],
+      curable: [],
     };
   const placed = place(spec, live);
-  const refusals = placed.flatMap((p) => refusalsOf(spec.name, p, live, facts));
+  const found = placed.flatMap((p) => refusalsOf(spec.name, p, live, facts));
+  const refusals = found.map((r) => r.line);
   const renameColumns = placed.flatMap(({ column, at }) => (at !== undefined && at !== column.name ? [{ from: at, to: column.name }] : []));
   const named = new Set(['id', ...spec.columns.map((c) => c.name), ...renameColumns.map((r) => r.from)]);
   // An index of a column renamed now still has the name derived from the old one: it goes, and
@@ -125,31 +129,46 @@ export function planTable(spec: TableSpec, live: LiveTable | undefined, facts: T
     dropIndexes: [...new Set([...renamedIndexes, ...spec.superseded])].filter((n) => live.indexes.has(n)),
     keptColumns: [...live.columns.keys()].filter((n) => !named.has(n)),
     refusals,
+    curable: found.filter((r) => r.curable).map((r) => r.line),
   };
 }
 
-function refusalsOf(resource: string, { column, at }: Placed, live: LiveTable, facts: TableFacts): string[] {
+interface Refusal {
+  readonly line: string;
+  readonly curable: boolean;
+}
+
+function refusalsOf(resource: string, { column, at }: Placed, live: LiveTable, facts: TableFacts): Refusal[] {
   const line = (why: string) => `resource ${resource}: field ${column.name}: ${why}`;
   if (at === undefined)
     return column.rules?.required && facts.hasRows
       ? [
-          line(
-            'is new and required, but the table has rows (soft-deleted ones count) that would hold null: add it with a default or nullable, fill it in, then make it required',
-          ),
+          {
+            line: line(
+              'is new and required, but the table has rows (soft-deleted ones count) that would hold null: give it a default, or a migration step that fills it in (mrs migrate:new)',
+            ),
+            curable: true,
+          },
         ]
       : [];
   const held = live.columns.get(at)!;
   if (!fits(column, held))
     return [
-      line(
-        `kind ${column.kind} does not fit its column ${at}, of type ${held.type}${held.kinds.length ? ` (kind ${held.kinds.join(' or ')})` : ''}: a changed kind is refused`,
-      ),
+      {
+        line: line(
+          `kind ${column.kind} does not fit its column ${at}, of type ${held.type}${held.kinds.length ? ` (kind ${held.kinds.join(' or ')})` : ''}: a changed kind is refused`,
+        ),
+        curable: false,
+      },
     ];
   return checksOf(column, at, held)
     .filter((c) => facts.yes.has(questionKey(c.question)))
     .map((c) => {
       const found = facts.found?.get(questionKey(c.question));
-      return line(found?.length ? `${c.refusal}: ${found.map((v) => JSON.stringify(v)).join(', ')}` : c.refusal);
+      return {
+        line: line(found?.length ? `${c.refusal}: ${found.map((v) => JSON.stringify(v)).join(', ')}` : c.refusal),
+        curable: c.question.test !== 'kind',
+      };
     });
 }
 

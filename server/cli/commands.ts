@@ -11,6 +11,7 @@ import { progressBar } from './progress.ts';
 import { serve } from './serve.ts';
 import { table } from './table.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
+import { FILE_COMMANDS } from './file-commands.ts';
 
 export type { Command } from './command.ts';
 
@@ -117,4 +118,5 @@ export const COMMANDS: Record<string, Command> = {
   }),
   ...ACCOUNT_COMMANDS,
   ...WEBHOOK_COMMANDS,
+  ...FILE_COMMANDS,
 };

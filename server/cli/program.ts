@@ -14,6 +14,7 @@ const GROUPS: Record<string, string> = {
   role: 'Roles of a tenant: what their users may do to which collections',
   key: 'API keys of a user',
   webhook: 'Webhooks of a tenant: deliver its change feed to URLs',
+  files: "Attached files' stored bytes",
 };
 
 /** A group's description with its commands: `Users of a tenant (create, list, disable, enable).` */

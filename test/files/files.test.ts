@@ -23,11 +23,14 @@ describeEachDatabase(
         deleted: false,
       });
       expect(r.headers.get('location')).toBe(`${M}/work_orders/${wo.id}/attached_files/${r.body.id}`);
+      // The content_url is signed per request: its expiry moves with the clock.
+      const { content_url: _url, ...metadata } = r.body;
+      const signed = { ...metadata, content_url: expect.stringMatching(/\/content\?\$expires=/) };
       const list = await h().get(`${M}/work_orders/${wo.id}/attached_files`);
       expect(list.status, list.text).toBe(200);
-      expect(list.body).toEqual([r.body]);
+      expect(list.body).toEqual([signed]);
       const read = await h().get(r.headers.get('location')!);
-      expect(read.body).toEqual(r.body);
+      expect(read.body).toEqual(signed);
       expect(read.headers.get('etag')).toBe(r.headers.get('etag'));
       const content = await send(h(), 'GET', `${r.headers.get('location')}/content`);
       expect(content.status).toBe(200);
@@ -160,6 +163,17 @@ describeEachDatabase(
       expectProblem(r, 400, ['operations[1].path']);
       expect(r.body.errors[0].operation).toBe(1);
       expect((await h().get(`${M}/work_orders/${wo.id}`)).body.priority).toBe(wo.priority);
+    });
+
+    it('/metrics counts uploads and downloads and the bytes stored, per tenant', async () => {
+      const wo = await makeWorkOrder(h());
+      const r = await upload(h(), `${M}/work_orders/${wo.id}`, form('counted', 'c.txt'));
+      await send(h(), 'GET', `${r.headers.get('location')}/content`);
+      const text = (await h().request('GET', '/metrics', { token: null })).text;
+      const value = (name: string) => Number(new RegExp(`^${name}\\{tenant="demo.main"\\} (\\d+)`, 'm').exec(text)?.[1]);
+      expect(value('mrs_file_uploads_total')).toBeGreaterThanOrEqual(1);
+      expect(value('mrs_file_downloads_total')).toBeGreaterThanOrEqual(1);
+      expect(value('mrs_files_stored_bytes')).toBeGreaterThanOrEqual(7);
     });
 
     it('past FILE_MAX_BYTES: 413 and nothing kept', async () => {

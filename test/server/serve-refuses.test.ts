@@ -1,8 +1,6 @@
-import { sql } from 'kysely';
 import { spawn } from 'node:child_process';
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { forgetFingerprints } from '../support/fingerprints.ts';
 import { describeEachDatabase, M } from '../support/harness.ts';
 import { tableShape } from '../support/resources-dir.ts';
 import { MRS } from '../support/serve-child.ts';
@@ -46,8 +44,7 @@ describeEachDatabase('mrs serve plans every tenant before it changes any (SPEC 1
 
     const config = h().service.config;
     // Tenants from a release before fingerprints (or whose record is lost) are planned at start, as these are.
-    if (config.databaseUrl) await sql`delete from mrs_server.tenant_fingerprints`.execute(demo.db);
-    else new Database(join(config.dataDir, 'mrs-catalog.db')).exec('delete from tenant_fingerprints').close();
+    await forgetFingerprints(h().service);
     const run = await serveUntilExit({ DATA_DIR: config.dataDir, DATABASE_URL: config.databaseUrl ?? '', PORT: '0', LOG_LEVEL: 'silent' });
     expect(run.code, run.stderr).not.toBe(0);
     expect(run.stderr).toMatch(/tenant zz\.main: resource work_orders: field department_id/);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { MigrationStep } from '../../engine/schema/index.ts';
 import type { ResourceDefinition } from '../../engine/define.ts';
 import { loadConfig, type Config } from '../../server/config.ts';
 import { createService, ensureDemoTenant, type Service } from '../../server/service.ts';
@@ -61,6 +62,8 @@ export interface Harness {
 
 export interface StartOptions {
   resources?: readonly ResourceDefinition[];
+  /** The deployment's migration steps (default: the checkout's migrations/ folder). */
+  steps?: readonly MigrationStep[];
   env?: Record<string, string>;
   /** The service's clock, in epoch milliseconds. */
   now?: () => number;
@@ -82,16 +85,27 @@ export async function startHarness(db: DatabaseName, options: StartOptions = {})
     dataDir = dir;
     cleanup = async () => rmSync(dir, { recursive: true, force: true });
   }
+  if (db === 'postgres' && !dataDir) {
+    // Attached files' bytes go under DATA_DIR on every database.
+    const dir = mkdtempSync(join(tmpdir(), 'mrs-test-'));
+    dataDir = dir;
+    cleanup = async () => rmSync(dir, { recursive: true, force: true });
+  }
   if (db === 'postgres' && !databaseUrl) {
     const fresh = await freshPostgresDatabase();
+    const removeDir = cleanup;
     databaseUrl = fresh.url;
-    cleanup = fresh.drop;
+    cleanup = async () => {
+      await fresh.drop();
+      await removeDir();
+    };
     if (VIA_PGBOUNCER) {
       const bouncer = await startPgBouncer(fresh.url);
       databaseUrl = bouncer.url;
       cleanup = async () => {
         await bouncer.stop();
         await fresh.drop();
+        await removeDir();
       };
     }
   }
@@ -101,6 +115,7 @@ export async function startHarness(db: DatabaseName, options: StartOptions = {})
   const config: Config = loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, ...limits, ...pooler, ...options.env });
   const service = await createService(config, {
     resources: options.resources,
+    ...(options.steps ? { steps: options.steps } : {}),
     now: options.now,
     keyStateTtlMs: options.keyStateTtlMs,
     webhookRefreshMs: options.webhookRefreshMs,

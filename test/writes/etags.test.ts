@@ -1,3 +1,4 @@
+import { forgetFingerprints } from '../support/fingerprints.ts';
 import { expect, it } from 'vitest';
 import { describeEachDatabase, M, startHarness, type Harness } from '../support/harness.ts';
 import { expectProblem, makeNote, makeWorkOrder, WORK_ORDER } from '../support/fixtures.ts';
@@ -129,6 +130,7 @@ describeEachDatabase('the version column on tables made before it', (h) => {
       // The table as the code before the version column made it.
       const t = (await first.harness.service.tenants.get('demo.main'))!;
       await t.db.schema.alterTable('work_orders').dropColumn('mrs_version').execute();
+      await forgetFingerprints(first.harness.service);
       await first.stop(true);
       const second = await startHarness(h().db, { reuse: { dataDir: first.dataDir, databaseUrl: first.databaseUrl } });
       try {
