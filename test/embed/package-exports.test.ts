@@ -202,8 +202,15 @@ describe('the packed package, installed into an empty project', () => {
       sameModule: true,
       deep: 'ERR_PACKAGE_PATH_NOT_EXPORTED',
     });
-    // The engine serves its change feed (SPEC 9) and batches (SPEC 10) too.
-    expect(out.openapi).toEqual(['/api/maintenance/tasks', '/api/maintenance/tasks/{id}', '/api/events', '/api/batch']);
+    // The engine serves its change feed (SPEC 9), batches (SPEC 10) and /bulk reads (SPEC 14) too.
+    expect(out.openapi).toEqual([
+      '/api/maintenance/tasks',
+      '/api/maintenance/tasks/{id}',
+      '/api/bulk/maintenance/tasks',
+      '/api/bulk/maintenance/tasks/{id}',
+      '/api/events',
+      '/api/batch',
+    ]);
     expect(out.sameDocument).toBe(true);
     expect(out.docs).toEqual([200, true, 200, true]);
   }, 60_000);
