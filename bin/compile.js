@@ -4,10 +4,11 @@
 // a thread of its own with its own heap and keeps its transpiled sources, tens of MiB more
 // resident than the same server compiled (BENCHMARKS.md).
 import { build, stop } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDefinitionFile } from '../server/definition-files.js';
+import { isDefinitionFile, STEP_FILE } from '../server/definition-files.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -28,6 +29,17 @@ function definitionFiles(root) {
   }
 }
 
+/** The deployment's migration steps (server/load-steps.ts reads the same files). */
+function stepFiles(root) {
+  try {
+    return readdirSync(join(root, 'migrations'))
+      .filter((f) => STEP_FILE.test(f))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
 function readManifest(cache) {
   try {
     return JSON.parse(readFileSync(join(cache, 'manifest.json'), 'utf8'));
@@ -37,8 +49,9 @@ function readManifest(cache) {
 }
 
 /** Current while no source or setting it was built from changed since, and resources/ holds the same files. */
-function isCurrent(manifest, root, cache, resources) {
+function isCurrent(manifest, root, cache, resources, steps) {
   if (!manifest || manifest.resources.join('\n') !== resources.join('\n')) return false;
+  if ((manifest.steps ?? []).join('\n') !== steps.join('\n')) return false;
   try {
     statSync(join(cache, manifest.dir, `${ENTRY.out}.mjs`));
     return manifest.inputs.every((f) => statSync(join(root, f)).mtimeMs < manifest.builtAt);
@@ -54,15 +67,22 @@ function isCurrent(manifest, root, cache, resources) {
  */
 export async function compiledCli(root = ROOT, cache = join(root, 'node_modules', '.cache', 'mrs')) {
   const resources = definitionFiles(root);
+  const steps = stepFiles(root);
   const current = readManifest(cache);
-  if (isCurrent(current, root, cache, resources)) return join(cache, current.dir, `${ENTRY.out}.mjs`);
+  if (isCurrent(current, root, cache, resources, steps)) return join(cache, current.dir, `${ENTRY.out}.mjs`);
 
   // Sources saved during the build are newer than builtAt: the next start builds again.
   const builtAt = Date.now();
   const dir = `build-${builtAt}-${process.pid}`;
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [ENTRY, ...resources.map((f) => ({ in: `resources/${f}`, out: `resources/${f.replace(/\.(ts|js|mjs)$/, '')}` }))],
+    entryPoints: [
+      ENTRY,
+      ...[...resources.map((f) => `resources/${f}`), ...steps.map((f) => `migrations/${f}`)].map((f) => ({
+        in: f,
+        out: f.replace(/\.(ts|js|mjs)$/, ''),
+      })),
+    ],
     outdir: join(cache, dir),
     outExtension: { '.js': '.mjs' },
     bundle: true,
@@ -81,7 +101,20 @@ export async function compiledCli(root = ROOT, cache = join(root, 'node_modules'
   // Besides the sources: what decides how they compile (esbuild reads tsconfig.json and
   // package.json; this file holds its options).
   const settings = ['tsconfig.json', 'package.json', 'bin/compile.js'].filter((f) => existsSync(join(root, f)));
-  const manifest = { dir, builtAt, resources, inputs: [...Object.keys(result.metafile.inputs), ...settings] };
+  // A step is known by its source's checksum, compiled or not (server/load-steps.ts).
+  if (steps.length > 0) {
+    const checksums = Object.fromEntries(
+      steps.map((f) => [
+        f.replace(/\.(ts|js|mjs)$/, ''),
+        createHash('sha256')
+          .update(readFileSync(join(root, 'migrations', f)))
+          .digest('hex'),
+      ]),
+    );
+    mkdirSync(join(cache, dir, 'migrations'), { recursive: true });
+    writeFileSync(join(cache, dir, 'migrations', 'checksums.json'), JSON.stringify(checksums));
+  }
+  const manifest = { dir, builtAt, resources, steps, inputs: [...Object.keys(result.metafile.inputs), ...settings] };
   const tmp = join(cache, `manifest.${process.pid}.tmp`);
   writeFileSync(tmp, JSON.stringify(manifest));
   renameSync(tmp, join(cache, 'manifest.json'));

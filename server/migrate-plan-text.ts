@@ -26,15 +26,21 @@ export function planText(plan: TenantPlan): string {
   const lines = [`tenant ${plan.tenant}`];
   for (const t of plan.tables) {
     const would = [...changes(t, false), ...t.keptColumns.map((c) => `keep column ${c}: no field names it (never dropped)`)];
-    const refused = t.refusals.map((r) => `REFUSED ${r}`);
+    // Refusals of the rows' data wait for the pending steps (the step lines below say they are checked after).
+    const waiting = (plan.steps?.length ?? 0) > 0;
+    const refused = t.refusals.filter((r) => !(waiting && t.curable.includes(r))).map((r) => `REFUSED ${r}`);
     if (would.length + refused.length === 0) lines.push(`  ${t.resource}: nothing to change`);
     else lines.push(`  ${t.resource}:`, ...[...refused, ...would].map((l) => `    ${l}`));
   }
+  for (const step of plan.steps ?? []) lines.push(`  step ${step}: would run, then the rules are checked on the rows`);
+  for (const r of plan.changedSteps ?? []) lines.push(`  REFUSED ${r}`);
   return lines.join('\n');
 }
 
 /** `mrs migrate`'s progress line for a tenant it migrated: what it did, per resource. */
 export function migratedLine(plan: TenantPlan): string {
   const did = plan.tables.flatMap((t) => [...changes(t, true).map((c) => `${t.resource}: ${c}`), ...kept(t)]);
-  return `migrated ${plan.tenant}: ${did.length === 0 ? 'nothing to change' : did.join('; ')}`;
+  const ran = (plan.steps ?? []).map((s) => `ran step ${s}`);
+  const all = [...did, ...ran];
+  return `migrated ${plan.tenant}: ${all.length === 0 ? 'nothing to change' : all.join('; ')}`;
 }

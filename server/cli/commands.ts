@@ -5,6 +5,7 @@ import { createService } from '../service.ts';
 import { seedWorkOrders } from '../seed.ts';
 import { TenantExistsError } from '../tenants/index.ts';
 import { ACCOUNT_COMMANDS } from './account-commands.ts';
+import { STEP_COMMANDS } from './step-commands.ts';
 import { CommandError, UsageError } from './args.ts';
 import { clientDbArg, command, namesInFile, tenantNames, withService, withTenant, type Command } from './command.ts';
 import { progressBar } from './progress.ts';
@@ -116,6 +117,7 @@ export const COMMANDS: Record<string, Command> = {
       ),
     );
   }),
+  ...STEP_COMMANDS,
   ...ACCOUNT_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...FILE_COMMANDS,
