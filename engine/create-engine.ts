@@ -41,6 +41,11 @@ interface CommonOptions {
   readonly basePath?: string;
   /** Cursor lifetime without use, in seconds (default 3900: outlives a client that waits out an hourly call budget). */
   readonly cursorTtlS?: number;
+  /**
+   * Live cursors a tenant keeps at most (default 100000): past it, each sweep removes those
+   * nearest their expiry, so a flood of searches within one lifetime cannot fill the database.
+   */
+  readonly cursorMaxLive?: number;
   /** How long the change feed (`{basePath}/events`) keeps events, in seconds (default 604800: a week). */
   readonly eventsRetentionS?: number;
   /**
@@ -178,7 +183,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   checkMigrationOwners(options.migrations ?? {});
   checkSteps(options.steps ?? []);
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
-  const cursors = { ttlMs: (options.cursorTtlS ?? 3900) * 1000, now: options.now ?? Date.now };
+  const cursors = { ttlMs: (options.cursorTtlS ?? 3900) * 1000, now: options.now ?? Date.now, maxLive: options.cursorMaxLive ?? 100_000 };
   const single = options.db === undefined ? undefined : singleDb(options);
   const resolveCaller = withGates(
     single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller,

@@ -10,6 +10,7 @@ export interface Config {
   tokenTtlS: number;
   refreshTokenTtlS: number;
   cursorTtlS: number;
+  cursorMaxLive: number;
   /** How long the change feed keeps events (SPEC 9). */
   eventsRetentionS: number;
   /** An event stream sends a keep-alive comment at least this often, in seconds (SPEC 9). */
@@ -134,6 +135,7 @@ export function loadConfig(env: Env = process.env): Config {
     tokenTtlS: read(env, 'TOKEN_TTL_S', int('TOKEN_TTL_S', 1, 31 * 86400), 3600),
     refreshTokenTtlS: read(env, 'REFRESH_TOKEN_TTL_S', int('REFRESH_TOKEN_TTL_S', 1, 366 * 86400), 30 * 86400),
     cursorTtlS: read(env, 'CURSOR_TTL_S', int('CURSOR_TTL_S', 1, 7 * 86400), 3900),
+    cursorMaxLive: read(env, 'CURSOR_MAX_LIVE', int('CURSOR_MAX_LIVE', 1, 1e9), 100_000),
     eventsRetentionS: read(env, 'EVENTS_RETENTION_S', int('EVENTS_RETENTION_S', 1, 10 * 365 * 86400), 604_800),
     eventsHeartbeatS: read(env, 'EVENTS_HEARTBEAT_S', int('EVENTS_HEARTBEAT_S', 1, 3600), 15),
     requireIfMatch: read(env, 'REQUIRE_IF_MATCH', bool('REQUIRE_IF_MATCH'), false),

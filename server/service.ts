@@ -72,6 +72,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
+    cursorMaxLive: config.cursorMaxLive,
     eventsRetentionS: config.eventsRetentionS,
     eventsHeartbeatS: config.eventsHeartbeatS,
     requireIfMatch: config.requireIfMatch,

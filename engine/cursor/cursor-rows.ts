@@ -93,11 +93,24 @@ export async function deleteCursor(t: TenantDb, id: string): Promise<void> {
  */
 export const EXPIRED_CURSORS_PER_SWEEP = 256;
 
-/** Removes up to `limit` expired cursors, every row of each; returns the rows removed. */
-export async function sweepCursors(t: TenantDb, now: number, limit = EXPIRED_CURSORS_PER_SWEEP): Promise<number> {
+/**
+ * Removes up to `limit` expired cursors, every row of each; then, when a tenant holds more than
+ * `maxLive` cursors (a flood of searches within one lifetime), up to `limit` of those nearest
+ * their expiry (the least recently used). Returns the rows removed.
+ */
+export async function sweepCursors(t: TenantDb, now: number, limit = EXPIRED_CURSORS_PER_SWEEP, maxLive = Infinity): Promise<number> {
   const expired = t.db.selectFrom(CURSOR_TABLE).select('id').where('chunk', '=', 0).where('expires_at', '<', now).limit(limit);
-  const result = await t.db.deleteFrom(CURSOR_TABLE).where('id', 'in', expired).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const removed = Number((await t.db.deleteFrom(CURSOR_TABLE).where('id', 'in', expired).executeTakeFirst()).numDeletedRows);
+  if (removed >= limit || !Number.isFinite(maxLive)) return removed;
+  const { n } = await t.db
+    .selectFrom(CURSOR_TABLE)
+    .select(sql<number>`count(*)`.as('n'))
+    .where('chunk', '=', 0)
+    .executeTakeFirstOrThrow();
+  const over = Number(n) - maxLive;
+  if (over <= 0) return removed;
+  const oldest = t.db.selectFrom(CURSOR_TABLE).select('id').where('chunk', '=', 0).orderBy('expires_at').limit(Math.min(over, limit));
+  return removed + Number((await t.db.deleteFrom(CURSOR_TABLE).where('id', 'in', oldest).executeTakeFirst()).numDeletedRows);
 }
 
 /** How a database writes a lazy cursor's chunk rows (CursorFill): where a chunk's text goes, and a list of texts as rows. */

@@ -16,6 +16,8 @@ export interface CursorSettings {
   readonly ttlMs: number;
   /** The clock (tests move it). */
   readonly now: () => number;
+  /** Live cursors a tenant keeps at most: past it, the sweep removes those nearest their expiry first. */
+  readonly maxLive?: number;
 }
 
 /** One page of a cursor: its records, in snapshot order (see PageRecords). */
@@ -49,6 +51,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
   const store = tenant.dialect.snapshots;
   const slack = Math.min(settings.ttlMs / 10, 60_000);
   let nextSweep = 0;
+  let madeSinceSweep = 0;
   const expiry = () => settings.now() + settings.ttlMs + slack;
 
   const cache = cursorCacheFor();
@@ -114,10 +117,12 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
    */
   async function sweep() {
     const now = settings.now();
-    if (now < nextSweep) return;
+    // A flood of new searches sweeps every batch's worth of them too: CURSOR_MAX_LIVE holds within a batch.
+    if (now < nextSweep && madeSinceSweep < EXPIRED_CURSORS_PER_SWEEP) return;
+    madeSinceSweep = 0;
     nextSweep = now + Math.min(settings.ttlMs, 60_000); // one sweep at a time
     // Every cursor has at least one row: fewer rows than a batch of cursors means none are left.
-    if ((await store.sweep(tenant, now)) >= EXPIRED_CURSORS_PER_SWEEP) nextSweep = now;
+    if ((await store.sweep(tenant, now, EXPIRED_CURSORS_PER_SWEEP, settings.maxLive)) >= EXPIRED_CURSORS_PER_SWEEP) nextSweep = now;
   }
 
   return {
@@ -137,6 +142,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       recordJson: (alias?: string) => Expression<string>;
     }): Promise<CursorPage> {
       await sweep();
+      madeSinceSweep++;
       const id = newCursorId();
       const span = pageSpan(args.query.page, args.query.limit);
       const expiresAt = expiry();

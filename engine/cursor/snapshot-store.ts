@@ -30,8 +30,11 @@ export interface SnapshotStore {
   /** Moves a cursor's expiry. */
   touch(t: TenantDb, id: string, expiresAt: number): Promise<void>;
   delete(t: TenantDb, id: string): Promise<void>;
-  /** Removes up to `limit` expired cursors, every row of each; returns the rows removed. */
-  sweep(t: TenantDb, now: number, limit?: number): Promise<number>;
+  /**
+   * Removes up to `limit` expired cursors, every row of each, then, past `maxLive` cursors, the
+   * ones nearest their expiry; returns the rows removed.
+   */
+  sweep(t: TenantDb, now: number, limit?: number, maxLive?: number): Promise<number>;
 }
 
 /** What binds a cursor: only the same collection, parent and user may use it. */

@@ -11,6 +11,7 @@ describe('configuration from the environment', () => {
       tokenTtlS: 3600,
       refreshTokenTtlS: 2592000,
       cursorTtlS: 3900,
+      cursorMaxLive: 100000,
       rateLimitMax: 1000,
       rateLimitWindowS: 3600,
       authRateLimitMax: 20,
