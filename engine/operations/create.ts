@@ -9,11 +9,12 @@ import {
   insertRows,
   insertRowsWithEvents,
   insertRowThen,
-  insertRowUnclaimedThen,
+  insertRowIfKeyFreeThen,
   insertRowWithEvent,
-  type LinkCheck,
-} from '../sql/record-writes.ts';
-import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
+} from '../sql/record-inserts.ts';
+import type { LinkCheck } from '../sql/record-writes.ts';
+import type { WriteThen } from '../sql/write-then.ts';
+import { writerOf } from '../writes/writer.ts';
 import { checkBody, fieldProblems, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
 import { linksNamed, parentLinkProblems, sentLinks, throwIfAny } from './checks.ts';
@@ -40,7 +41,7 @@ function withPathLink(body: unknown, parent: ParentScope | undefined): { body: u
 export async function create(ctx: OperationContext, resource: Resource, body: unknown, parent?: ParentScope): Promise<Written> {
   const linked = withPathLink(body, parent);
   const links = sentLinks(resource, linked.body);
-  // The INSERT with its event, kept together without a transaction of their own (writtenWith),
+  // The INSERT with its event, kept together without a transaction of their own (insertedWithEvent),
   // where the database or the handle can: with nothing to look up first, that is the create; with
   // parents to look up, the INSERT looks them up itself when the body is valid, and when it
   // inserts nothing (a parent missing or deleted) the transaction below says which.
@@ -74,16 +75,15 @@ export async function create(ctx: OperationContext, resource: Resource, body: un
 type WithEvent = 'statement' | WriteThen;
 
 function withEventWay(ctx: OperationContext): WithEvent | undefined {
-  const { events } = ctx.tenant.dialect;
-  if (events.inStatement) return 'statement';
-  return events.appendQuery ? writeThenOf(ctx.tenant.db) : undefined;
+  const writer = writerOf(ctx.tenant);
+  return writer.oneStatement ? 'statement' : writer.writeThen;
 }
 
 /**
  * The row inserted with its create event, kept together `way`; with `links`, only where each
  * names a live parent. Undefined when no row was inserted: nothing written.
  */
-async function writtenWith(
+async function insertedWithEvent(
   ctx: OperationContext,
   resource: Resource,
   row: Record<string, unknown>,
@@ -91,12 +91,12 @@ async function writtenWith(
   way: WithEvent,
 ): Promise<Written | undefined> {
   const { tenant } = ctx;
-  const { events } = tenant.dialect;
+  const { events } = tenant.dialect; // appendQuery: a WriteThen's event
   if (way === 'statement') {
     const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
     const inserted = await insertRowWithEvent(tenant, tenant.db, resource, row, event, links);
     if (!inserted) return undefined;
-    events.written?.(tenant);
+    writerOf(tenant).wrote(tenant);
     return storedOf(resource, tenant.dialect, inserted);
   }
   let made: Required<Written> | undefined; // the record `then` made its event of
@@ -110,7 +110,7 @@ async function writtenWith(
 
 /**
  * Checks the body, then inserts it: the problems found so far and the body's are reported
- * together. Its event: appended `after` it by the caller, or kept with it `way` (writtenWith).
+ * together. Its event: appended `after` it by the caller, or kept with it `way` (insertedWithEvent).
  */
 async function insertChecked(
   db: Kysely<any>,
@@ -124,13 +124,13 @@ async function insertChecked(
   const record =
     event === 'after'
       ? await insertRow(db, resource.name, row).then((r) => r && storedOf(resource, ctx.tenant.dialect, r))
-      : await writtenWith(ctx, resource, row, [], event);
+      : await insertedWithEvent(ctx, resource, row, [], event);
   if (!record) throw new EngineError('internal', 'The INSERT returned no row.');
   return record;
 }
 
 /**
- * A create with parents to look up, its INSERT checking each is live (writtenWith's links).
+ * A create with parents to look up, its INSERT checking each is live (insertedWithEvent's links).
  * Undefined when not done (nothing written): the body has problems (reported by the
  * transaction, in SPEC 1's order: a missing parent in the path is 404 first), or a parent is not
  * live.
@@ -147,7 +147,7 @@ async function insertLinked(
   const values = valueOf(checked) as ApiRecord;
   const links = linksNamed(resource, values);
   if (links.length === 0) return undefined;
-  return writtenWith(ctx, resource, rowOf(ctx, resource, values), links, way);
+  return insertedWithEvent(ctx, resource, rowOf(ctx, resource, values), links, way);
 }
 
 /** A create with no parent path and no link sent: no record to look up before its INSERT. */
@@ -190,20 +190,21 @@ export async function createClaimed(
   const { tenant } = ctx;
   if (!nothingToLookUp(resource, body, undefined)) return undefined;
   const { events } = tenant.dialect;
-  if (events.inStatement && tenant.dialect.lockInStatement) {
+  const writer = writerOf(tenant);
+  if (writer.claimsInStatement) {
     const row = checkedRow(ctx, resource, { body, problems: [] }, []);
     const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
     const kept = await insertRowClaimed(tenant, tenant.db, resource, row, event, claim, { status: 201, locationPrefix });
-    if (kept) events.written?.(tenant);
+    if (kept) writer.wrote(tenant);
     return kept;
   }
   // One writer (SQLite): the INSERT checks the key is free, and its event and the kept answer
   // run right after it, kept with it (engine/sql/write-then.ts); no transaction, no lookup first.
-  const writeThen = events.appendQuery ? writeThenOf(tenant.db) : undefined;
+  const { writeThen } = writer;
   if (!writeThen) return undefined;
   const row = checkedRow(ctx, resource, { body, problems: [] }, []);
   let answer: KeptAnswer | undefined;
-  await insertRowUnclaimedThen(writeThen, tenant, resource.name, row, claim, (inserted) => {
+  await insertRowIfKeyFreeThen(writeThen, tenant, resource.name, row, claim, (inserted) => {
     const written = writtenOf(storedOf(resource, tenant.dialect, inserted)); // its JSON for the event and the answer
     const event = eventOf(ctx, resource, 'create', written.record, createdFields(resource), written.json);
     answer = answerOf(201, written, `${locationPrefix}${written.record.id}`);
@@ -240,9 +241,10 @@ export async function insertPlainCreates(
 ): Promise<Written[]> {
   const { tenant } = ctx;
   const changed = createdFields(resource);
-  if (tenant.dialect.events.inStatement) {
+  const writer = writerOf(tenant);
+  if (writer.oneStatement) {
     const inserted = await insertRowsWithEvents(tenant, tenant.db, resource, rows, { at: eventTime(ctx), changed, user: ctx.user ?? null });
-    tenant.dialect.events.written?.(tenant);
+    writer.wrote(tenant);
     return inserted.map((r) => storedOf(resource, tenant.dialect, r));
   }
   const written = (await insertRows(tenant.db, resource.name, rows)).map((r) => writtenOf(storedOf(resource, tenant.dialect, r)));

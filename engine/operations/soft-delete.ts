@@ -5,6 +5,7 @@ import { VERSION_COLUMN } from '../schema/table.ts';
 import { nextVersion, updateRowWithEvent } from '../sql/record-writes.ts';
 import { inTransaction, loadForWrite, notFound, type OperationContext } from './context.ts';
 import { appendEvent, eventTime } from './events.ts';
+import { writerOf } from '../writes/writer.ts';
 import { expectedVersion, notWritten, unreadVersion } from './precondition.ts';
 
 /**
@@ -42,7 +43,8 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
 async function deletedInStatement(ctx: OperationContext, resource: Resource, id: number, ifMatch: Condition | undefined): Promise<boolean> {
   const { tenant } = ctx;
   const expected = unreadVersion(ifMatch);
-  if (!tenant.dialect.events.inStatement || expected === null) return false;
+  const writer = writerOf(tenant);
+  if (!writer.oneStatement || expected === null) return false;
   const row = { deleted: tenant.dialect.encode('boolean', true), updated: nextTimestamp(undefined) };
   const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, expected, {
     at: eventTime(ctx),
@@ -50,6 +52,6 @@ async function deletedInStatement(ctx: OperationContext, resource: Resource, id:
     op: 'delete',
   });
   if (!written) return notWritten(tenant.db, ctx, resource, id, expected);
-  tenant.dialect.events.written?.(tenant);
+  writer.wrote(tenant);
   return true;
 }

@@ -13,6 +13,7 @@ import { expectedVersion, lostRace, notWritten, unreadVersion } from './precondi
 import { NEVER } from '../writes/conditions.ts';
 import { refusals, updateConditions } from '../writes/rules/index.ts';
 import { appendEvent, changedFields, eventTime } from './events.ts';
+import { writerOf } from '../writes/writer.ts';
 
 type Mode = 'replace' | 'patch';
 
@@ -31,26 +32,26 @@ async function update(
 ): Promise<Written> {
   const { db } = ctx.tenant;
   // A record with states written by another write since it was read is read and checked again (SPEC 11).
-  const untilWritten = async (trx: Kysely<any>, event: 'after' | 'statement') => {
+  const readCheckWrite = async (trx: Kysely<any>, event: 'after' | 'statement') => {
     for (;;) {
       const written = await updateOnce(trx, ctx, resource, id, body, mode, ifMatch, event);
       if (written) return written;
     }
   };
   // Where the UPDATE and its event can be one statement, that statement is the write: alone when
-  // its checks can be the statement's own (writtenUnread), in a caller's transaction (a keyed
+  // its checks can be the statement's own (writtenWithoutRead), in a caller's transaction (a keyed
   // request's, a batch's) too, as one of its statements. Otherwise, outside a transaction, its
   // read before it is what a transaction's read would be (read committed, no lock taken), and
   // the checks against the version read are the statement's compare-and-set; in one, the read
   // takes the row's lock and the event is appended after the UPDATE.
-  const { events } = ctx.tenant.dialect;
-  const unread = events.inStatement ? await writtenUnread(ctx, resource, id, body, mode, ifMatch) : undefined;
-  if (unread || (events.inStatement && !db.isTransaction)) {
-    const written = unread ?? (await untilWritten(db, 'statement'));
-    events.written?.(ctx.tenant); // in a caller's transaction too: the numbering runs outside it, later
+  const writer = writerOf(ctx.tenant);
+  const unread = writer.oneStatement ? await writtenWithoutRead(ctx, resource, id, body, mode, ifMatch) : undefined;
+  if (unread || (writer.oneStatement && !writer.inTransaction)) {
+    const written = unread ?? (await readCheckWrite(db, 'statement'));
+    writer.wrote(ctx.tenant); // in a caller's transaction too: the numbering runs outside it, later
     return written;
   }
-  return inTransaction(db, (trx) => untilWritten(trx, 'after'));
+  return inTransaction(db, (trx) => readCheckWrite(trx, 'after'));
 }
 
 /**
@@ -65,7 +66,7 @@ async function update(
  * read fewer. Undefined when the write needs its read first, which also reports the body's
  * problems.
  */
-async function writtenUnread(
+async function writtenWithoutRead(
   ctx: OperationContext,
   resource: Resource,
   id: number,

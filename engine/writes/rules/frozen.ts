@@ -2,11 +2,24 @@ import type { Resource } from '../../registry.ts';
 import { holds, NEVER, showsJson, type RowCondition } from '../conditions.ts';
 import type { UpdateWrite, WriteRule } from './rule.ts';
 
-/** The fields declaring `frozenIn` that a write sends, with the declaration. */
-const frozenSent = (resource: Resource, write: UpdateWrite) =>
-  Object.entries(resource.fields).flatMap(([name, f]) =>
-    f.frozenIn !== undefined && write.sent[name] !== undefined ? [[name, Object.entries(f.frozenIn)] as const] : [],
-  );
+type Frozen = readonly (readonly [string, readonly (readonly [string, readonly string[]])[]])[];
+const declared = new WeakMap<Resource, Frozen>();
+
+/** The fields declaring `frozenIn`, with the declaration; derived once per collection. */
+function frozenFields(resource: Resource): Frozen {
+  let found = declared.get(resource);
+  if (!found) {
+    found = Object.entries(resource.fields).flatMap(([name, f]) => (f.frozenIn ? [[name, Object.entries(f.frozenIn)] as const] : []));
+    declared.set(resource, found);
+  }
+  return found;
+}
+
+/** The fields declaring `frozenIn` that a write sends. */
+const frozenSent = (resource: Resource, write: UpdateWrite) => {
+  const fields = frozenFields(resource);
+  return fields.length === 0 ? fields : fields.filter(([name]) => write.sent[name] !== undefined);
+};
 
 /**
  * A field declared `frozenIn: { status: ['closed'] }` keeps its value while the record's

@@ -1,0 +1,46 @@
+import type { Kysely } from 'kysely';
+import type { Dialect, TenantDb } from '../dialects/types.ts';
+import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
+
+/**
+ * How a write and its event are kept together on a handle (docs/writes.md, "Which writer runs
+ * when"), chosen once per handle: the operations ask it, never the database's or the handle's
+ * flags behind it.
+ */
+export interface Writer {
+  /** The database writes a record and its event in one statement (EventLog.inStatement), in a caller's transaction too. */
+  readonly oneStatement: boolean;
+  /** A keyed create's statement can claim its key too (Dialect.lockInStatement). */
+  readonly claimsInStatement: boolean;
+  /** The handle runs a write's event right after it, kept together without a transaction (engine/sql/write-then.ts). */
+  readonly writeThen: WriteThen | undefined;
+  /** The handle is a caller's transaction (a keyed request's, a batch's): a write's read and event go in it. */
+  readonly inTransaction: boolean;
+  /** After a write whose event a statement wrote: the feed's numbering nudge (EventLog.written). */
+  wrote(t: TenantDb): void;
+}
+
+const chosen = new WeakMap<Kysely<any>, Writer>();
+const inTransactions = new WeakMap<Dialect, Writer>();
+
+export function writerOf(t: TenantDb): Writer {
+  // A transaction's handle is new each time: its writer is its database's, once per dialect.
+  const cache: WeakMap<object, Writer> = t.db.isTransaction ? inTransactions : chosen;
+  const key = t.db.isTransaction ? t.dialect : t.db;
+  let w = cache.get(key);
+  if (!w) cache.set(key, (w = choose(t)));
+  return w;
+}
+
+function choose({ db, dialect }: TenantDb): Writer {
+  const { events } = dialect;
+  const written = events.written?.bind(events);
+  return {
+    oneStatement: events.inStatement === true,
+    claimsInStatement: events.inStatement === true && dialect.lockInStatement !== undefined,
+    // The handle's own, looked up at each write as a handle's method is (a wrapped handle may count it).
+    writeThen: events.appendQuery && writeThenOf(db) ? (write, then) => writeThenOf(db)!(write, then) : undefined,
+    inTransaction: db.isTransaction,
+    wrote: written ?? (() => undefined),
+  };
+}
