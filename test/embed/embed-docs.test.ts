@@ -28,10 +28,12 @@ describe('an embedded engine publishing its API', () => {
     const doc = open().openApi() as Record<string, any>;
     const result = await validate(structuredClone(doc) as any);
     expect(result.valid, result.valid ? '' : compileErrors(result)).toBe(true);
-    // The engine serves its change feed (SPEC 9) and batches (SPEC 10) too.
+    // The engine serves its change feed (SPEC 9), batches (SPEC 10) and /bulk reads (SPEC 14) too.
     expect(Object.keys(doc.paths)).toEqual([
       `${BASE}/maintenance/tasks`,
       `${BASE}/maintenance/tasks/{id}`,
+      `${BASE}/bulk/maintenance/tasks`,
+      `${BASE}/bulk/maintenance/tasks/{id}`,
       `${BASE}/events`,
       `${BASE}/batch`,
     ]);
