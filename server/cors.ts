@@ -24,6 +24,10 @@ export const EXPOSE_HEADERS = [
   'X-Change-Seq',
   'Idempotency-Replayed',
   'Last-Modified',
+  // Attached files' content (SPEC 13): a browser app reads a Range answer and the file's name.
+  'Content-Disposition',
+  'Content-Range',
+  'Accept-Ranges',
 ].join(', ');
 
 /**

@@ -35,6 +35,9 @@ const CONTRACT_HEADERS = [
   'X-Change-Seq',
   'Idempotency-Replayed',
   'Last-Modified',
+  'Content-Disposition',
+  'Content-Range',
+  'Accept-Ranges',
 ];
 
 const list = (v: string | null) => (v ?? '').split(/,\s*/).filter(Boolean);
