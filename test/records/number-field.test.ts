@@ -17,7 +17,8 @@ const assets = defineResource({
 
 /** Values whose text a client would notice changing: fractions, 15 digits, both exponent forms, signs. */
 const EXACT = [
-  0, 0.1, -2.5, 12.34, 9.5, 10, 100, 1e-7, 0.000001, 1.5e-5, 123456789012345, 99999999999999.9, 1e20, 1.5e21, -3e-300, 1.79769313486231e308,
+  0, 0.1, -2.5, 12.34, 9.5, 10, 100, 1e-7, 0.000001, 1.5e-5, 123456789012345, 99999999999999.9, 1e20, 1.5e21, 5e22, -7.25e-250, -3e-300,
+  1.79769313486231e308,
 ];
 
 describeEachDatabase(

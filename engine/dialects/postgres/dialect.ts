@@ -34,10 +34,12 @@ function jsonValue(kind: FieldKind, column: Expression<unknown>): RawBuilder<str
     case 'string':
       return sql`to_json(${column})::text`;
     case 'number':
-      // As JSON.stringify writes it: plain from 1e-6 to below 1e21 (numeric of a double keeps its
-      // 15 significant digits, a stored number's most), else float8's exponent without padding.
+      // As JSON.stringify writes it: plain from 1e-6 to below 1e21, else an exponent; both from
+      // numeric, which keeps a double's 15 significant digits (a stored number's most), where
+      // float8's own text may show 17 (5e+22 as 4.9999999999999996e+22).
       return sql`case when ${column} = 0 then '0' when abs(${column}) >= 1e21 or abs(${column}) < 1e-6
-        then regexp_replace(cast(${column} as text), 'e([+-])0*(\\d)', 'e\\1\\2') else cast(cast(${column} as numeric) as text) end`;
+        then regexp_replace(regexp_replace(trim(to_char(cast(${column} as numeric), '9.99999999999999EEEE')), '\\.?0+e', 'e'), 'e([+-])0*(\\d)', 'e\\1\\2')
+        else cast(cast(${column} as numeric) as text) end`;
     default:
       return sql`cast(${column} as text)`;
   }
