@@ -11,7 +11,8 @@ import { settled } from './settled.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
 
 const SUFFIX = '.sqlite';
-const CATALOG = 'mrs-catalog.db';
+/** The server's own SQLite file in the data directory (not a tenant: no `.sqlite` suffix). */
+export const CATALOG = 'mrs-catalog.db';
 
 /**
  * A tenant file in WAL mode, through Kysely with group commit (group-commit.ts).
