@@ -29,7 +29,7 @@ export async function run(): Promise<void> {
       for (let wo = 1; wo <= 2000; wo++)
         for (let n = 0; n < NOTES_PER; n++)
           rows.push(
-            toRow(notes, tenant.dialect, {
+            toRow(notes, tenant.flavour, {
               created: t.date,
               updated: t.timestamp,
               deleted: false,
