@@ -12,6 +12,17 @@ import { BASE, M, makeHarness, type Harness } from '../support/harness.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from '../support/pg.ts';
 import { pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../support/pgbouncer.ts';
 
+type LogLine = { level: number; msg: string; setting?: string };
+
+/** The service's log lines, parsed, into `into`. */
+const sinkInto = (into: LogLine[]) =>
+  new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) into.push(JSON.parse(line));
+      done();
+    },
+  });
+
 /**
  * The deployment trap: PG_PREPARED_STATEMENTS left on (the default) behind PgBouncer in
  * transaction mode. Named statements land on server sessions other transactions then get; the
@@ -22,19 +33,13 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('named prepared sta
   let bouncer: PgBouncer;
   let service: Service;
   let h: Harness;
-  const lines: { level: number; msg: string; setting?: string }[] = [];
+  const lines: LogLine[] = [];
   beforeAll(async () => {
     db = await freshPostgresDatabase();
     bouncer = await startPgBouncer(db.url, { poolSize: 2 });
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
     const config = loadConfig({ DATABASE_URL: bouncer.url, RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000000' });
     expect(config.pgPreparedStatements).toBe(true);
-    service = await createService(config, { logger: createLogger('warn', sink), onUnexpectedError: () => {} });
+    service = await createService(config, { logger: createLogger('warn', sinkInto(lines)), onUnexpectedError: () => {} });
     await ensureDemoTenant(service.tenants);
     h = makeHarness('postgres', service, (await login(service)).token);
   });
@@ -113,15 +118,9 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('named prepared sta
   it('a batch whose transaction meets the first error answers as if nothing happened: run again once, its writes kept once, one warning', async () => {
     // One server session: a neighbour on it sees the names the service prepared there and can drop some.
     const single = await startPgBouncer(db.url, { poolSize: 1 });
-    const said: typeof lines = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) said.push(JSON.parse(line));
-        done();
-      },
-    });
+    const said: LogLine[] = [];
     const config = loadConfig({ DATABASE_URL: single.url, RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000000' });
-    const own = await createService(config, { logger: createLogger('warn', sink), onUnexpectedError: () => {} });
+    const own = await createService(config, { logger: createLogger('warn', sinkInto(said)), onUnexpectedError: () => {} });
     const neighbour = new pg.Client({ connectionString: single.url });
     try {
       const hs = makeHarness('postgres', own, (await login(own)).token);
