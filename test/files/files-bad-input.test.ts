@@ -64,7 +64,7 @@ describeEachDatabase(
       const before = storedFiles(h());
       const whole = rawForm([filePart('pump.png', PNG.toString('latin1') + 'x'.repeat(5000), 'image/png')]);
       for (const cut of [whole.body.length - 100, 200, 60]) {
-        const r = await send(h(), 'POST', `${parent}/attached_files`, whole.body.subarray(0, cut), whole.headers);
+        const r = await send(h(), 'POST', `${parent}/attached_files`, new Uint8Array(whole.body.subarray(0, cut)), whole.headers);
         expectProblem(r, 400);
       }
       await expectNothingKept(before);
@@ -73,7 +73,10 @@ describeEachDatabase(
     it('a body cut short after its file part: 400, no file; the bytes stored are unreferenced, and the sweep removes them', async () => {
       const before = storedFiles(h());
       const whole = rawForm([filePart('pump.png', PNG.toString('latin1') + 'y'.repeat(5000), 'image/png')]);
-      expectProblem(await send(h(), 'POST', `${parent}/attached_files`, whole.body.subarray(0, whole.body.length - 3), whole.headers), 400);
+      expectProblem(
+        await send(h(), 'POST', `${parent}/attached_files`, new Uint8Array(whole.body.subarray(0, whole.body.length - 3)), whole.headers),
+        400,
+      );
       expect((await h().get(`${parent}/attached_files?$deleted=true`)).body).toEqual([]);
       const old = new Date(Date.now() - 2 * 3_600_000);
       for (const f of storedFiles(h())) if (!before.includes(f)) utimesSync(join(rootOf(h()), f), old, old);
@@ -85,10 +88,10 @@ describeEachDatabase(
     it('a data part without a filename, or a filename that is only a path or control characters: 422, nothing kept', async () => {
       const before = storedFiles(h());
       const plain = rawForm([`Content-Disposition: form-data; name="data"\r\n\r\n${PNG.toString('latin1')}`]);
-      expectProblem(await send(h(), 'POST', `${parent}/attached_files`, plain.body, plain.headers), 422, ['data']);
+      expectProblem(await send(h(), 'POST', `${parent}/attached_files`, new Uint8Array(plain.body), plain.headers), 422, ['data']);
       for (const name of ['../', '..', '\u0001\u0002', '../..\u0007/ ']) {
         const r = rawForm([filePart(name, PNG.toString('latin1'), 'image/png')]);
-        expectProblem(await send(h(), 'POST', `${parent}/attached_files`, r.body, r.headers), 422, ['filename']);
+        expectProblem(await send(h(), 'POST', `${parent}/attached_files`, new Uint8Array(r.body), r.headers), 422, ['filename']);
       }
       await expectNothingKept(before);
     });
@@ -166,7 +169,7 @@ describeEachDatabase(
         fc.asyncProperty(fc.array(part, { maxLength: 3 }), fc.boolean(), fc.nat(400), async (parts, end, cut) => {
           const raw = rawForm(parts, end);
           const body = cut > 0 && cut < raw.body.length ? raw.body.subarray(0, cut) : raw.body;
-          const r = await send(h(), 'POST', `${parent}/attached_files`, body, raw.headers);
+          const r = await send(h(), 'POST', `${parent}/attached_files`, new Uint8Array(body), raw.headers);
           const context = `${JSON.stringify(body.toString('latin1'))} -> ${r.status} ${r.text.slice(0, 200)}`;
           expect([201, 400, 413, 415, 422].includes(r.status), context).toBe(true);
           if (r.status !== 201) {
