@@ -36,8 +36,9 @@ function choose({ db, supports, events }: TenantDb): Writer {
   return {
     oneStatement: supports.eventInStatement,
     claimsInStatement: supports.eventInStatement,
-    // The handle's own, looked up at each write as a handle's method is (a wrapped handle may count it).
-    writeThen: writeThenOf(db) ? (write, then) => writeThenOf(db)!(write, then) : undefined,
+    // The handle's own, looked up at each write as a handle's method is (a wrapped handle may count it);
+    // a database that writes the event in the write's statement has no use for it.
+    writeThen: !supports.eventInStatement && writeThenOf(db) ? (write, then) => writeThenOf(db)!(write, then) : undefined,
     inTransaction: db.isTransaction,
     wrote: (t) => events.written(t),
   };
