@@ -14,6 +14,7 @@ import type { FeedSettings } from '../events/retention.ts';
 import { jsonOf, type Written } from '../records.ts';
 import { readJsonBodyOnce } from './body.ts';
 import { retryTransientOnce } from '../transient.ts';
+import { explainFailure } from '../schema/still-serves.ts';
 import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
 import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
 import { expectedVersion } from '../operations/precondition.ts';
@@ -317,7 +318,8 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
     const headers = caller.headers ? joinHeaders(hostHeaders, caller.headers) : (hostHeaders ?? {});
-    const run = () => retryTransientOnce(() => dispatch(req, caller, headers));
+    const run = () =>
+      retryTransientOnce(() => dispatch(req, caller, headers)).catch((e) => explainFailure(caller.tenant, deps.registry, e));
     if (!caller.headers && !hostHeaders) return run();
     try {
       return await run();
