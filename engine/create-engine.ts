@@ -8,10 +8,10 @@ import { problemResponse } from './http/problem.ts';
 import { allowAll, type Caller, type ResolveCaller } from './http/caller.ts';
 import { createMaintenanceHandler } from './http/handle.ts';
 import { servedSegments } from './http/route-table.ts';
-import { batchCost } from './http/batch-route.ts';
 import { DEFAULT_TITLE, docsRoutes, openApiDocument, type DocsAssets, type OpenApiOptions } from './openapi/index.ts';
 import { OpenStreams, type EventStreams } from './events/open-streams.ts';
-import { limitCaller, type RateLimiter } from './rate-limit.ts';
+import { limitCaller, type ChargeCaller, type RateLimiter } from './rate-limit.ts';
+import { targetOf } from './http/request-target.ts';
 import { createRegistry, type Registry } from './registry.ts';
 import {
   checkMigrationOwners,
@@ -83,9 +83,13 @@ interface CommonOptions {
    * Rate limiting per caller, after the caller is resolved: a limiter (its store is the host's
    * choice, e.g. server/rate-limit's createLimiter: memory or a database) and the key a caller
    * counts against (default its user, or `anonymous`). Answers carry the window's headers;
-   * over the limit, 429 with Retry-After and nothing done.
+   * over the limit, 429 with Retry-After and nothing done. `limiter` may be a function giving the
+   * limiter of the moment (undefined: no limit), for a host that opens or replaces it later.
    */
-  readonly rateLimit?: { readonly limiter: RateLimiter; readonly key?: (caller: Caller, req: Request) => string };
+  readonly rateLimit?: {
+    readonly limiter: RateLimiter | (() => RateLimiter | undefined);
+    readonly key?: (caller: Caller, req: Request) => string;
+  };
   /** See BeforeRequest; runs after rateLimit. */
   readonly beforeRequest?: BeforeRequest;
   /**
@@ -185,10 +189,11 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
   const basePath = (options.basePath ?? DEFAULT_BASE_PATH).replace(/\/+$/, '');
   const cursors = { ttlMs: (options.cursorTtlS ?? 3900) * 1000, now: options.now ?? Date.now, maxLive: options.cursorMaxLive ?? 100_000 };
   const single = options.db === undefined ? undefined : singleDb(options);
-  const resolveCaller = withGates(
-    single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller,
-    gatesOf(options, `${basePath}/batch`),
-  );
+  const rateLimit = rateLimitOf(options, `${basePath}/batch`);
+  const resolveCaller = withGates(single?.resolveCaller ?? (options as TenantsEngineOptions).resolveCaller, [
+    ...(rateLimit ? [rateLimit.gate] : []),
+    ...(options.beforeRequest ? [options.beforeRequest] : []),
+  ]);
   const feed = { retentionMs: (options.eventsRetentionS ?? 604_800) * 1000, now: cursors.now };
   const streams = new OpenStreams();
   const streamSettings = { heartbeatMs: (options.eventsHeartbeatS ?? 15) * 1000, open: streams, onError: options.onUnexpectedError };
@@ -202,6 +207,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     feed,
     streams: streamSettings,
     files: options.files,
+    charge: rateLimit?.charge,
   });
   // Requests being answered, and close()s waiting for them to be done.
   let inFlight = 0;
@@ -281,16 +287,20 @@ function singleDb(options: DbEngineOptions) {
   };
 }
 
-/** What runs between resolving the caller and routing: the rate limit, then the host's hook. */
-function gatesOf(options: CommonOptions, batchPath: string): BeforeRequest[] {
-  const gates: BeforeRequest[] = [];
-  if (options.rateLimit) {
-    const { limiter, key = (caller: Caller) => caller.user ?? 'anonymous' } = options.rateLimit;
-    // A batch counts each of its operations (SPEC 10).
-    gates.push(async (req, caller) => limitCaller(limiter, key(caller, req), caller, await batchCost(req, batchPath)));
-  }
-  if (options.beforeRequest) gates.push(options.beforeRequest);
-  return gates;
+/**
+ * The rate limit, between resolving the caller and the host's hook: a gate that counts each
+ * request as one call, but a batch, whose route charges its operations once it has read its body
+ * (SPEC 10).
+ */
+function rateLimitOf(options: CommonOptions, batchPath: string): { gate: BeforeRequest; charge: ChargeCaller } | undefined {
+  if (!options.rateLimit) return undefined;
+  const { limiter, key = (caller: Caller) => caller.user ?? 'anonymous' } = options.rateLimit;
+  const limiterOf = typeof limiter === 'function' ? limiter : () => limiter;
+  const charge: ChargeCaller = (req, caller, cost) => {
+    const now = limiterOf();
+    return now ? limitCaller(now, key(caller, req), caller, cost) : caller;
+  };
+  return { gate: async (req, caller) => (targetOf(req).pathname === batchPath ? caller : charge(req, caller, 1)), charge };
 }
 
 function withGates(resolve: ResolveCaller, gates: readonly BeforeRequest[]): ResolveCaller {

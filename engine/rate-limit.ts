@@ -48,6 +48,9 @@ export function rateLimitHeaders(w: WindowState): Record<string, string> {
 export const tooManyRequests = (headers: Record<string, string>) =>
   new EngineError('rate-limited', `Rate limit exceeded: try again in ${headers['retry-after']} s.`, [], headers);
 
+/** Counts `cost` calls of a caller against its window (createEngine's `rateLimit`, wired once): the caller with the window's headers, or the 429. */
+export type ChargeCaller = (req: Request, caller: Caller, cost: number) => Caller | Promise<Caller>;
+
 /**
  * Counts the call against the caller's window: over the limit it throws the 429 (the call does
  * nothing); otherwise the caller goes on carrying the window's headers for every answer.

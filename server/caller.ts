@@ -1,23 +1,16 @@
-import type { ResolveCaller } from '../engine/http/caller.ts';
+import type { Caller } from '../engine/http/caller.ts';
 import type { AuthenticatedCaller } from './auth/index.ts';
-import { limitCaller, type RateLimiter } from '../engine/rate-limit.ts';
-import { batchCost } from '../engine/http/batch-route.ts';
+import type { RateLimiter } from '../engine/rate-limit.ts';
 
 /**
- * The caller of every /maintenance request, in SPEC section 1's order: the token check first
- * (401 whatever the path), then the per-key rate limit (429, SPEC section 7); every answer
- * after that carries the key's window in its headers. A batch (`batchPath`) counts each of its
- * operations (SPEC 10).
+ * The service's per-key rate limit (SPEC section 7), as createEngine's `rateLimit` option: after
+ * the token check (401 whatever the path), each API key counts against its own window; every
+ * answer after that carries the key's window in its headers. The limiter is the one open now
+ * (none: no limit).
  */
-export function serviceCaller(
-  authenticateToken: (req: Request) => Promise<AuthenticatedCaller>,
-  limiter: () => RateLimiter | undefined,
-  batchPath: string,
-): ResolveCaller {
-  return async function resolveCaller(req) {
-    const caller = await authenticateToken(req);
-    const keys = limiter();
-    if (!keys) return caller;
-    return limitCaller(keys, `${caller.clientDb}/${caller.keyId}`, caller, await batchCost(req, batchPath));
+export function serviceRateLimit(limiter: () => RateLimiter | undefined) {
+  return {
+    limiter,
+    key: (caller: Caller) => `${(caller as AuthenticatedCaller).clientDb}/${(caller as AuthenticatedCaller).keyId}`,
   };
 }

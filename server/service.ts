@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createEngine, DEFAULT_BASE_PATH, type Engine } from '../engine/create-engine.ts';
+import { createEngine, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from './migrations/index.ts';
 import { loadSteps } from './load-steps.ts';
 import type { MigrationStep } from '../engine/schema/index.ts';
@@ -10,7 +10,7 @@ import { swaggerUiAssets } from './api-docs.ts';
 import { serviceFiles } from './files.ts';
 import { createApp } from './app.ts';
 import { createAuth, type Auth } from './auth/index.ts';
-import { serviceCaller } from './caller.ts';
+import { serviceRateLimit } from './caller.ts';
 import type { Config } from './config.ts';
 import { loadResources } from './load-resources.ts';
 import { requestIds, silentLogger, type Logger } from './logging.ts';
@@ -61,15 +61,12 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const engine = createEngine({
     responseHeaders: (req) => ids.headersFor(req),
     resources,
-    resolveCaller: serviceCaller(
-      async (req) => {
-        const caller = await auth!.resolve(req);
-        ids.identify(req, { tenant: caller.clientDb, user: caller.user });
-        return caller;
-      },
-      () => limiters.keys,
-      `${DEFAULT_BASE_PATH}/batch`,
-    ),
+    resolveCaller: async (req) => {
+      const caller = await auth!.resolve(req);
+      ids.identify(req, { tenant: caller.clientDb, user: caller.user });
+      return caller;
+    },
+    rateLimit: serviceRateLimit(() => limiters.keys),
     onUnexpectedError,
     cursorTtlS: config.cursorTtlS,
     cursorMaxLive: config.cursorMaxLive,

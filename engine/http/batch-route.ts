@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { EngineError, valueOrUndefined, type ProblemItem } from '../errors.ts';
+import { EngineError, valueOrUndefined, type ProblemItem, type Result } from '../errors.ts';
 import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
 import { create, insertPlainCreates, plainCreateRow } from '../operations/create.ts';
 import { inTransaction, type OperationContext } from '../operations/context.ts';
@@ -12,6 +12,7 @@ import { readJsonBodyOnce } from './body.ts';
 import type { Caller } from './caller.ts';
 import { etagOf, parseCondition, type Condition } from './conditional.ts';
 import { joinHeaders } from './headers.ts';
+import type { ChargeCaller } from '../rate-limit.ts';
 import type { RequestTarget } from './request-target.ts';
 import { isFilePath } from '../files/paths.ts';
 import { requireBelongs } from '../operations/belongs.ts';
@@ -28,6 +29,8 @@ export interface BatchDeps {
   readonly idempotency: IdempotencySettings;
   /** PATCH, PUT and DELETE operations without if_match are 428, as the single requests (SPEC 10). */
   readonly requireIfMatch?: boolean;
+  /** The rate limit's charge: the route counts the batch's operations once it has read its body (undefined: no rate limit). */
+  readonly charge?: ChargeCaller | undefined;
 }
 
 /** One operation of a batch, checked and routed. */
@@ -48,15 +51,9 @@ interface Outcome {
 
 const invalid = (problems: ProblemItem[]) => new EngineError('invalid-batch', 'The batch is not valid: see errors.', problems);
 
-/**
- * How many calls a request counts against the rate limit: a batch's operations, each one (SPEC 10),
- * read from its body (read once: the batch's route takes the same); anything that is not a batch, or one too malformed to count, is one.
- */
-export async function batchCost(req: Request, batchPath: string): Promise<number> {
-  // The cheap test first: every POST comes through here.
-  if (req.method !== 'POST' || !req.url.includes(batchPath) || new URL(req.url).pathname !== batchPath) return 1;
-  const b = await readJsonBodyOnce(req);
-  const ops = 'value' in b && isPlainObject(b.value) ? b.value.operations : undefined;
+/** How many calls a batch counts against the rate limit: its operations, each one (SPEC 10); one too malformed to count, or no POST, is one. */
+function batchCost(read: Result<unknown> | undefined): number {
+  const ops = read && 'value' in read && isPlainObject(read.value) ? read.value.operations : undefined;
   return Array.isArray(ops) ? Math.min(Math.max(ops.length, 1), MAX_BATCH_OPERATIONS) : 1;
 }
 
@@ -223,6 +220,23 @@ async function runAll(deps: BatchDeps, ctx: OperationContext, db: Kysely<any>, o
  * and rate limit as the collections' paths (http/handle.ts), the limit counting each operation.
  */
 export function batchRoute(deps: BatchDeps) {
+  const { charge } = deps;
+  const answer = batchAnswer(deps);
+  if (!charge) return answer;
+  return async (req: Request, url: RequestTarget, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
+    // The request's gate let the batch pass uncounted: its operations are counted here, before anything is checked.
+    const charged = await charge(req, caller, batchCost(req.method === 'POST' ? await readJsonBodyOnce(req) : undefined));
+    const window = charged.headers ?? {};
+    try {
+      return await answer(req, url, charged, joinHeaders(headers, window));
+    } catch (e) {
+      if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, joinHeaders(e.headers, window));
+      throw e;
+    }
+  };
+}
+
+function batchAnswer(deps: BatchDeps) {
   return async (req: Request, url: RequestTarget, caller: Caller, headers: Readonly<Record<string, string>>): Promise<Response> => {
     if (req.method !== 'POST')
       throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: BATCH_METHODS });

@@ -29,6 +29,7 @@ import {
 } from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
 import type { FilesOptions } from '../files/options.ts';
+import type { ChargeCaller } from '../rate-limit.ts';
 import { filesRoute } from '../files/route.ts';
 import { ATTACHED_FILES } from '../files/definition.ts';
 import { signLinkedFiles } from '../files/linked-files.ts';
@@ -51,6 +52,8 @@ export interface HandlerDeps {
   readonly streams: StreamSettings;
   /** Attached files' bytes and the host pieces that read them (undefined: no files are served). */
   readonly files?: FilesOptions | undefined;
+  /** The rate limit's charge of a batch's operations, made by its route (undefined: no rate limit). */
+  readonly charge?: ChargeCaller | undefined;
 }
 
 interface Call {
@@ -92,12 +95,11 @@ async function failAfterExists(
   throw error;
 }
 
+const NO_CONDITION: Result<Condition | undefined> = { value: undefined };
 /**
  * A write's If-Match: 428 at once when one is required and none was sent (before the record is
  * looked up); a malformed header is a 400, answered in its place among the other 400s.
  */
-const NO_CONDITION: Result<Condition | undefined> = { value: undefined };
-
 function ifMatchOf(call: Call): Result<Condition | undefined> {
   const header = call.req.headers.get('if-match');
   if (header === null && call.deps.requireIfMatch)
@@ -145,11 +147,20 @@ function respond(call: Call, answer: KeptAnswer, replayed = false): Response {
 }
 
 /**
- * POST and PATCH: the body (after the checks before it), then the write; with an
- * Idempotency-Key, the write runs in the transaction that keeps its answer, or the kept answer
- * is sent again (engine/idempotency/). A batch would run each operation's `write` inside one
- * such transaction.
+ * POST and PATCH: the body (after the checks before it), then the write; only with an
+ * Idempotency-Key sent, the idempotency path (`keyed`): the write runs in the transaction that
+ * keeps its answer, or the kept answer is sent again (engine/idempotency/).
  */
+async function writeResponse(
+  call: Call,
+  target: 'record' | 'parent' | 'none',
+  ifMatch: Result<Condition | undefined>,
+  write: (ctx: OperationContext, body: unknown) => Promise<KeptAnswer>,
+  oneStatement?: (body: unknown, claim: Claim) => Promise<KeptAnswer | undefined>,
+): Promise<Response> {
+  if (!call.req.headers.has('idempotency-key')) return respond(call, await write(call.ctx, await body(call, target, ifMatch)));
+  return keyed(call, target, ifMatch, write, oneStatement);
+}
 async function keyed(
   call: Call,
   target: 'record' | 'parent' | 'none',
@@ -186,7 +197,7 @@ async function replaceResponse(call: Call): Promise<Response> {
 /** PATCH: as PUT, and an Idempotency-Key may make it safe to retry. */
 async function patchResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
-  return keyed(call, 'record', ifMatch, async (ctx, sent) =>
+  return writeResponse(call, 'record', ifMatch, async (ctx, sent) =>
     answerOf(200, await patch(ctx, call.resource, call.id, sent, valueOrUndefined(ifMatch))),
   );
 }
@@ -223,7 +234,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
     return replyJson(call, await shown(call, found.json), 200, validators);
   },
   create: (call) =>
-    keyed(
+    writeResponse(
       call,
       'none',
       NO_CONDITION,
@@ -231,7 +242,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
       (sent, claim) => createClaimed(call.ctx, call.resource, sent, claim, locationPrefix(call)),
     ),
   childCreate: (call) =>
-    keyed(call, 'parent', NO_CONDITION, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
+    writeResponse(call, 'parent', NO_CONDITION, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
   replace: replaceResponse,
   patch: patchResponse,
   softDelete: async (call) => {
