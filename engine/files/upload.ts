@@ -59,6 +59,10 @@ async function headOf(body: AsyncIterable<Uint8Array>): Promise<{ head: Uint8Arr
 async function storeBytes(call: FileCall, body: AsyncIterable<Uint8Array>, declared: string | undefined) {
   const files = filesOf(call);
   const { head, whole } = await headOf(body);
+  if (head.byteLength === 0)
+    throw new EngineError('invalid-body', 'The upload is not valid.', [
+      { field: 'data', message: 'is empty: a file has at least one byte' },
+    ]);
   const mime = (await files.sniff(head)) ?? bareType(declared) ?? 'application/octet-stream';
   const types = call.path.parent.definition.files?.types;
   if (!accepts(types, mime))

@@ -8,9 +8,20 @@ import { createLogger } from '../../server/logging.ts';
 import { createService, ensureDemoTenant, type Service } from '../../server/service.ts';
 import { login } from '../support/auth.ts';
 import { WORK_ORDER } from '../support/fixtures.ts';
-import { M, makeHarness, type Harness } from '../support/harness.ts';
+import { BASE, M, makeHarness, type Harness } from '../support/harness.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from '../support/pg.ts';
 import { pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../support/pgbouncer.ts';
+
+type LogLine = { level: number; msg: string; setting?: string };
+
+/** The service's log lines, parsed, into `into`. */
+const sinkInto = (into: LogLine[]) =>
+  new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) into.push(JSON.parse(line));
+      done();
+    },
+  });
 
 /**
  * The deployment trap: PG_PREPARED_STATEMENTS left on (the default) behind PgBouncer in
@@ -22,19 +33,13 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('named prepared sta
   let bouncer: PgBouncer;
   let service: Service;
   let h: Harness;
-  const lines: { level: number; msg: string; setting?: string }[] = [];
+  const lines: LogLine[] = [];
   beforeAll(async () => {
     db = await freshPostgresDatabase();
     bouncer = await startPgBouncer(db.url, { poolSize: 2 });
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
     const config = loadConfig({ DATABASE_URL: bouncer.url, RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000000' });
     expect(config.pgPreparedStatements).toBe(true);
-    service = await createService(config, { logger: createLogger('warn', sink), onUnexpectedError: () => {} });
+    service = await createService(config, { logger: createLogger('warn', sinkInto(lines)), onUnexpectedError: () => {} });
     await ensureDemoTenant(service.tenants);
     h = makeHarness('postgres', service, (await login(service)).token);
   });
@@ -106,6 +111,51 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('named prepared sta
       d.release();
     } finally {
       await raw.end();
+      await single.stop();
+    }
+  });
+
+  it('a batch whose transaction meets the first error answers as if nothing happened: run again once, its writes kept once, one warning', async () => {
+    // One server session: a neighbour on it sees the names the service prepared there and can drop some.
+    const single = await startPgBouncer(db.url, { poolSize: 1 });
+    const said: LogLine[] = [];
+    const config = loadConfig({ DATABASE_URL: single.url, RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000000' });
+    const own = await createService(config, { logger: createLogger('warn', sinkInto(said)), onUnexpectedError: () => {} });
+    const neighbour = new pg.Client({ connectionString: single.url });
+    try {
+      const hs = makeHarness('postgres', own, (await login(own)).token);
+      const batch = (department_id: number) =>
+        hs.request('POST', `${BASE}/batch`, {
+          body: {
+            operations: [
+              { method: 'POST', path: '/maintenance/work_orders', body: { ...WORK_ORDER, department_id } },
+              { method: 'POST', path: '/maintenance/work_orders', body: { ...WORK_ORDER, department_id } },
+            ],
+          },
+        });
+      // Seen twice, the batch's statements are named, prepared on the one server session.
+      for (const department of [901, 902, 903]) expect((await batch(department)).status).toBe(200);
+      expect(said.filter((l) => l.level === 40)).toHaveLength(0);
+      // As if the next transaction got another server session: only the writes' names are gone, so
+      // the first statement to miss its name is one inside the batch's transaction.
+      await neighbour.connect();
+      const { rows } = await neighbour.query(
+        `select name from pg_prepared_statements where name like 'mrs_%' and statement ~* '^\\s*(with|insert)'`,
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      for (const { name } of rows) await neighbour.query(`deallocate "${name}"`);
+      const r = await batch(904);
+      expect(r.status, r.text).toBe(200);
+      const kept = await hs.get(`${M}/work_orders?department_id=904`);
+      expect(kept.headers.get('x-total')).toBe('2'); // the first run rolled back, the second kept
+      const warnings = said.filter((l) => l.level === 40);
+      expect(warnings, JSON.stringify(said)).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ setting: 'PG_PREPARED_STATEMENTS' });
+      expect((await batch(905)).status).toBe(200);
+      expect(said.filter((l) => l.level === 40)).toHaveLength(1);
+    } finally {
+      await neighbour.end().catch(() => {});
+      await own.close();
       await single.stop();
     }
   });

@@ -48,15 +48,16 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('three server proce
     await db?.drop();
   });
 
-  const login = async (key: string, origin = origins[0]!) => {
+  const authenticate = async (key: string, origin = origins[0]!) => {
     const r = await fetch(`${origin}${BASE}/authenticate`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ api_key: key, client_db: 'demo.main', username: 'admin' }),
     });
     expect(r.status).toBe(200);
-    return { authorization: `Bearer ${((await r.json()) as { access_token: string }).access_token}` };
+    return (await r.json()) as { access_token: string; refresh_token: string };
   };
+  const login = async (key: string) => ({ authorization: `Bearer ${(await authenticate(key)).access_token}` });
   const on = (i: number, path: string, headers: Record<string, string>, init: RequestInit = {}) =>
     fetch(`${origins[i % 3]}${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
 
@@ -125,5 +126,62 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('three server proce
       for (const r of answers) expect([201, 409]).toContain(r.status);
     }
     expect((await on(0, `${M}/work_orders?department_id=88&$limit=1`, auth)).headers.get('x-total')).toBe('10');
+  });
+
+  it('serves the pages of a /bulk $linked read from different processes, each record once with its live children', async () => {
+    const auth = await login(await mrs('key', 'create', 'demo.main', 'admin'));
+    const json = { ...auth, 'content-type': 'application/json' };
+    const post = (i: number, path: string, body: object) =>
+      on(i, path, json, { method: 'POST', body: JSON.stringify(body) }).then(async (r) => {
+        expect(r.status).toBe(201);
+        return (await r.json()) as { id: number };
+      });
+    const orders: number[] = [];
+    for (let i = 0; i < 5; i++) orders.push((await post(i, `${M}/work_orders`, { ...WORK_ORDER, department_id: 66 })).id);
+    const notes = new Map<number, number[]>(orders.map((wo) => [wo, []]));
+    for (const [i, wo] of orders.entries())
+      for (let n = 0; n < i; n++) notes.get(wo)!.push((await post(n, `${M}/notes`, { work_order_id: wo, note: `n${n}` })).id);
+    // A deleted note is not linked.
+    const gone = await post(2, `${M}/notes`, { work_order_id: orders[4]!, note: 'gone' });
+    expect((await on(1, `${M}/notes/${gone.id}`, auth, { method: 'DELETE' })).status).toBe(204);
+
+    type Linked = { id: number; linked: { Notes: { id: number; note: string }[] } };
+    const first = await on(0, `${BASE}/bulk/maintenance/work_orders?department_id=66&$linked=Notes&$limit=2`, auth);
+    expect(first.status).toBe(200);
+    const cursor = first.headers.get('x-cursor')!;
+    const pages = [(await first.json()) as Linked[]];
+    // Page 2 resends $linked as the real clients do; page 3 asks only $cursor and $page, as the Link header gives it.
+    for (const [i, qs] of [
+      [1, `$cursor=${cursor}&$page=2&$linked=Notes&department_id=66`],
+      [2, `$cursor=${cursor}&$page=3`],
+    ] as const) {
+      const r = await on(i, `${BASE}/bulk/maintenance/work_orders?${qs}`, auth);
+      expect(r.status).toBe(200);
+      pages.push((await r.json()) as Linked[]);
+    }
+    expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
+    const records = pages.flat();
+    expect(records.map((r) => r.id)).toEqual(orders);
+    for (const r of records) expect(r.linked.Notes.map((n) => n.id)).toEqual(notes.get(r.id));
+    // Another $linked on a later page is refused on any process.
+    expect((await on(1, `${BASE}/bulk/maintenance/work_orders?$cursor=${cursor}&$page=2&$linked=Files`, auth)).status).toBe(400);
+  });
+
+  it('rotates a refresh token on one process and detects its reuse on another, ending its family everywhere', async () => {
+    const key = await mrs('key', 'create', 'demo.main', 'admin');
+    const refresh = (i: number, refresh_token: string) =>
+      on(i, `${BASE}/tokens/refresh`, { 'content-type': 'application/json' }, { method: 'POST', body: JSON.stringify({ refresh_token }) });
+    const issued = await authenticate(key);
+    const rotated = await refresh(1, issued.refresh_token);
+    expect(rotated.status).toBe(200);
+    const second = (await rotated.json()) as { access_token: string; refresh_token: string };
+    expect((await on(2, `${M}/work_orders?$limit=1`, { authorization: `Bearer ${second.access_token}` })).status).toBe(200);
+    // The used token, replayed on a third process: 404, and the family ends on every process.
+    expect((await refresh(2, issued.refresh_token)).status).toBe(404);
+    expect((await refresh(0, second.refresh_token)).status).toBe(404);
+    // Used at once on all three: one rotation, two 404s.
+    const fresh = await authenticate(key, origins[1]);
+    const statuses = await Promise.all([0, 1, 2].map(async (i) => (await refresh(i, fresh.refresh_token)).status));
+    expect(statuses.sort()).toEqual([200, 404, 404]);
   });
 });
