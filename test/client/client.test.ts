@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NotFound, PreconditionFailed, Unprocessable, etagOf, type Tokens } from '../../client/index.ts';
+import { NotFound, PreconditionFailed, TooManyRequests, Unprocessable, etagOf, type Tokens } from '../../client/index.ts';
 import { DATABASES } from '../support/harness.ts';
 import { servedService } from '../support/client-service.ts';
 import { WORK_ORDER } from '../support/fixtures.ts';
@@ -148,6 +148,30 @@ for (const db of DATABASES) {
       // Another run takes up the tokens kept; an access token the server refuses is renewed once.
       const later = served().client({ apiKey: undefined, tokens: { ...given[1]!, accessToken: 'not.a.token' } });
       expect((await later.collection('work_orders').search({ $limit: 1 })).total).toBeGreaterThan(0);
+    });
+  });
+}
+
+for (const db of DATABASES) {
+  describe(`the client over the rate limit [${db}]`, () => {
+    const served = servedService(db, { env: { RATE_LIMIT_MAX: '3', RATE_LIMIT_WINDOW_S: '1' } });
+
+    it('waits out a 429 for as long as Retry-After says, and throws it when that is longer than it may wait', async () => {
+      const statuses: number[] = [];
+      const fetchCounting: typeof fetch = async (input, init) => {
+        const res = await fetch(input, init);
+        statuses.push(res.status);
+        return res;
+      };
+      const orders = served().client({ fetch: fetchCounting }).collection('work_orders');
+      for (let i = 0; i < 7; i++) await orders.search({ $limit: 1 });
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+      // Seven searches and /authenticate.
+      expect(statuses.filter((s) => s === 200)).toHaveLength(8);
+      const impatient = served().client({ maxWaitMs: 0 }).collection('work_orders');
+      const refused = await Promise.all(Array.from({ length: 6 }, () => impatient.search({ $limit: 1 }).catch((e) => e)));
+      const tooMany = refused.find((e) => e instanceof TooManyRequests);
+      expect(tooMany?.headers.get('retry-after')).toMatch(/^\d+$/);
     });
   });
 }

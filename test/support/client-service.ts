@@ -83,6 +83,10 @@ export async function resettingProxy(port: number, fate: () => Fate = () => 'pas
   return {
     port: typeof address === 'object' && address ? address.port : 0,
     counts,
+    /** Connections open now. */
+    get open() {
+      return open.size;
+    },
     /** Resets every connection open now (a stream among them). */
     dropAll() {
       for (const socket of [...open]) {
