@@ -35,6 +35,8 @@ export interface Config {
   pgPreparedStatements: boolean;
   /** PostgreSQL: where `mrs migrate` runs its DDL (a direct connection); unset: DATABASE_URL. */
   migrateDatabaseUrl: string | undefined;
+  /** How many tenants `mrs migrate` plans, and then migrates, at once. */
+  migrateConcurrency: number;
   /** Webhooks may reach loopback, private and link-local addresses (development and tests only). */
   webhookAllowPrivate: boolean;
   /** The longest wait between retries of a failing webhook delivery, in seconds. */
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read(env, 'LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
     pgPreparedStatements: read(env, 'PG_PREPARED_STATEMENTS', bool('PG_PREPARED_STATEMENTS'), true),
     migrateDatabaseUrl,
+    migrateConcurrency: read(env, 'MIGRATE_CONCURRENCY', int('MIGRATE_CONCURRENCY', 1, 64), 4),
     fileStore: read(env, 'FILE_STORE', oneOf('FILE_STORE', ['disk', 's3'] as const), 'disk'),
     fileMaxBytes: read(env, 'FILE_MAX_BYTES', int('FILE_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER), 50 * 1024 * 1024),
     fileLinkTtlS: read(env, 'FILE_LINK_TTL_S', int('FILE_LINK_TTL_S', 1, 7 * 86400), 300),

@@ -68,7 +68,9 @@ export function s3FileStore(options: S3StoreOptions): FileStore & { readonly cli
     },
     async delete(object) {
       const now = await client.send(new HeadObjectCommand({ Bucket, Key: object.key })).catch(() => undefined);
-      if (now && (now.LastModified?.getTime() ?? 0) === object.modified) await remove(object.key);
+      // HEAD dates are whole seconds where some stores' listings carry milliseconds.
+      const second = (ms: number) => Math.floor(ms / 1000);
+      if (now && second(now.LastModified?.getTime() ?? 0) === second(object.modified)) await remove(object.key);
     },
     async *list(): AsyncIterable<StoredObject> {
       let ContinuationToken: string | undefined;

@@ -8,13 +8,41 @@ import { ACCOUNT_COMMANDS } from './account-commands.ts';
 import { STEP_COMMANDS } from './step-commands.ts';
 import { CommandError, UsageError } from './args.ts';
 import { clientDbArg, command, namesInFile, tenantNames, withService, withTenant, type Command } from './command.ts';
-import { progressBar } from './progress.ts';
+import { formatDuration, progressBar } from './progress.ts';
 import { serve } from './serve.ts';
 import { table } from './table.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 import { FILE_COMMANDS } from './file-commands.ts';
 
 export type { Command } from './command.ts';
+
+/** A whole number from 1 to `max` given to an option. */
+const countArg = (flag: string, raw: unknown, max: number): number => {
+  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(n >= 1 && n <= max)) throw new UsageError(`${flag} must be a whole number from 1 to ${max}`);
+  return n;
+};
+
+/** A progress bar per phase of `mrs migrate` (planning, migrating), shown when a phase has more than one tenant. */
+function phaseBars() {
+  let bar: ReturnType<typeof progressBar> | undefined;
+  let phase = '';
+  return {
+    step(p: string, done: number, total: number) {
+      if (p !== phase) {
+        bar?.done();
+        phase = p;
+        bar = total > 1 ? progressBar(total, `${p} tenants`) : undefined;
+      }
+      bar?.update(done);
+    },
+    log: (line: string) => (bar ? bar.log(line) : console.error(line)),
+    done() {
+      bar?.done();
+      bar = undefined;
+    },
+  };
+}
 
 const readNames = (file: string): string => {
   try {
@@ -39,19 +67,31 @@ export const COMMANDS: Record<string, Command> = {
       options: [
         { flags: '--dry-run', description: 'print the plan per tenant and resource and change nothing' },
         { flags: '--all', description: 'plan every tenant, also those that recorded the current definitions (a table changed by hand)' },
+        { flags: '--concurrency <n>', description: 'tenants planned, then migrated, at once (default MIGRATE_CONCURRENCY, 4)' },
       ],
     },
     async (_args, values) => {
       // DDL on MIGRATE_DATABASE_URL when set: a direct connection, not the pooler.
-      const service = await createService(migrationConfig(loadConfig()), { migrateOnOpen: false });
+      const config = migrationConfig(loadConfig());
+      const concurrency =
+        values['concurrency'] === undefined ? config.migrateConcurrency : countArg('--concurrency', values['concurrency'], 64);
+      const service = await createService(config, { migrateOnOpen: false });
       try {
         const out = (text: string) => process.stdout.write(`${text}\n`);
         const dryRun = values['dryRun'] === true;
+        const bars = phaseBars();
         const refusals = await migrateTenants(service, {
           dryRun,
           all: values['all'] === true,
+          concurrency,
           out,
-          progress: (line) => console.error(line),
+          progress: bars.log,
+          step: bars.step,
+          summary: (s) => {
+            bars.done();
+            const did = dryRun ? `dry run: ${s.planned - s.refused} to migrate` : `migrate: ${s.migrated} migrated`;
+            console.error(`${did}, ${s.unchanged} unchanged, ${s.refused} refused in ${formatDuration(s.ms)}`);
+          },
         });
         if (refusals.length > 0)
           throw new CommandError(`${dryRun ? 'would refuse' : 'refused, no tenant changed'}:\n${refusals.join('\n')}`);

@@ -69,4 +69,17 @@ describe('progressBar', () => {
     expect(lines[0]).toBe('seeding work_orders: 10% 100/1000 0.5s 200/s');
     expect(lines.at(-1)).toBe('seeding work_orders: done, 1000 in 5.0s (200/s)');
   });
+
+  it('prints a line of its own above the bar on a terminal, and as a plain line elsewhere', () => {
+    for (const isTTY of [true, false]) {
+      let written = '';
+      const bar = progressBar(10, 'migrating tenants', { isTTY, columns: 80, write: (t: string) => (written += t) }, () => 0);
+      bar.update(1);
+      bar.log('migrated a.main: nothing to change');
+      bar.done();
+      const screen = written.split('\n').map((l) => l.split('\r\x1b[K').at(-1));
+      expect(screen).toContain('migrated a.main: nothing to change');
+      expect(screen.at(-2)).toMatch(/^migrating tenants: done, 1 in /);
+    }
+  });
 });

@@ -73,9 +73,11 @@ export function progressBar(
   let lastTenth = 0;
   let done = 0;
   const state = (): Progress => ({ label, done, total, elapsedMs: clock() - started });
+  let drawn = false;
   return {
     update(n: number) {
       done = n;
+      drawn = true;
       const now = clock();
       if (tty) {
         if (now - lastDraw < REDRAW_MS && n < total) return;
@@ -87,6 +89,11 @@ export function progressBar(
       if (tenth <= lastTenth || tenth >= 10) return; // the summary stands for 100%
       lastTenth = tenth;
       out.write(`${plainLine(state())}\n`);
+    },
+    /** A line of its own: on a terminal above the bar, which is drawn again under it. */
+    log(line: string) {
+      if (!tty || !drawn) return void out.write(`${line}\n`);
+      out.write(`\r\x1b[K${line}\n${terminalLine(state(), out.columns || 80)}`);
     },
     done() {
       out.write(`${tty ? '\r\x1b[K' : ''}${summaryLine(state())}\n`);

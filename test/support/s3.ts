@@ -19,7 +19,9 @@ export const freePort = (): Promise<number> =>
   });
 
 /** An S3-compatible server (s3rver) on a free local port with one bucket, and the store options to reach it. */
-export async function startS3(bucket = 'mrs-files'): Promise<{ options: S3StoreOptions; endpoint: string; stop(): Promise<void> }> {
+export async function startS3(
+  bucket = 'mrs-files',
+): Promise<{ options: S3StoreOptions; endpoint: string; directory: string; stop(): Promise<void> }> {
   // s3rver ships no types: its constructor, run and close are all a test uses.
   const S3rver = createRequire(import.meta.url)('s3rver') as new (o: object) => S3rverInstance;
   const directory = mkdtempSync(join(tmpdir(), 'mrs-s3-'));
@@ -29,6 +31,7 @@ export async function startS3(bucket = 'mrs-files'): Promise<{ options: S3StoreO
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
+    directory,
     options: {
       bucket,
       client: {
