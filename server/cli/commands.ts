@@ -13,6 +13,7 @@ import { serve } from './serve.ts';
 import { table } from './table.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 import { FILE_COMMANDS } from './file-commands.ts';
+import { CLIENT_COMMANDS } from './client-commands.ts';
 
 export type { Command } from './command.ts';
 
@@ -161,4 +162,5 @@ export const COMMANDS: Record<string, Command> = {
   ...ACCOUNT_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...FILE_COMMANDS,
+  ...CLIENT_COMMANDS,
 };
