@@ -31,3 +31,12 @@ export function tenantDb(db: Kysely<any>, options: TenantDbOptions = {}): Tenant
   b.state.get(OUTSIDE, () => t);
   return t;
 }
+
+/**
+ * Forgets the engine's state of a database and schema (its bound instance, compiled queries and
+ * TenantState go with it): a host that closes an idle tenant of a shared Kysely instance calls
+ * it, and the next tenantDb() starts afresh.
+ */
+export function releaseTenantDb(db: Kysely<any>, schema?: string): void {
+  bound.get(db)?.delete(schema ?? '');
+}

@@ -35,6 +35,8 @@ export interface Config {
   pgPreparedStatements: boolean;
   /** PostgreSQL: where `mrs migrate` runs its DDL (a direct connection); unset: DATABASE_URL. */
   migrateDatabaseUrl: string | undefined;
+  /** A tenant nobody asked for in this long, in seconds, is closed until its next request (0: kept open). */
+  tenantIdleS: number;
   /** How many tenants `mrs migrate` plans, and then migrates, at once. */
   migrateConcurrency: number;
   /** Webhooks may reach loopback, private and link-local addresses (development and tests only). */
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: read(env, 'LOG_LEVEL', oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const), 'info'),
     pgPreparedStatements: read(env, 'PG_PREPARED_STATEMENTS', bool('PG_PREPARED_STATEMENTS'), true),
     migrateDatabaseUrl,
+    tenantIdleS: read(env, 'TENANT_IDLE_S', int('TENANT_IDLE_S', 0, 31 * 86400), 600),
     migrateConcurrency: read(env, 'MIGRATE_CONCURRENCY', int('MIGRATE_CONCURRENCY', 1, 64), 4),
     fileStore: read(env, 'FILE_STORE', oneOf('FILE_STORE', ['disk', 's3'] as const), 'disk'),
     fileMaxBytes: read(env, 'FILE_MAX_BYTES', int('FILE_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER), 50 * 1024 * 1024),

@@ -19,7 +19,12 @@ const onWebhook = (verb: 'delete' | 'enable', summary: string, change: typeof de
   command(`webhook ${verb}`, summary, { args: ['client_db', 'id'] }, async ([db, raw]) => {
     const clientDb = clientDbArg(db);
     const id = idArg(raw);
-    const found = await withTenant(clientDb, (t) => change(t, id));
+    const found = await withTenant(clientDb, async (t, s) => {
+      const changed = await change(t, id);
+      // The servers' dispatchers look at the noted tenants; one without webhooks left is un-noted by them.
+      if (changed && verb === 'enable') await s.tenants.noteWebhooks(clientDb, true);
+      return changed;
+    });
     if (!found) throw new CommandError(`webhook ${id} does not exist in ${clientDb}`);
     console.error(`${verb}d webhook ${id} in ${clientDb}`);
   });
@@ -51,7 +56,9 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
         const known = [...s.engine.registry.resources.keys()];
         const unknown = collections.find((c) => !known.includes(c));
         if (unknown !== undefined) throw new UsageError(`--collection ${unknown}: no such collection (collections: ${known.join(', ')})`);
-        return createWebhook(t, url.href, collections);
+        const made = await createWebhook(t, url.href, collections);
+        await s.tenants.noteWebhooks(clientDb, true);
+        return made;
       });
       process.stdout.write(`${made.id}\n${made.secret}\n`);
       console.error(`created webhook ${made.id} in ${clientDb}, starting after seq ${made.position}; its secret is shown only now`);

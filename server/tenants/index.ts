@@ -9,11 +9,16 @@ export { TenantExistsError, type TenantStore } from './types.ts';
 
 /** SQLite files under DATA_DIR, or PostgreSQL schemas when DATABASE_URL is set. */
 export function openTenants(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPreparedStatements'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPreparedStatements'> & Partial<Pick<Config, 'tenantIdleS'>>,
   migrate: (t: TenantDb) => Promise<void>,
   onUnnamed?: (why: string) => void,
 ): TenantStore {
+  const idleMs = (config.tenantIdleS ?? 0) * 1000;
   return config.databaseUrl
-    ? postgresTenants(config.databaseUrl, migrate, { preparedStatements: config.pgPreparedStatements, ...(onUnnamed ? { onUnnamed } : {}) })
-    : sqliteTenants(config.dataDir, migrate);
+    ? postgresTenants(config.databaseUrl, migrate, {
+        preparedStatements: config.pgPreparedStatements,
+        idleMs,
+        ...(onUnnamed ? { onUnnamed } : {}),
+      })
+    : sqliteTenants(config.dataDir, migrate, { idleMs });
 }

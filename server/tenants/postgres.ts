@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Kysely, sql } from 'kysely';
 import pg from 'pg';
 import type { TenantDb } from '../../engine/dialects/types.ts';
-import { tenantDb } from '../../engine/tenant-db.ts';
+import { releaseTenantDb, tenantDb } from '../../engine/tenant-db.ts';
 import { PoolerSafePostgresDialect } from './migration-lock.ts';
 import { namedStatementPool, type OnUnnamed } from './named-statements.ts';
 import { settled } from './settled.ts';
@@ -30,6 +30,8 @@ export interface PostgresOptions {
   readonly preparedStatements?: boolean;
   /** Told once, with the reason, when the pool finds itself behind a transaction pooler and stops naming statements. */
   readonly onUnnamed?: OnUnnamed;
+  /** A tenant unused this long (ms) lets go of its state (0: never). */
+  readonly idleMs?: number;
 }
 
 /**
@@ -60,13 +62,16 @@ export function schemaOf(clientDb: string): string {
 /** One schema per tenant in one database; every tenant shares the process's pool. */
 export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>, options: PostgresOptions = {}): TenantStore {
   const { db, pool } = openPostgres(url, options);
-  const { open, load } = openOnce(async (clientDb) => {
-    const schema = schemaOf(clientDb);
-    await db.schema.createSchema(schema).ifNotExists().execute().catch(ignoreRace); // processes starting together
-    const t = tenantDb(db, { key: clientDb, schema });
-    await migrate(t);
-    return t;
-  });
+  const { open, load, stop } = openOnce(
+    async (clientDb) => {
+      const schema = schemaOf(clientDb);
+      await db.schema.createSchema(schema).ifNotExists().execute().catch(ignoreRace); // processes starting together
+      const t = tenantDb(db, { key: clientDb, schema });
+      await migrate(t);
+      return t;
+    },
+    { idleMs: options.idleMs, release: async (clientDb) => releaseTenantDb(db, schemaOf(clientDb)) },
+  );
   const made = new Set<string>();
   /** A key-value table of the server schema, made on first use (processes starting together race to make it). */
   const serverTable = async (table: string, key: string, value: string) => {
@@ -126,10 +131,30 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
         .onConflict((oc) => oc.column('client_db').doUpdateSet({ fingerprint }))
         .execute();
     },
+    async webhookTenants() {
+      const rows = await (
+        await serverTable('tenant_webhooks', 'client_db', 'active')
+      )
+        .selectFrom('tenant_webhooks')
+        .select('client_db')
+        .execute();
+      const names = rows.map((r) => r.client_db as string);
+      return names.includes('') ? new Set(names) : undefined;
+    },
+    async noteWebhooks(clientDb, active) {
+      const table = await serverTable('tenant_webhooks', 'client_db', 'active');
+      if (!active) return void (await table.deleteFrom('tenant_webhooks').where('client_db', '=', clientDb).execute());
+      await table
+        .insertInto('tenant_webhooks')
+        .values({ client_db: clientDb, active: 'yes' })
+        .onConflict((oc) => oc.column('client_db').doNothing())
+        .execute();
+    },
     opened: async () => settled(open.values()),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: async () => void (await sql`select 1`.execute(db)),
     async close() {
+      stop();
       open.clear();
       await db.destroy();
     },

@@ -40,7 +40,7 @@ export function openSqlite(file: string, options: { walAutocheckpoint?: number }
 }
 
 /** One SQLite file per tenant under the data directory. */
-export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise<void>): TenantStore {
+export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise<void>, options: { idleMs?: number } = {}): TenantStore {
   mkdirSync(dataDir, { recursive: true });
   const fileOf = (clientDb: string) => join(dataDir, clientDb + SUFFIX);
   let checkpointer: Checkpointer | undefined;
@@ -52,21 +52,31 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
     d.pragma('journal_mode = WAL');
     d.pragma('busy_timeout = 5000');
     d.exec('create table if not exists tenant_fingerprints (client_db text primary key, fingerprint text not null)');
+    d.exec('create table if not exists tenant_webhooks (client_db text primary key)');
     return (catalogDb = d);
   };
-  const { open, load } = openOnce(async (clientDb) => {
-    const file = fileOf(clientDb);
-    const t = tenantDb(openSqlite(file, { walAutocheckpoint: BACKSTOP_PAGES }), { key: clientDb });
-    try {
-      await migrate(t);
-    } catch (e) {
-      // A refused or failed migration: let go of the file (its write lock included) for the next try.
-      await t.db.destroy();
-      throw e;
-    }
-    (checkpointer ??= startCheckpointer()).watch(file);
-    return t;
-  });
+  const { open, load, stop } = openOnce(
+    async (clientDb) => {
+      const file = fileOf(clientDb);
+      const t = tenantDb(openSqlite(file, { walAutocheckpoint: BACKSTOP_PAGES }), { key: clientDb });
+      try {
+        await migrate(t);
+      } catch (e) {
+        // A refused or failed migration: let go of the file (its write lock included) for the next try.
+        await t.db.destroy();
+        throw e;
+      }
+      (checkpointer ??= startCheckpointer()).watch(file);
+      return t;
+    },
+    {
+      idleMs: options.idleMs,
+      async release(clientDb, t) {
+        checkpointer?.forget(fileOf(clientDb));
+        await t.db.destroy();
+      },
+    },
+  );
   return {
     get: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? load(clientDb) : undefined),
     async create(clientDb) {
@@ -101,6 +111,16 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
         )
         .run(clientDb, fingerprint);
     },
+    async webhookTenants() {
+      const rows = catalog().prepare('select client_db from tenant_webhooks').pluck().all() as string[];
+      return rows.includes('') ? new Set(rows) : undefined;
+    },
+    async noteWebhooks(clientDb, active) {
+      const statement = active
+        ? 'insert or ignore into tenant_webhooks (client_db) values (?)'
+        : 'delete from tenant_webhooks where client_db = ?';
+      catalog().prepare(statement).run(clientDb);
+    },
     opened: async () => settled(open.values()),
     poolStats: () => undefined,
     /** Ready while the data directory can be used and every open tenant file answers a query. */
@@ -109,6 +129,7 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
       for (const p of open.values()) await sql`select 1`.execute((await p).db);
     },
     async close() {
+      stop();
       const all = await Promise.allSettled(open.values());
       open.clear();
       await checkpointer?.stop();

@@ -17,6 +17,13 @@ export interface TenantStore {
   fingerprints(): Promise<Map<string, string>>;
   /** Records that a tenant was migrated to a fingerprint (after its migration committed). */
   recordFingerprint(clientDb: string, fingerprint: string): Promise<void>;
+  /**
+   * The tenants noted to have active webhooks, shared by every process on the same data (one
+   * read); undefined until every tenant has been looked at once (`noteWebhooks('', true)`).
+   */
+  webhookTenants(): Promise<Set<string> | undefined>;
+  /** Notes whether a tenant has active webhooks; `''`: every tenant has been looked at. */
+  noteWebhooks(clientDb: string, active: boolean): Promise<void>;
   /** The tenant databases this process has open (for metrics; opens nothing). */
   opened(): Promise<TenantDb[]>;
   /** PostgreSQL: the connection pool's counts; SQLite: undefined (no pool). */

@@ -56,6 +56,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const refreshMs = o.refreshMs ?? 5000;
   const pollMs = o.pollMs ?? 250;
   let known = new Map<string, Known>();
+  let notedTenants = new Set<string>();
   /** Per tenant with webhooks: the feed's highest seq as its FeedWatcher last told, and how to stop listening. */
   const watched = new Map<string, { highest: number; stop: () => void }>();
   let running = false;
@@ -64,14 +65,39 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const inFlight = new Set<Promise<void>>();
   let abort = new AbortController();
 
+  /**
+   * The tenants whose webhooks to look at: those noted to have some (one read, shared by every
+   * process) and those open in this process (a webhook made since is noted here). Every tenant is
+   * looked at only once per data set, the first time no note exists.
+   */
+  async function candidates(): Promise<Map<string, TenantDb>> {
+    let noted = await o.tenants.webhookTenants();
+    if (!noted) {
+      for (const clientDb of await o.tenants.list()) {
+        const tenant = await o.tenants.get(clientDb).catch(() => undefined);
+        if (tenant && (await listWebhooks(tenant, 'active').catch(() => [])).length > 0) await o.tenants.noteWebhooks(clientDb, true);
+      }
+      await o.tenants.noteWebhooks('', true);
+      noted = (await o.tenants.webhookTenants()) ?? new Set();
+    }
+    notedTenants = noted;
+    const found = new Map((await o.tenants.opened()).map((t) => [t.key, t] as const));
+    for (const clientDb of noted) {
+      if (clientDb === '' || found.has(clientDb)) continue;
+      const tenant = await o.tenants.get(clientDb).catch(() => undefined);
+      if (tenant) found.set(clientDb, tenant);
+    }
+    return found;
+  }
+
   async function refresh(): Promise<void> {
     const next = new Map<string, Known>();
-    for (const clientDb of await o.tenants.list()) {
+    for (const [clientDb, tenant] of await candidates()) {
       // One tenant that cannot be read (being migrated, refused) keeps the others going; its known webhooks stay.
       try {
-        const tenant = await o.tenants.get(clientDb);
-        if (!tenant) continue;
-        for (const webhook of await listWebhooks(tenant, 'active')) {
+        const active = await listWebhooks(tenant, 'active');
+        if (active.length > 0 !== notedTenants.has(clientDb)) await o.tenants.noteWebhooks(clientDb, active.length > 0);
+        for (const webhook of active) {
           const k = `${clientDb}\n${webhook.id}`;
           const old = known.get(k);
           next.set(k, old ? Object.assign(old, { webhook: old.busy ? old.webhook : webhook }) : { tenant, clientDb, webhook, busy: false });
