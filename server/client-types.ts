@@ -82,7 +82,9 @@ function collectionTypes(r: Resource, nameOf: (collection: string) => string): s
   const system = new Set(['id', 'created', 'updated', 'deleted']);
   const writable = r.writable.filter((n) => !system.has(n));
   const names = r.fieldNames.map(literal).join(' | ');
-  const linked = [...r.linked].map(([linkedName, child]) => `${key(linkedName)}: ${nameOf(child)}Record`);
+  const linked = [...r.linked]
+    .filter(([, child]) => child !== ATTACHED_FILES)
+    .map(([linkedName, child]) => `${key(linkedName)}: ${nameOf(child)}Record`);
   return [
     `/** ${r.definition.description ?? `A record of ${r.name}.`} */`,
     `export interface ${T}Record {`,

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +10,7 @@ import { loadResources } from '../../server/load-resources.ts';
 /**
  * The generated types in a consumer project, checked by tsc: one that fits type-checks; one that
  * uses a field a changed definition removed fails, and so does one sending a state its field
- * does not have. The project sits in this checkout, which resolves `maintenance-records/client`
- * to the client's source by the package's own name.
+ * does not have.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
@@ -89,7 +88,9 @@ describe('the generated types in a consumer project', () => {
     const workOrders = shipped.find((r) => r.name === 'work_orders')!;
     const { description: _removed, ...fields } = workOrders.fields;
     const changed = shipped.map((r) => (r === workOrders ? defineResource({ ...workOrders, fields }) : r));
-    dir = mkdtempSync(join(ROOT, 'test/client/consumer-'));
+    // Inside the checkout for the package's own name to resolve; under node_modules, which no other test reads.
+    mkdirSync(join(ROOT, 'node_modules/.cache'), { recursive: true });
+    dir = mkdtempSync(join(ROOT, 'node_modules/.cache/mrs-client-consumer-'));
     writeFileSync(join(dir, 'types.ts'), clientTypes([...shipped, jobs]));
     writeFileSync(join(dir, 'types-changed.ts'), clientTypes([...changed, jobs]));
     writeFileSync(join(dir, 'good.ts'), GOOD);
