@@ -25,6 +25,7 @@ export const PROBLEMS = {
   'headers-too-large': { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'Service unavailable' },
+  'definitions-changed': { status: 503, title: "The tenant's definitions changed" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

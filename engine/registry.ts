@@ -74,7 +74,9 @@ export function createRegistry(declared: readonly ResourceDefinition[]): Registr
   const linked = new Map<string, Map<string, string>>();
   for (const [parent, kids] of children) {
     const names = new Map<string, string>();
-    for (const child of kids.keys()) {
+    // A parent's files are linked too (`Files`), though only the file routes serve them.
+    const filed = byName.get(parent)!.files === undefined ? [] : [ATTACHED_FILES];
+    for (const child of [...kids.keys(), ...filed]) {
       const name = linkedNameOf(byName.get(child)!);
       if (names.has(name)) throw new Error(`resource ${child}: linked name ${name} is also ${names.get(name)}'s under ${parent}`);
       names.set(name, child);

@@ -1,6 +1,7 @@
 import type { Engine } from '../engine/create-engine.ts';
+import { EngineError } from '../engine/errors.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
-import { refusalsOf, type TenantPlan } from '../engine/schema/index.ts';
+import { DEFINITIONS_RETRY_AFTER_S, refusalsOf, type TenantPlan } from '../engine/schema/index.ts';
 import { migratedLine, planText } from './migrate-plan-text.ts';
 import type { Service } from './service.ts';
 import type { TenantStore } from './tenants/index.ts';
@@ -46,10 +47,57 @@ async function recordMigrated(tenants: TenantStore, clientDb: string, fingerprin
   (await fingerprintsOf(tenants)).set(clientDb, fingerprint);
 }
 
-/** A tenant being opened: migrated unless it recorded the engine's current fingerprint. */
-export async function migrateIfChanged(engine: Engine, tenants: TenantStore, t: TenantDb): Promise<void> {
-  if ((await fingerprintsOf(tenants)).get(t.key) === engine.schemaFingerprint) return;
-  await engine.migrate(t);
+/** Tenants whose migration on opening failed, each with when the next request may try again. */
+const failedUntil = new WeakMap<TenantStore, Map<string, { until: number; checked: number; cause: unknown }>>();
+const RETRY_MS = DEFINITIONS_RETRY_AFTER_S * 1000;
+
+/**
+ * A tenant this server cannot serve yet: its tables are not at the server's definitions and
+ * migrating it failed (refused, a step threw). The client reads the detail; the message keeps
+ * the cause, for the command line and the log.
+ */
+export class TenantBehind extends EngineError {
+  constructor(clientDb: string, cause: unknown) {
+    super(
+      'definitions-changed',
+      `The tables of tenant ${clientDb} are not yet at this server's definitions (mrs migrate brings them there). Try again shortly.`,
+      [],
+      { 'retry-after': String(DEFINITIONS_RETRY_AFTER_S) },
+    );
+    this.message = cause instanceof Error ? cause.message : String(cause);
+    this.cause = cause;
+  }
+}
+
+/**
+ * A tenant being opened: migrated unless it recorded the engine's current fingerprint (read
+ * again first: `mrs migrate` or another server may have migrated it since). When migrating
+ * fails (`onFailed` is told why), that tenant answers 503 with Retry-After, trying again at most
+ * once per interval, and its neighbours are served as ever.
+ */
+export async function migrateIfChanged(engine: Engine, tenants: TenantStore, t: TenantDb, onFailed?: (e: unknown) => void): Promise<void> {
+  const known = await fingerprintsOf(tenants);
+  if (known.get(t.key) === engine.schemaFingerprint) return;
+  let failed = failedUntil.get(tenants);
+  if (!failed) failedUntil.set(tenants, (failed = new Map()));
+  const last = failed.get(t.key);
+  // While a failed tenant waits, its fingerprint is read at most once a second, to see `mrs migrate` done.
+  if (last !== undefined && Date.now() - last.checked < 1000) throw new TenantBehind(t.key, last.cause);
+  const recorded = (await tenants.fingerprints()).get(t.key);
+  if (recorded !== undefined) known.set(t.key, recorded);
+  if (recorded === engine.schemaFingerprint) return void failed.delete(t.key);
+  if (last !== undefined && Date.now() < last.until) {
+    failed.set(t.key, { ...last, checked: Date.now() });
+    throw new TenantBehind(t.key, last.cause);
+  }
+  try {
+    await engine.migrate(t);
+  } catch (e) {
+    failed.set(t.key, { until: Date.now() + RETRY_MS, checked: Date.now(), cause: e });
+    onFailed?.(e);
+    throw new TenantBehind(t.key, e);
+  }
+  failed.delete(t.key);
   await recordMigrated(tenants, t.key, engine.schemaFingerprint);
 }
 

@@ -94,7 +94,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const limiters = await openLimiters(config, onUnnamed);
   const tenants: TenantStore = openTenants(
     config,
-    options.migrateOnOpen === false ? async () => {} : (t) => migrateIfChanged(engine, tenants, t),
+    options.migrateOnOpen === false ? async () => {} : (t) => migrateIfChanged(engine, tenants, t, onUnexpectedError),
     onUnnamed,
   );
   auth = createAuth(config, tenants, {

@@ -7,6 +7,9 @@ import { pipeline } from 'node:stream/promises';
 import { SHA256_HEX, type ByteRange, type FileStore, type StoredObject } from '../../engine/files/store.ts';
 import { counted, tenantOfSegment, tenantSegment } from './counted.ts';
 
+/** Bytes a read or write keeps in flight: fewer, larger disk operations than the 64 KiB default, still bounded. */
+const BUFFERED = 1024 * 1024;
+
 /**
  * Files on the local disk under `root` (DATA_DIR/files): `{tenant}/{sha256[0..2]}/{sha256}`,
  * written to `{tenant}/tmp/` first, fsynced, then renamed into place, so a name always holds
@@ -25,7 +28,7 @@ export function diskFileStore(root: string): FileStore {
       const tmp = join(tmpDir, randomUUID());
       const bytes = counted(body, maxBytes);
       try {
-        await pipeline(Readable.from(bytes.chunks), createWriteStream(tmp, { flags: 'wx' }));
+        await pipeline(Readable.from(bytes.chunks), createWriteStream(tmp, { flags: 'wx', highWaterMark: BUFFERED }));
         await fsync(tmp);
         const { sha256 } = bytes.done();
         const final = pathOf(tenant, sha256);
@@ -42,7 +45,7 @@ export function diskFileStore(root: string): FileStore {
       const path = pathOf(tenant, sha256);
       const exists = await stat(path).catch(() => undefined);
       if (!exists) return undefined;
-      const stream = createReadStream(path, range ? { start: range.start, end: range.end } : {});
+      const stream = createReadStream(path, { highWaterMark: BUFFERED, ...(range ? { start: range.start, end: range.end } : {}) });
       return Readable.toWeb(stream) as ReadableStream<Uint8Array>;
     },
     async delete(object) {

@@ -24,6 +24,7 @@ export function attachedFilesDefinition(definitions: readonly ResourceDefinition
   );
   return defineResource({
     name: ATTACHED_FILES,
+    linkedName: 'Files',
     description: 'A file attached to a record: its metadata; the bytes are at its content path.',
     fields: {
       filename: string({ required: true, filterable: true, maxLength: 255 }),

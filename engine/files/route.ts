@@ -19,7 +19,7 @@ const ROUTES: Record<FilePathKind, Readonly<Record<string, (call: FileCall) => P
 };
 
 /**
- * Serves a record's attached files (SPEC 13) under `{base}/maintenance/`, or answers undefined
+ * Serves a record's attached files (SPEC 13) under its path, in any group, or answers undefined
  * for a path that is not about files. Reading needs `read` on the parent's collection, any
  * change `update` on it.
  */

@@ -14,6 +14,7 @@ import type { FeedSettings } from '../events/retention.ts';
 import { jsonOf, type Written } from '../records.ts';
 import { readJsonBodyOnce } from './body.ts';
 import { retryTransientOnce } from '../transient.ts';
+import { explainFailure } from '../schema/still-serves.ts';
 import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
 import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
 import { expectedVersion } from '../operations/precondition.ts';
@@ -29,6 +30,8 @@ import {
 import { batchRoute } from './batch-route.ts';
 import type { FilesOptions } from '../files/options.ts';
 import { filesRoute } from '../files/route.ts';
+import { ATTACHED_FILES } from '../files/definition.ts';
+import { signLinkedFiles } from '../files/linked-files.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
@@ -60,8 +63,8 @@ interface Call {
   readonly deps: HandlerDeps;
   /** The caller's headers, for every answer. */
   readonly headers: Readonly<Record<string, string>>;
-  /** The caller's permissions (`$linked` needs read on each collection it names). */
-  readonly can: Caller['can'];
+  /** Its permissions (`$linked` needs read on each collection it names) and the links signed for it. */
+  readonly caller: Caller;
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -217,7 +220,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
         ? condition !== undefined && noneMatchMatches(condition, validators.etag)
         : notModifiedSince(call.req.headers.get('if-modified-since'), found.updated);
     if (notModified) return new Response(null, { status: 304, headers: joinHeaders(call.headers, validators) });
-    return replyJson(call, found.json, 200, validators);
+    return replyJson(call, await shown(call, found.json), 200, validators);
   },
   create: (call) =>
     keyed(
@@ -244,9 +247,17 @@ const created = (call: Call, written: Written): KeptAnswer => answerOf(201, writ
 
 /** 403 when `$linked` names a collection the caller may not read (before the query's 400s, in SPEC 1's order). */
 function forbidLinked(call: Call): void {
-  for (const child of linkedCollections(call.url.searchParams, call.resource))
-    if (!call.can(child, 'read')) throw new EngineError('forbidden', `Your roles do not grant read on ${child}, which $linked names.`);
+  for (const linked of linkedCollections(call.url.searchParams, call.resource)) {
+    // Files are read with their parent's read, as the file routes read them.
+    const child = linked === ATTACHED_FILES ? call.resource.name : linked;
+    if (!call.caller.can(child, 'read'))
+      throw new EngineError('forbidden', `Your roles do not grant read on ${child}, which $linked names.`);
+  }
 }
+
+/** A page's or record's JSON as answered: linked files with their signed links. */
+const shown = (call: Call, json: string) =>
+  signLinkedFiles(json, call.resource, `${call.deps.basePath}${call.resource.path}`, call.caller, call.deps.files?.links);
 
 async function listResponse(call: Call): Promise<Response> {
   if (call.url.hasQuery) forbidLinked(call);
@@ -256,7 +267,7 @@ async function listResponse(call: Call): Promise<Response> {
     throw query.error;
   }
   const page = await list(call.ctx, call.resource, query.value, call.parent);
-  return replyJson(call, page.json, 200, listHeaders(call.url.pathname, page));
+  return replyJson(call, await shown(call, page.json), 200, listHeaders(call.url.pathname, page));
 }
 
 /**
@@ -301,14 +312,14 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       if (!needsIfMatch) await requireBelongs(ctx, match.resource, match.id!, match.parent!);
       parent = undefined;
     }
-    const can: Caller['can'] = (collection, action) => caller.can(collection, action);
-    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers, can });
+    return OPERATIONS[route.op]({ req, url, ctx, resource: match.resource, id: match.id ?? 0, parent, deps, headers, caller });
   };
   /** `hostHeaders` go on every answer to the request; errors before the caller is known get them from the caller of this. */
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
     const headers = caller.headers ? joinHeaders(hostHeaders, caller.headers) : (hostHeaders ?? {});
-    const run = () => retryTransientOnce(() => dispatch(req, caller, headers));
+    const run = () =>
+      retryTransientOnce(() => dispatch(req, caller, headers)).catch((e) => explainFailure(caller.tenant, deps.registry, e));
     if (!caller.headers && !hostHeaders) return run();
     try {
       return await run();

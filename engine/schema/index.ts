@@ -5,6 +5,7 @@ import { migrateResources } from './migrate.ts';
 import type { MigrationStep } from './steps.ts';
 
 export { schemaFingerprint } from './fingerprint.ts';
+export { DEFINITIONS_RETRY_AFTER_S } from './still-serves.ts';
 export { checkSteps, StepFailed, type MigrationStep, type StepContext } from './steps.ts';
 export { checkMigrationOwners, type MigrationOwners } from './engine-tables.ts';
 export { MigrationRefused, planTenant, refusalsOf, type TenantPlan } from './plan-tenant.ts';

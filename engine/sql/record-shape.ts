@@ -20,7 +20,7 @@ export function shapeOf(registry: Registry, resource: Resource, names: ShapeName
   if (!names.fields && !names.linked) return undefined;
   const linked = (names.linked ?? []).flatMap((name) => {
     const child = registry.get(resource.linked.get(name) ?? '');
-    const field = child && resource.children.get(child.name);
+    const field = child?.parents.get(resource.name);
     return child && field ? [{ name, child, field }] : [];
   });
   return { fields: names.fields?.filter((n) => Object.hasOwn(resource.fields, n)), linked };

@@ -35,6 +35,7 @@ export const profiles = defineResource({
   name: 'profiles',
   group: 'am',
   fields: { title: string({ required: true, filterable: true }) },
+  files: {},
 });
 
 /** The shipped collections beside a root-level and an `am` group. */

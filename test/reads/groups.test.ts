@@ -3,6 +3,7 @@ import { createRegistry } from '../../engine/registry.ts';
 import { defineResource, string } from '../../engine/define.ts';
 import { makeRole } from '../support/auth.ts';
 import { expectProblem, make } from '../support/fixtures.ts';
+import { form, send, upload } from '../support/files.ts';
 import { BASE, describeEachDatabase, M } from '../support/harness.ts';
 import { ASSET_RESOURCES, assets, profiles } from './asset-resources.ts';
 
@@ -95,6 +96,25 @@ describeEachDatabase(
       expect(batch.body.map((o: any) => o.location)).toEqual([`${A}/${batch.body[0].body.id}`, `${P}/${batch.body[1].body.id}`]);
       const events = (await h().get(`${BASE}/events?$after=${start}`)).body;
       expect(events.map((e: any) => e.collection)).toEqual(['assets', 'profiles']);
+    });
+
+    it('writes keep If-Match and Idempotency-Key, and files are attached, outside /maintenance too', async () => {
+      const asset = await h().post(A, ASSET);
+      const at = `${A}/${asset.body.id}`;
+      expectProblem(await h().request('PATCH', at, { body: { tag: 'x' }, headers: { 'if-match': '"999"' } }), 412);
+      const changed = await h().request('PATCH', at, { body: { tag: 'x' }, headers: { 'if-match': asset.headers.get('etag')! } });
+      expect(changed.status, changed.text).toBe(200);
+      const keyed = () => h().request('POST', A, { body: ASSET, headers: { 'idempotency-key': 'root-level' } });
+      const [first, again] = [await keyed(), await keyed()];
+      expect(again.body).toEqual(first.body);
+      expect(again.headers.get('idempotency-replayed')).toBe('true');
+      const profile = await make(h(), P, { title: 'with a plan' });
+      const up = await upload(h(), `${P}/${profile.id}`, form('plan bytes', 'plan.txt'));
+      expect(up.status, up.text).toBe(201);
+      expect(up.headers.get('location')).toBe(`${P}/${profile.id}/attached_files/${up.body.id}`);
+      expect((await send(h(), 'GET', `${up.headers.get('location')}/content`)).text).toBe('plan bytes');
+      const linked = await h().get(`${BASE}/bulk/am/profiles/${profile.id}?$linked=Files`);
+      expect(linked.body.linked.Files.map((f: any) => f.filename)).toEqual(['plan.txt']);
     });
 
     it('the OpenAPI document declares each collection at its own path', async () => {

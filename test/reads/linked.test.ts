@@ -3,7 +3,8 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type DbEngine } from '../../engine/create-engine.ts';
 import { makeRole } from '../support/auth.ts';
-import { expectProblem, make } from '../support/fixtures.ts';
+import { expectProblem, make, makeWorkOrder } from '../support/fixtures.ts';
+import { form, upload } from '../support/files.ts';
 import { BASE, DATABASES, describeEachDatabase, M } from '../support/harness.ts';
 import { freshPostgresDatabase, testPool } from '../support/pg.ts';
 import { ASSET_RESOURCES } from './asset-resources.ts';
@@ -66,6 +67,29 @@ describeEachDatabase(
       expect(r.status, r.text).toBe(200);
       expect(r.body.linked).toEqual({ 'Work Orders': [wo] });
       expect((await h().get(`${M}/work_orders?id=${wo.id}&$linked=Notes`)).body[0].linked).toEqual({ Notes: [note] });
+    });
+
+    it("Files links a record's live attached files as its file list shows them, signed links too; read on the parent suffices", async () => {
+      const wo = await makeWorkOrder(h());
+      const path = `${M}/work_orders/${wo.id}`;
+      for (const name of ['a.txt', 'b.txt', 'gone.txt']) expect((await upload(h(), path, form(`bytes of ${name}`, name))).status).toBe(201);
+      const listed = (await h().get(`${path}/attached_files`)).body as Record<string, unknown>[];
+      expect((await h().del(`${path}/attached_files/${listed[2]!.id}`)).status).toBe(204);
+      // A link is signed per request: compared without it, then opened.
+      const bare = (files: Record<string, unknown>[]) => files.map(({ content_url, ...file }) => file);
+      await makeRole(h().service, 'demo.main', 'wo-reader', [{ collection: 'work_orders', action: 'read' }]);
+      const reader = h().as((await h().login({ username: 'wendy', roles: ['wo-reader'] })).token);
+      for (const [who, url] of [
+        [h(), `${M}/work_orders?id=${wo.id}&$linked=Files,Notes`],
+        [reader, `${BASE}/bulk/maintenance/work_orders/${wo.id}?$linked=Files`],
+      ] as const) {
+        const r = await who.get(url);
+        expect(r.status, r.text).toBe(200);
+        const { linked } = Array.isArray(r.body) ? r.body[0] : r.body;
+        expect(bare(linked.Files)).toEqual(bare(listed.slice(0, 2)));
+        const opened = await h().service.app.request(linked.Files[1].content_url);
+        expect(await opened.text()).toBe('bytes of b.txt');
+      }
     });
 
     it('an unknown name is 400 naming $linked and listing the names allowed', async () => {

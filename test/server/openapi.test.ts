@@ -94,7 +94,10 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
     expect(queryNames(listOf(doc, `${M}/work_orders`))).not.toContain('priority:like');
     expect(queryNames(listOf(doc, `${M}/service_requests/{id}/work_orders`)).sort()).toEqual([...expected, '$linked'].sort());
     expect(queryNames(doc.paths[`${M}/work_orders/{id}`].get)).toEqual(['$deleted', '$fields', '$linked']);
-    expect(listOf(doc, `${M}/work_orders`).parameters.find((p: Json) => p.name === '$linked').schema.items.enum).toEqual(['Notes']);
+    expect(listOf(doc, `${M}/work_orders`).parameters.find((p: Json) => p.name === '$linked').schema.items.enum).toEqual([
+      'Notes',
+      'Files',
+    ]);
   });
 
   it('lists the $ parameters first, and :null only for fields that can be null', async () => {
