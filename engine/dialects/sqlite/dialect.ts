@@ -85,13 +85,13 @@ export const sqliteDialect: Dialect = {
   concatInOrder: (source, value, orderBy) =>
     sql<string>`(select coalesce(group_concat(v, ''), '') from (${source.select(sql`${value}`.as('v')).orderBy(orderBy as any)}) as s)`,
   // json_object writes text, integers and NULL as the API shows them; a boolean is 0 or 1 in its
-  // column, so it goes in as JSON (json() of a literal), NULL as NULL.
+  // column, so it goes in as JSON (json() of a literal: SQLite computes it once a statement, not a row), NULL as NULL.
   jsonString: (value) => sql<string>`json_quote(${value})`,
   recordJson: (fields) =>
     sql<string>`json_object(${sql.join(
       fields.map(({ name, kind, column }) =>
         kind === 'boolean'
-          ? sql`${sql.lit(name)}, json(case when ${column} is null then null when ${column} = 1 then 'true' else 'false' end)`
+          ? sql`${sql.lit(name)}, case when ${column} is null then null when ${column} = 1 then json('true') else json('false') end`
           : kind === 'number'
             ? sql`${sql.lit(name)}, json(case when ${column} is null then null else ${numberJson(column)} end)`
             : sql`${sql.lit(name)}, ${column}`,
