@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { loadConfig, migrationConfig } from '../config.ts';
 import { eachLimited, migrateTenants } from '../migrate-tenants.ts';
+import { olderServersNote, openRoster } from '../roster.ts';
 import { createService } from '../service.ts';
 import { seedWorkOrders } from '../seed.ts';
 import { TenantExistsError } from '../tenants/index.ts';
@@ -96,6 +97,13 @@ export const COMMANDS: Record<string, Command> = {
         if (refusals.length > 0)
           throw new CommandError(`${dryRun ? 'would refuse' : 'refused, no tenant changed'}:\n${refusals.join('\n')}`);
         if ((await service.tenants.list()).length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
+        const roster = await openRoster(service.config);
+        try {
+          const { schemaFingerprint, registry } = service.engine;
+          for (const line of olderServersNote(await roster.running(), schemaFingerprint, registry)) console.error(line);
+        } finally {
+          await roster.close();
+        }
       } finally {
         await service.close();
       }

@@ -1,6 +1,7 @@
 import { DEFAULT_DATA_DIR, loadConfig, type Config } from '../config.ts';
 import { migrateTenants } from '../migrate-tenants.ts';
 import { createLogger } from '../logging.ts';
+import { openRoster, type Roster } from '../roster.ts';
 import { listen, type Listening } from '../node-server.ts';
 import { createService, DEMO_ADMIN, DEMO_TENANT, ensureDemoTenant, type Service } from '../service.ts';
 import { CommandError } from './args.ts';
@@ -15,6 +16,7 @@ export async function serve(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
   let service: Service | undefined;
+  let roster: Roster | undefined;
   let step: StartStep = 'database';
   let l: Listening;
   let notes: string[];
@@ -25,7 +27,11 @@ export async function serve(): Promise<void> {
     step = 'listen';
     l = await listen(service);
     service.webhooks.start();
+    // Its heartbeat: `mrs migrate` tells which servers run older definitions.
+    roster = await openRoster(config);
+    await roster.join(service.engine.schemaFingerprint, service.engine.registry);
   } catch (e) {
+    await roster?.close().catch(() => {});
     await service?.close().catch(() => {});
     if (e instanceof CommandError) throw e;
     throw new CommandError(startFailure(step, e, config));
@@ -41,6 +47,7 @@ export async function serve(): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'stopping: finishing in-flight requests');
     await service!.webhooks.stop();
+    await roster!.close().catch(() => {});
     await l.stop();
     logger.info('stopped');
     process.exit(0);

@@ -54,6 +54,13 @@ const ignoreRace = (e: unknown) => {
   if (code !== '23505' && code !== '42P06' && code !== '42P07') throw e;
 };
 
+/** The server schema on a pool of one, for the servers' roster (server/roster.ts). */
+export async function postgresServerDb(url: string): Promise<{ db: Kysely<any>; schema: string }> {
+  const { db } = openPostgres(url, { max: 1, preparedStatements: false });
+  await db.schema.createSchema(SERVER_SCHEMA).ifNotExists().execute().catch(ignoreRace);
+  return { db, schema: SERVER_SCHEMA };
+}
+
 /** The schema that holds a tenant: the name itself when it fits PostgreSQL's 63 bytes. */
 export function schemaOf(clientDb: string): string {
   return clientDb.length <= 63 ? clientDb : 'mrs_' + createHash('sha256').update(clientDb).digest('hex').slice(0, 40);

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { Kysely, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql } from 'kysely';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
@@ -37,6 +37,15 @@ export function openSqlite(file: string, options: { walAutocheckpoint?: number }
   database.pragma('optimize = 0x10002');
   database.pragma('analysis_limit = 0');
   return new GroupCommitKysely(new GroupCommitSqliteDialect(database));
+}
+
+/** The catalog file on a connection of its own, for the servers' roster (server/roster.ts). */
+export function sqliteCatalogDb(dataDir: string): Kysely<any> {
+  mkdirSync(dataDir, { recursive: true });
+  const database = new Database(join(dataDir, CATALOG));
+  database.pragma('journal_mode = WAL');
+  database.pragma('busy_timeout = 5000');
+  return new Kysely<any>({ dialect: new SqliteDialect({ database }) });
 }
 
 /** One SQLite file per tenant under the data directory. */

@@ -1,0 +1,40 @@
+import { expect, it } from 'vitest';
+import { string } from '../../engine/define.ts';
+import { createRegistry } from '../../engine/registry.ts';
+import { schemaFingerprint } from '../../engine/schema/index.ts';
+import { openRoster } from '../../server/roster.ts';
+import { withWorkOrderFields } from '../support/changed-definitions.ts';
+import { useCli } from '../support/cli.ts';
+import { describeEachDatabase } from '../support/harness.ts';
+
+/** The release before: work_orders had a location field that the shipped definitions no longer hold. */
+const OLDER = createRegistry(withWorkOrderFields({ location: string({ nullable: true }) }));
+
+describeEachDatabase('mrs migrate names the servers running older definitions', (h) => {
+  const mrs = useCli(() => ({ DATA_DIR: h().service.config.dataDir, DATABASE_URL: h().service.config.databaseUrl ?? '' }));
+
+  it('says which servers beat with another fingerprint and what they answer until restarted; a server on the new one, nothing', async () => {
+    const older = await openRoster(h().service.config);
+    const current = await openRoster(h().service.config);
+    try {
+      await older.join(schemaFingerprint(OLDER), OLDER);
+      await current.join(h().service.engine.schemaFingerprint, h().service.engine.registry);
+      const r = await mrs('migrate');
+      expect(r.code, r.err).toBe(0);
+      const said = r.err.trimEnd().split('\n');
+      expect(said.slice(-2)[0]).toBe('1 server running older definitions; restart it:');
+      expect(said.at(-1)).toMatch(
+        /^ {2}\S+ pid \d+, seen \d+ s ago: answers 503 with Retry-After to requests of work_orders \(location renamed or removed\) until restarted$/,
+      );
+    } finally {
+      await older.close();
+    }
+    // Gone from the roster once closed: the next run names none.
+    try {
+      const r = await mrs('migrate');
+      expect(r.err).not.toMatch(/older definitions/);
+    } finally {
+      await current.close();
+    }
+  });
+});
