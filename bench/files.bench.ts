@@ -212,13 +212,14 @@ export async function run(): Promise<void> {
     });
     const bare2 = await load(bareUrl, { connections: 50, requests: bareRequests });
     const bare = (bare1.rps + bare2.rps) / 2;
-    for (const r of [bare1, engine, bare2]) if (r.errors || r.non2xx) throw new Error(`downloads failed: ${JSON.stringify(r)}`);
+    // Errors are autocannon's 10 s timeouts on a saturated machine; an answer other than 200 is a failure.
+    for (const r of [bare1, engine, bare2]) if (r.non2xx) throw new Error(`downloads failed: ${JSON.stringify(r)}`);
     console.log(
       table([
-        ['50 concurrent downloads of 1 MB files', 'req/s', 'p99 ms', 'ratio to bare Hono'],
-        ['bare Hono, the same files (before)', fmt(bare1.rps, 0), fmt(bare1.p99, 0), '-'],
-        ['mrs serve, GET .../content', fmt(engine.rps, 0), fmt(engine.p99, 0), fmt(engine.rps / bare, 2)],
-        ['bare Hono, the same files (after)', fmt(bare2.rps, 0), fmt(bare2.p99, 0), '-'],
+        ['50 concurrent downloads of 1 MB files', 'req/s', 'p99 ms', 'timeouts', 'ratio to bare Hono'],
+        ['bare Hono, the same files (before)', fmt(bare1.rps, 0), fmt(bare1.p99, 0), bare1.errors, '-'],
+        ['mrs serve, GET .../content', fmt(engine.rps, 0), fmt(engine.p99, 0), engine.errors, fmt(engine.rps / bare, 2)],
+        ['bare Hono, the same files (after)', fmt(bare2.rps, 0), fmt(bare2.p99, 0), bare2.errors, '-'],
       ]),
     );
   } finally {

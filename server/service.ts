@@ -36,7 +36,7 @@ export interface ServiceOptions {
   resources?: readonly ResourceDefinition[];
   /** The deployment's migration steps; default: every file in migrations/. */
   steps?: readonly MigrationStep[];
-  /** The clock in epoch milliseconds (tests move it to expire cursors and cached key states). */
+  /** The clock in epoch milliseconds (tests move it to expire cursors, cached key states and memory rate-limit windows). */
   now?: () => number;
   /** How long a process trusts what it read about an API key (default 2000; revocation takes at most this long). */
   keyStateTtlMs?: number;
@@ -91,7 +91,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     if (!warned) logger.warn({ setting: 'PG_PREPARED_STATEMENTS' }, `named prepared statements off: ${why}`);
     warned = true;
   };
-  const limiters = await openLimiters(config, onUnnamed);
+  const limiters = await openLimiters(config, onUnnamed, options.now);
   const tenants: TenantStore = openTenants(
     config,
     options.migrateOnOpen === false ? async () => {} : (t) => migrateIfChanged(engine, tenants, t, onUnexpectedError),

@@ -23,6 +23,8 @@ export interface LimiterOptions {
   readonly preparedStatements?: boolean;
   /** Told when named statements fail behind a transaction pooler and the store stops naming them. */
   readonly onUnnamed?: OnUnnamed | undefined;
+  /** The memory store's clock in epoch milliseconds (default: Date.now). */
+  readonly now?: (() => number) | undefined;
 }
 
 /**
@@ -84,7 +86,7 @@ async function unloggedLimitTable(pool: pg.Pool, table: string): Promise<void> {
  */
 export async function createLimiter(o: LimiterOptions): Promise<RateLimiter> {
   const base = { points: o.max, duration: o.windowS, keyPrefix: o.name };
-  if (o.store === 'memory') return memoryLimiter(o.max, o.windowS);
+  if (o.store === 'memory') return memoryLimiter(o.max, o.windowS, o.now);
   const tableName = 'mrs_rate_limits';
   if (o.pool) {
     await unloggedLimitTable(o.pool, tableName);

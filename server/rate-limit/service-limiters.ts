@@ -24,12 +24,21 @@ export async function openLimiters(
     'databaseUrl' | 'dataDir' | 'rateLimitStore' | 'rateLimitMax' | 'rateLimitWindowS' | 'authRateLimitMax' | 'pgPreparedStatements'
   >,
   onUnnamed?: (why: string) => void,
+  /** The memory store's clock (the service's, which tests move). */
+  now?: () => number,
 ): Promise<ServiceLimiters> {
   if (config.rateLimitStore === 'off') return { keys: undefined, auth: undefined, store: 'off', close: async () => {} };
   const store: RateLimitStore = config.rateLimitStore ?? (config.databaseUrl ? 'database' : 'memory');
   const pool = store === 'database' && config.databaseUrl ? new pg.Pool({ connectionString: config.databaseUrl, max: 4 }) : undefined;
   pool?.on('error', () => {});
-  const where = { store, dataDir: config.dataDir, preparedStatements: config.pgPreparedStatements, onUnnamed, ...(pool ? { pool } : {}) };
+  const where = {
+    store,
+    dataDir: config.dataDir,
+    preparedStatements: config.pgPreparedStatements,
+    onUnnamed,
+    now,
+    ...(pool ? { pool } : {}),
+  };
   const keys = await createLimiter({ name: 'key', max: config.rateLimitMax, windowS: config.rateLimitWindowS, ...where });
   const auth = await createLimiter({ name: 'auth', max: config.authRateLimitMax, windowS: AUTH_WINDOW_S, ...where });
   return {
