@@ -8,7 +8,7 @@
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { compiledStatement, type ListPlaceholder } from '../engine/compiled-queries.ts';
-import { dialectOf } from '../engine/dialects/index.ts';
+import { databaseOf } from '../engine/dialects/index.ts';
 import { numbering, numberedHighest } from '../engine/dialects/postgres/event-log.ts';
 import { tableRef } from '../engine/dialects/table-ref.ts';
 import { EVENT_COLUMNS } from '../engine/events/event-sql.ts';
@@ -65,7 +65,7 @@ const sites = [
     build: (db, { resource }, p) =>
       db
         .selectFrom(resource.name)
-        .select([recordJsonOf(dialectOf(db), resource).as('json'), 'deleted', sql.ref(VERSION_COLUMN).as('version')])
+        .select([recordJsonOf(databaseOf(db).flavour, resource).as('json'), 'deleted', sql.ref(VERSION_COLUMN).as('version')])
         .where('id', '=', p.id),
   }),
   site({

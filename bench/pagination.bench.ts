@@ -28,7 +28,7 @@ export async function run(): Promise<void> {
       const cursors = cursorsFor(tenant, settings);
       const ctx = { tenant, registry, cursors: settings };
       const resolved = (qs: string) => valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), resource));
-      const where = (q: ReturnType<typeof resolved>) => compileWhere(q.filters, tenant.dialect, { includeDeleted: q.deleted });
+      const where = (q: ReturnType<typeof resolved>) => compileWhere(q.filters, tenant.flavour, { includeDeleted: q.deleted });
       const rows: (string | number)[][] = [
         ['search', 'matches', 'COUNT(*) ms', 'cursor creation ms', 'ratio', 'target', 'first later page ms', 'ratio'],
       ];
@@ -59,7 +59,7 @@ export async function run(): Promise<void> {
             query: q,
             canonical: canonicalize(q),
             binding: { collection: resource.name, scope: '', owner: '' },
-            recordJson: (alias) => recordJsonOf(tenant.dialect, resource, alias),
+            recordJson: (alias) => recordJsonOf(tenant.flavour, resource, alias),
           }),
         );
         // A new search of page 1 is lazy (engine/cursor/lazy.ts): its first later page makes the ids.

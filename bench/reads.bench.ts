@@ -29,7 +29,7 @@ export async function run(): Promise<void> {
       for (let wo = 1; wo <= 2000; wo++)
         for (let n = 0; n < NOTES_PER; n++)
           rows.push(
-            toRow(notes, tenant.dialect, {
+            toRow(notes, tenant.flavour, {
               created: t.date,
               updated: t.timestamp,
               deleted: false,
@@ -43,7 +43,7 @@ export async function run(): Promise<void> {
           .values(rows.slice(i, i + 500))
           .execute();
       // Planner statistics of the notes too, as autovacuum keeps them on a server: the steady state, not the first minute.
-      await tenant.dialect.bulkLoad.after(tenant, ['notes']);
+      await tenant.catalog.bulkLoad.after(tenant, ['notes']);
       const resource = registry.get('work_orders')!;
       const ctx = { tenant, registry, cursors: { ttlMs: 3_900_000, now: Date.now } };
       const page = (qs: string) => {

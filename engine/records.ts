@@ -1,4 +1,4 @@
-import type { Dialect } from './dialects/types.ts';
+import type { SqlFlavour } from './dialects/types.ts';
 import type { Resource } from './registry.ts';
 import { VERSION_COLUMN } from './schema/table.ts';
 
@@ -29,24 +29,24 @@ export const writtenOf = (stored: Stored): Required<Written> => ({
 });
 
 /** A row (the system version column among its columns) as its record and version. */
-export const storedOf = (resource: Resource, dialect: Dialect, row: Record<string, unknown>): Stored => ({
-  record: toRecord(resource, dialect, row),
+export const storedOf = (resource: Resource, flavour: SqlFlavour, row: Record<string, unknown>): Stored => ({
+  record: toRecord(resource, flavour, row),
   version: Number(row[VERSION_COLUMN]),
 });
 
 /** A row as the API shows it: every field present, `null` when empty. */
-export function toRecord(resource: Resource, dialect: Dialect, row: Record<string, unknown>): ApiRecord {
+export function toRecord(resource: Resource, flavour: SqlFlavour, row: Record<string, unknown>): ApiRecord {
   const out: ApiRecord = {};
-  for (const name of resource.fieldNames) out[name] = dialect.decode(resource.fields[name]!.kind, row[name]);
+  for (const name of resource.fieldNames) out[name] = flavour.decode(resource.fields[name]!.kind, row[name]);
   return out;
 }
 
 /** API values into column values. */
-export function toRow(resource: Resource, dialect: Dialect, values: ApiRecord): Record<string, unknown> {
+export function toRow(resource: Resource, flavour: SqlFlavour, values: ApiRecord): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(values)) {
     const f = resource.fields[name];
-    if (f) out[name] = value === null ? null : dialect.encode(f.kind, value);
+    if (f) out[name] = value === null ? null : flavour.encode(f.kind, value);
   }
   return out;
 }

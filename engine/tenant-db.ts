@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { dialectOf } from './dialects/index.ts';
+import { databaseOf } from './dialects/index.ts';
 import type { TenantDb } from './dialects/types.ts';
 import { OUTSIDE, TenantState } from './tenant-state.ts';
 
@@ -19,15 +19,16 @@ const bound = new WeakMap<Kysely<any>, Map<string, { readonly db: Kysely<any>; r
  * instance, whose compiled queries are kept by its plugins.
  */
 export function tenantDb(db: Kysely<any>, options: TenantDbOptions = {}): TenantDb {
-  const dialect = dialectOf(db);
+  const kind = databaseOf(db);
   const key = options.key ?? 'default';
   const { schema } = options;
   let schemas = bound.get(db);
   if (!schemas) bound.set(db, (schemas = new Map()));
   let b = schemas.get(schema ?? '');
-  if (!b) schemas.set(schema ?? '', (b = { db: schema === undefined ? db : dialect.bindSchema(db, schema), state: new TenantState() }));
+  if (!b)
+    schemas.set(schema ?? '', (b = { db: schema === undefined ? db : kind.catalog.bindSchema(db, schema), state: new TenantState() }));
   const t: TenantDb =
-    schema === undefined ? { key, db: b.db, dialect, state: b.state } : { key, db: b.db, dialect, schema, state: b.state };
+    schema === undefined ? { key, db: b.db, ...kind, state: b.state } : { key, db: b.db, ...kind, schema, state: b.state };
   b.state.get(OUTSIDE, () => t);
   return t;
 }

@@ -11,7 +11,7 @@ export async function seedWorkOrders(
 ): Promise<void> {
   const resource = registry.get('work_orders');
   if (!resource) throw new Error('there is no work_orders resource to seed');
-  const batch = t.dialect.bulkLoad.rowsPerTransaction;
+  const batch = t.catalog.bulkLoad.rowsPerTransaction;
   const stamp = now();
   let rng = 0x2545f491;
   const next = (n: number) => {
@@ -25,7 +25,7 @@ export async function seedWorkOrders(
     const n = Math.min(batch, count - done);
     const rows = Array.from({ length: n }, (_, i) => {
       const day = new Date(Date.UTC(2024, 0, 1) + next(700) * 86400000).toISOString().slice(0, 10);
-      return toRow(resource, t.dialect, {
+      return toRow(resource, t.flavour, {
         department_id: 1 + next(50),
         work_order_type_id: 1 + next(20),
         work_order_type_group_id: 1 + next(5),
@@ -51,5 +51,5 @@ export async function seedWorkOrders(
   }
   // Fresh statistics, so the planner picks the selective index for a search right away (and,
   // on PostgreSQL, a visibility map, so a search's ids come from an index alone).
-  await t.dialect.bulkLoad.after(t, [resource.name]);
+  await t.catalog.bulkLoad.after(t, [resource.name]);
 }

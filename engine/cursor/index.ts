@@ -48,7 +48,7 @@ const gone = () => new EngineError('cursor-gone', 'The cursor is unknown or expi
  * read is usually a pure read; a cursor lives at least its TTL after its last use.
  */
 export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
-  const store = tenant.dialect.snapshots;
+  const store = tenant.snapshots;
   const slack = Math.min(settings.ttlMs / 10, 60_000);
   let nextSweep = 0;
   let madeSinceSweep = 0;

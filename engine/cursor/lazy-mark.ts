@@ -7,7 +7,7 @@ import { compiledFamily } from '../compiled-queries.ts';
  * needs the row each write after its seq replaced (lazy.ts), and keeping that row costs every
  * update and delete its JSON and a larger event row (BENCHMARKS.md, "Before-rows only while a lazy cursor may need them"). Where the
  * database lets every write see a mark set before a cursor's seq is read
- * (Dialect.beforeRowsWhileMarked), writes keep that row only while the mark is not past:
+ * (Supports.beforeRowsOnlyWhileMarked), writes keep that row only while the mark is not past:
  *
  * - a new lazy cursor reads the mark with its page; when the mark ends before the cursor
  *   expires, it raises the mark (to its expiry and a lifetime more, so the mark is written about

@@ -69,9 +69,9 @@ function asOfStatement(t: TenantDb, search: LazySearch, seq: unknown, largest: u
   const table = tableRef(t, search.table);
   const events = tableRef(t, EVENTS_TABLE);
   const cols = sql.join(search.columns.map((c) => sql.ref(c.name)));
-  const log = t.dialect.events;
+  const log = t.events;
   const s = sql`cast(${seq} as bigint)`;
-  const ids = t.dialect.concatInOrder(
+  const ids = t.flavour.concatInOrder(
     db.selectFrom('mrs_asof').where(search.where),
     sql`${sql.ref('id')} || ','`,
     orderBySql(search.order),
@@ -81,7 +81,7 @@ function asOfStatement(t: TenantDb, search: LazySearch, seq: unknown, largest: u
       from ${events} where collection = ${sql.lit(search.table)} and ${log.writtenAfter(t, s)} and record_id <= cast(${largest} as bigint)),
     mrs_first as (select record_id, op, before_row from mrs_after where n = 1),
     mrs_asof as (select ${cols} from ${table} where id <= cast(${largest} as bigint) and id not in (select record_id from mrs_first)
-      union all ${t.dialect.rowsOfJson(t, search.table, 'mrs_first', search.columns)})
+      union all ${t.flavour.rowsOfJson(t, search.table, 'mrs_first', search.columns)})
     select ${ids} as ids,
       exists (select 1 from mrs_first where op <> 'create' and before_row is null) as stale,
       (select value from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}) as gone`.compile(db);

@@ -43,7 +43,7 @@ export const idValue = (width?: number) =>
  */
 export function firstPageJson(t: TenantDb, args: SnapshotArgs, end: number, where: (eb: any) => Expression<SqlBool>) {
   const rows = t.db.selectFrom(args.table).where(where).limit(sql.lit(end));
-  return jsonArrayOf(t.dialect, rows, args.recordJson(), orderBySql(args.order));
+  return jsonArrayOf(t.flavour, rows, args.recordJson(), orderBySql(args.order));
 }
 
 /**

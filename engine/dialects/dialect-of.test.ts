@@ -2,9 +2,9 @@
 import * as kysely from 'kysely';
 import type { DialectAdapter } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { dialectOf } from './index.ts';
-import { postgresDialect } from './postgres/dialect.ts';
-import { sqliteDialect } from './sqlite/dialect.ts';
+import { databaseOf } from './index.ts';
+import { postgresDatabase } from './postgres/dialect.ts';
+import { sqliteDatabase } from './sqlite/dialect.ts';
 
 const kyselyWith = (adapter: DialectAdapter) =>
   new kysely.Kysely<any>({
@@ -23,20 +23,20 @@ const otherCopy = {
   MysqlAdapter: class MysqlAdapter extends Object {},
 };
 
-describe('dialectOf', () => {
-  it('tells the dialect by the adapter class of this Kysely', () => {
-    expect(dialectOf(kyselyWith(new kysely.SqliteAdapter()))).toBe(sqliteDialect);
-    expect(dialectOf(kyselyWith(new kysely.PostgresAdapter()))).toBe(postgresDialect);
+describe('databaseOf', () => {
+  it('tells the kind of database by the adapter class of this Kysely', () => {
+    expect(databaseOf(kyselyWith(new kysely.SqliteAdapter()))).toBe(sqliteDatabase);
+    expect(databaseOf(kyselyWith(new kysely.PostgresAdapter()))).toBe(postgresDatabase);
   });
 
   it('tells it for an adapter of another copy of Kysely, and for a subclass of one', () => {
-    expect(dialectOf(kyselyWith(new otherCopy.SqliteAdapter() as unknown as DialectAdapter))).toBe(sqliteDialect);
-    expect(dialectOf(kyselyWith(new otherCopy.PostgresAdapter() as unknown as DialectAdapter))).toBe(postgresDialect);
+    expect(databaseOf(kyselyWith(new otherCopy.SqliteAdapter() as unknown as DialectAdapter))).toBe(sqliteDatabase);
+    expect(databaseOf(kyselyWith(new otherCopy.PostgresAdapter() as unknown as DialectAdapter))).toBe(postgresDatabase);
     class LibsqlAdapter extends otherCopy.SqliteAdapter {}
-    expect(dialectOf(kyselyWith(new LibsqlAdapter() as unknown as DialectAdapter))).toBe(sqliteDialect);
+    expect(databaseOf(kyselyWith(new LibsqlAdapter() as unknown as DialectAdapter))).toBe(sqliteDatabase);
   });
 
   it('refuses other databases', () => {
-    expect(() => dialectOf(kyselyWith(new otherCopy.MysqlAdapter() as unknown as DialectAdapter))).toThrow(/SQLite and PostgreSQL/);
+    expect(() => databaseOf(kyselyWith(new otherCopy.MysqlAdapter() as unknown as DialectAdapter))).toThrow(/SQLite and PostgreSQL/);
   });
 });

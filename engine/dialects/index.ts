@@ -1,15 +1,15 @@
 import { PostgresAdapter, SqliteAdapter, type Kysely } from 'kysely';
-import { postgresDialect } from './postgres/dialect.ts';
-import { sqliteDialect } from './sqlite/dialect.ts';
-import type { Dialect } from './types.ts';
+import { postgresDatabase } from './postgres/dialect.ts';
+import { sqliteDatabase } from './sqlite/dialect.ts';
+import type { DatabaseKind } from './types.ts';
 
-export type { Dialect, TenantDb } from './types.ts';
+export type { DatabaseKind, SqlFlavour, TenantDb } from './types.ts';
 
-/** The dialect of a Kysely instance, told by its adapter (no driver package is imported). */
-export function dialectOf(db: Kysely<any>): Dialect {
+/** The kind of database behind a Kysely instance, told by its adapter (no driver package is imported). */
+export function databaseOf(db: Kysely<any>): DatabaseKind {
   const adapter = db.getExecutor().adapter;
-  if (adapter instanceof PostgresAdapter || isA(adapter, 'PostgresAdapter')) return postgresDialect;
-  if (adapter instanceof SqliteAdapter || isA(adapter, 'SqliteAdapter')) return sqliteDialect;
+  if (adapter instanceof PostgresAdapter || isA(adapter, 'PostgresAdapter')) return postgresDatabase;
+  if (adapter instanceof SqliteAdapter || isA(adapter, 'SqliteAdapter')) return sqliteDatabase;
   throw new Error('unsupported database: the engine runs on SQLite and PostgreSQL Kysely dialects');
 }
 

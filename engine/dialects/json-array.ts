@@ -1,13 +1,13 @@
 import { sql, type Expression, type SelectQueryBuilder } from 'kysely';
-import type { Dialect } from './types.ts';
+import type { SqlFlavour } from './types.ts';
 
 /** The text of a JSON array of `record` over `rows`, in `orderBy`'s order (`[]` for no rows). */
 export function jsonArrayOf(
-  dialect: Dialect,
+  flavour: SqlFlavour,
   rows: SelectQueryBuilder<any, any, any>,
   record: Expression<string>,
   orderBy: Expression<unknown>,
 ) {
   // Each record behind a comma, concatenated in order; the first comma is cut.
-  return sql<string>`'[' || substr(${dialect.concatInOrder(rows, sql`',' || ${record}`, orderBy)}, 2) || ']'`;
+  return sql<string>`'[' || substr(${flavour.concatInOrder(rows, sql`',' || ${record}`, orderBy)}, 2) || ']'`;
 }

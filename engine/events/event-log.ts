@@ -3,22 +3,17 @@ import type { TenantDb } from '../dialects/types.ts';
 
 /**
  * A tenant's change feed (SPEC 9): every committed create, update and soft delete of a record,
- * in the order the changes committed. Each database keeps it its own way beside its dialect
- * (engine/dialects/<db>/event-log.ts), reached as `dialect.events`; this is what they share.
+ * in the order the changes committed. Each database keeps it its own way
+ * (engine/dialects/<db>/event-log.ts), reached as a TenantDb's `events`; this is what they share.
  */
 export interface EventLog {
-  /**
-   * Whether a write and its event can be one statement (event-sql.ts eventOfWrite): a write with
-   * nothing to read first is then one round trip, atomic without a transaction.
-   */
-  readonly inStatement?: boolean;
   /**
    * `append`'s statement for one event, compiled and not run: for a database handle that runs it
    * right after its write, the two kept together (engine/sql/write-then.ts).
    */
-  appendQuery?(t: TenantDb, db: Kysely<any>, event: NewEvent): CompiledQuery;
-  /** Told after a write appended events outside `append` (eventOfWrite): the database may number them later. */
-  written?(t: TenantDb): void;
+  appendQuery(t: TenantDb, db: Kysely<any>, event: NewEvent): CompiledQuery;
+  /** Told after a write appended events outside `append` (eventOfWrite): the database may number them later, or do nothing. */
+  written(t: TenantDb): void;
   /**
    * Appends events in `trx`, the transaction of the writes they record, as its last statement.
    * Their seqs follow the order given and the order the transactions commit.
@@ -68,7 +63,7 @@ export interface NewEvent {
   /** When, RFC 3339 UTC with milliseconds. */
   readonly at: string;
   /**
-   * An update's or soft delete's row as it was before the change (the dialect's rowJson of the
+   * An update's or soft delete's row as it was before the change (the SQL flavour's rowJson of the
    * row the write replaced): a lazy snapshot's view of the record as of an earlier seq
    * (engine/cursor/lazy.ts). Never shown by the feed. Absent for a create.
    */

@@ -1,7 +1,7 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type OperationNodeSource, type RawBuilder } from 'kysely';
 import { compiledStatement, type ListPlaceholder, type Placeholders } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
-import type { Dialect, TenantDb } from '../dialects/types.ts';
+import type { SqlFlavour, TenantDb } from '../dialects/types.ts';
 import { jsonArrayOf } from '../dialects/json-array.ts';
 import {
   EVENTS_GONE_KEY,
@@ -66,7 +66,7 @@ const EVENTS_PER_STATEMENT = 100;
 /** How a database writes its append around the event rows (`n` of them): its INSERT. */
 export type EventsInsert = (t: InSchema, rows: RawBuilder<unknown>, n: number) => RawBuilder<unknown>;
 
-/** What the feed's statements know of a tenant's database: its schema (the setup's), its dialect (the database's). */
+/** What the feed's statements know of a tenant's database: its schema (the setup's), its SQL flavour (the database's). */
 type InSchema = Pick<TenantDb, 'schema'>;
 
 /**
@@ -102,7 +102,7 @@ export interface WriteEvent {
 /**
  * A statement that writes a record (returning its row) and appends its event, the record's JSON
  * written from the row returned (`recordJson` of alias `w`): for a database whose statements can
- * write two tables (EventLog.inStatement), where the two in one statement are one round trip and
+ * write two tables (Supports.eventInStatement), where the two in one statement are one round trip and
  * atomic without a transaction. The event takes no seq here (PostgreSQL numbers events later).
  */
 export function eventOfWrite(
@@ -135,8 +135,8 @@ export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expressio
       order by ${sql.ref(`${from}.id`)}`;
 }
 
-/** What a feed's page statement takes of its tenant's database: its schema and dialect, both the setup's. */
-export type FeedTables = Pick<TenantDb, 'schema' | 'dialect'>;
+/** What a feed's page statement takes of its tenant's database: its schema and SQL flavour, both the setup's. */
+export type FeedTables = Pick<TenantDb, 'schema' | 'flavour'>;
 type FeedSql<T> = (t: FeedTables) => RawBuilder<T>;
 
 /**
@@ -190,14 +190,14 @@ interface PageValues {
 }
 
 /**
- * One statement per dialect, `make` given it: a reader serves any database, and its dialect (the
+ * One statement per SQL flavour, `make` given it: a reader serves any database, and its flavour (the
  * setup's, as the schema is) is fixed for each statement rather than read from a call.
  */
-function perDialect<T>(make: (dialect: Dialect) => T): (dialect: Dialect) => T {
-  const statements = new WeakMap<Dialect, T>();
-  return (dialect) => {
-    let s = statements.get(dialect);
-    if (!s) statements.set(dialect, (s = make(dialect)));
+function perFlavour<T>(make: (flavour: SqlFlavour) => T): (flavour: SqlFlavour) => T {
+  const statements = new WeakMap<SqlFlavour, T>();
+  return (flavour) => {
+    let s = statements.get(flavour);
+    if (!s) statements.set(flavour, (s = make(flavour)));
     return s;
   };
 }
@@ -230,9 +230,9 @@ function pageRows(
 ) {
   const present = kind === 'read' ? 'seq' : 'json';
   // Compiled once per count of collections and ops: the feed's pages (BENCHMARKS.md, "compile cache's named placeholders").
-  const statementOf = perDialect((dialect) =>
+  const statementOf = perFlavour((flavour) =>
     compiledStatement<PageShape, PageValues, Record<string, unknown>>(`feed ${kind}`, (_db, shape, p) => {
-      const t: FeedTables = { schema: shape.schema, dialect };
+      const t: FeedTables = { schema: shape.schema, flavour };
       return sql`select h.highest, h.gone, h.pending, ${out}
       from (select ${highest(t)} as highest, ${pending(t)} as pending,
         coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone) as h
@@ -246,7 +246,7 @@ function pageRows(
     }),
   );
   return async (t: TenantDb, q: EventQuery) => {
-    const { rows } = await statementOf(t.dialect).run(t.db, pageShape(t, q), pageValues(q));
+    const { rows } = await statementOf(t.flavour).run(t.db, pageShape(t, q), pageValues(q));
     const head = rows[0]!;
     return {
       rows: rows.filter((r) => r[present] !== null && r[present] !== undefined),
@@ -270,7 +270,7 @@ function pageFilters(shape: PageShape, p: Placeholders<PageValues>): RawBuilder<
 
 /** An event row as the text eventJson writes for it, written by the database. */
 const eventText = (t: FeedTables) => {
-  const q = (column: string) => t.dialect.jsonString(sql.ref(column));
+  const q = (column: string) => t.flavour.jsonString(sql.ref(column));
   return sql<string>`'{"seq":' || seq || ',"at":' || ${q('at')} || ',"collection":' || ${q('collection')} || ',"id":' || record_id
     || ',"op":"' || op || '","changed":' || changed || ',"record":' || record || ',"user":' || ${q('username')} || '}'`;
 };
@@ -282,9 +282,9 @@ const eventText = (t: FeedTables) => {
  * event-log.ts). Its events are all numbered: no `pending`.
  */
 export function pageJsonReader(highest: FeedSql<number>) {
-  const statementOf = perDialect((dialect) =>
+  const statementOf = perFlavour((flavour) =>
     compiledStatement<PageShape, PageValues, Record<string, unknown>>('feed read-json', (db, shape, p) => {
-      const t: FeedTables = { schema: shape.schema, dialect };
+      const t: FeedTables = { schema: shape.schema, flavour };
       const page = pageFilters(shape, p)
         .reduce(
           (q, f) => q.where(f as RawBuilder<boolean>),
@@ -293,11 +293,11 @@ export function pageJsonReader(highest: FeedSql<number>) {
         .limit(sql<number>`cast(${p.limit} as integer)`);
       return sql`select ${highest(t)} as highest,
       coalesce((select cast(value as bigint) from ${tableRef(t, 'mrs_meta')} where key = ${sql.lit(EVENTS_GONE_KEY)}), 0) as gone,
-      ${jsonArrayOf(dialect, page, eventText(t), sql.ref('seq'))} as json`;
+      ${jsonArrayOf(flavour, page, eventText(t), sql.ref('seq'))} as json`;
     }),
   );
   return async (t: TenantDb, q: EventQuery): Promise<EventPageJson> => {
-    const row = (await statementOf(t.dialect).run(t.db, pageShape(t, q), pageValues(q))).rows[0]!;
+    const row = (await statementOf(t.flavour).run(t.db, pageShape(t, q), pageValues(q))).rows[0]!;
     return { json: row.json as string, highest: Number(row.highest), goneBelow: Number(row.gone) };
   };
 }

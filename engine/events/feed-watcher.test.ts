@@ -8,13 +8,11 @@ function fakeTenant() {
   const feed = { highest: 0, polls: 0, fail: false };
   const tenant = {
     state: new TenantState(),
-    dialect: {
-      events: {
-        highest: async () => {
-          feed.polls++;
-          if (feed.fail) throw new Error('database gone');
-          return feed.highest;
-        },
+    events: {
+      highest: async () => {
+        feed.polls++;
+        if (feed.fail) throw new Error('database gone');
+        return feed.highest;
       },
     },
   } as unknown as TenantDb;

@@ -71,7 +71,7 @@ export class FeedWatcher {
     this.#timer = undefined;
     this.#polling = true;
     try {
-      const highest = await this.#tenant.dialect.events.highest(this.#tenant);
+      const highest = await this.#tenant.events.highest(this.#tenant);
       if (highest > this.#highest && this.#listeners.size > 0) {
         this.#highest = highest;
         for (const listener of [...this.#listeners]) listener(highest);

@@ -24,5 +24,5 @@ export async function sweepIfDue(t: TenantDb, settings: FeedSettings): Promise<v
   state.next = now + SWEEP_EVERY_MS;
   const olderThan = new Date(now - settings.retentionMs).toISOString();
   for (let i = 0; i < STATEMENTS_PER_SWEEP; i++)
-    if ((await t.dialect.events.sweep(t, olderThan, OLD_EVENTS_PER_STATEMENT)) < OLD_EVENTS_PER_STATEMENT) return;
+    if ((await t.events.sweep(t, olderThan, OLD_EVENTS_PER_STATEMENT)) < OLD_EVENTS_PER_STATEMENT) return;
 }

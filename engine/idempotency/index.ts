@@ -79,7 +79,7 @@ export async function withIdempotencyKey(
       if (answer) return { answer, replayed: false };
     }
     return await tenant.db.transaction().execute(async (trx) => {
-      if (!(await tenant.dialect.tryLock(trx, name))) throw inFlightError();
+      if (!(await tenant.locks.tryLock(trx, name))) throw inFlightError();
       const kept = await findKept(trx, req);
       if (kept && kept.expiresAt > settings.now()) {
         if (kept.fingerprint !== req.fingerprint)

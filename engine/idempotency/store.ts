@@ -142,7 +142,7 @@ export type ClaimParams = { readonly [K in keyof Claim]: unknown };
  * INSERT meets that claim's row and the whole statement fails, nothing written.
  */
 export const claimable = (t: TenantDb, c: ClaimParams): RawBuilder<boolean> =>
-  sql<boolean>`${t.dialect.lockInStatement!(c.lock)} and ${unclaimed(t, c.owner, c.key)}`;
+  sql<boolean>`${t.locks.inStatement!(c.lock)} and ${unclaimed(t, c.owner, c.key)}`;
 
 /**
  * The kept answer's INSERT, one per row of `from` (the statement's written row), the answer's

@@ -5,7 +5,7 @@ import { EngineError } from '../errors.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { storedOf, type Stored } from '../records.ts';
 import { compiledFamily, compiledPer } from '../compiled-queries.ts';
-import { dialectOf } from '../dialects/index.ts';
+import { databaseOf } from '../dialects/index.ts';
 import { lazyMarkOf } from '../cursor/lazy-mark.ts';
 
 /** What an operation runs with: the tenant's database and the caller. Never HTTP. */
@@ -46,23 +46,23 @@ const BEFORE_ROW = 'mrs_before_row';
 /**
  * A write's read of its row (loadForWrite), compiled once per collection (its fields decide the
  * row's JSON) and database setup. `now`: the write's time, against the collection's lazy-cursor
- * mark where the dialect keeps rows only while it lasts.
+ * mark where the database keeps rows only while it lasts.
  */
 const rowForWrite = compiledPer<Resource, [number, number], Record<string, unknown>>((resource, db, id, now) => {
-  const dialect = dialectOf(db);
-  const json = dialect.rowJson('r', resource.fieldNames);
-  const before = dialect.beforeRowsWhileMarked
+  const { flavour, supports } = databaseOf(db);
+  const json = flavour.rowJson('r', resource.fieldNames);
+  const before = supports.beforeRowsOnlyWhileMarked
     ? sql<string | null>`case when ${lazyMarkOf(db, resource.name)} >= ${now} then ${json} end`
     : json;
   const read = db.selectFrom(`${resource.name} as r`).selectAll('r').select(before.as(BEFORE_ROW)).where('r.id', '=', id);
-  return (dialect.readsForUpdate ? read.forUpdate() : read).compile();
+  return (supports.rowLocks ? read.forUpdate() : read).compile();
 });
 
 /**
- * loadRecord for a write in a transaction: the live record, and its row as the dialect's rowJson
+ * loadRecord for a write in a transaction: the live record, and its row as the database's rowJson
  * writes it, kept with the write's event (NewEvent.before) for lazy snapshots
  * (engine/cursor/lazy.ts), or only while a lazy cursor may need it (cursor/lazy-mark.ts). The row
- * is locked until the transaction ends (Dialect.readsForUpdate), or the transaction holds the
+ * is locked until the transaction ends (Supports.rowLocks), or the transaction holds the
  * whole database: what the write replaces is the row read here.
  */
 export async function loadForWrite(
@@ -100,6 +100,6 @@ function recordOf(
   includeDeleted: boolean,
 ): Stored | undefined {
   if (!row) return undefined;
-  const stored = storedOf(resource, ctx.tenant.dialect, row);
+  const stored = storedOf(resource, ctx.tenant.flavour, row);
   return stored.record.deleted && !includeDeleted ? undefined : stored;
 }

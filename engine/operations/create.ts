@@ -68,7 +68,7 @@ export async function create(ctx: OperationContext, resource: Resource, body: un
 
 /**
  * How a create and its event are kept together without a transaction of their own: one
- * statement, where the database writes both in one (EventLog.inStatement), or a handle that runs
+ * statement, where the database writes both in one (Supports.eventInStatement), or a handle that runs
  * the event's statement right after the INSERT (engine/sql/write-then.ts). Undefined when
  * neither: the create takes a transaction (a savepoint under SQLite's group commit).
  */
@@ -91,17 +91,17 @@ async function insertedWithEvent(
   way: WithEvent,
 ): Promise<Written | undefined> {
   const { tenant } = ctx;
-  const { events } = tenant.dialect; // appendQuery: a WriteThen's event
+  const { events } = tenant; // appendQuery: a WriteThen's event
   if (way === 'statement') {
     const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
     const inserted = await insertRowWithEvent(tenant, tenant.db, resource, row, event, links);
     if (!inserted) return undefined;
     writerOf(tenant).wrote(tenant);
-    return storedOf(resource, tenant.dialect, inserted);
+    return storedOf(resource, tenant.flavour, inserted);
   }
   let made: Required<Written> | undefined; // the record `then` made its event of
   const then = (r: Record<string, unknown>) => {
-    made = writtenOf(storedOf(resource, tenant.dialect, r));
+    made = writtenOf(storedOf(resource, tenant.flavour, r));
     return events.appendQuery!(tenant, tenant.db, eventOf(ctx, resource, 'create', made.record, createdFields(resource), made.json));
   };
   await insertRowThen(way, tenant, resource.name, row, then, links);
@@ -123,7 +123,7 @@ async function insertChecked(
   const row = checkedRow(ctx, resource, linked, links);
   const record =
     event === 'after'
-      ? await insertRow(db, resource.name, row).then((r) => r && storedOf(resource, ctx.tenant.dialect, r))
+      ? await insertRow(db, resource.name, row).then((r) => r && storedOf(resource, ctx.tenant.flavour, r))
       : await insertedWithEvent(ctx, resource, row, [], event);
   if (!record) throw new EngineError('internal', 'The INSERT returned no row.');
   return record;
@@ -169,13 +169,13 @@ function checkedRow(
 /** A checked body's values (the schema's keys only) as the row to insert, stamped now. */
 function rowOf(ctx: OperationContext, resource: Resource, values: ApiRecord): Record<string, unknown> {
   const t = now();
-  return toRow(resource, ctx.tenant.dialect, Object.assign({}, values, { created: t.date, updated: t.timestamp, deleted: false }));
+  return toRow(resource, ctx.tenant.flavour, Object.assign({}, values, { created: t.date, updated: t.timestamp, deleted: false }));
 }
 
 /**
  * A create with an Idempotency-Key, the key claimed in the create's own statement with the
  * answer kept for it (record, event and key: one round trip, atomic without a transaction), on
- * a database that can (EventLog.inStatement, Dialect.lockInStatement) when the create has nothing
+ * a database that can (Supports.eventInStatement, Locks.inStatement) when the create has nothing
  * to look up first. Undefined when not done, nothing written: it cannot be one statement here, or
  * the key is not free (in flight elsewhere, or answered before); the caller's transaction then
  * carries the request out or answers for the key (engine/idempotency/).
@@ -189,7 +189,7 @@ export async function createClaimed(
 ): Promise<KeptAnswer | undefined> {
   const { tenant } = ctx;
   if (!nothingToLookUp(resource, body, undefined)) return undefined;
-  const { events } = tenant.dialect;
+  const { events } = tenant;
   const writer = writerOf(tenant);
   if (writer.claimsInStatement) {
     const row = checkedRow(ctx, resource, { body, problems: [] }, []);
@@ -205,7 +205,7 @@ export async function createClaimed(
   const row = checkedRow(ctx, resource, { body, problems: [] }, []);
   let answer: KeptAnswer | undefined;
   await insertRowIfKeyFreeThen(writeThen, tenant, resource.name, row, claim, (inserted) => {
-    const written = writtenOf(storedOf(resource, tenant.dialect, inserted)); // its JSON for the event and the answer
+    const written = writtenOf(storedOf(resource, tenant.flavour, inserted)); // its JSON for the event and the answer
     const event = eventOf(ctx, resource, 'create', written.record, createdFields(resource), written.json);
     answer = answerOf(201, written, `${locationPrefix}${written.record.id}`);
     return [events.appendQuery!(tenant, tenant.db, event), keepQuery(tenant.db, claim, answer, claim.expiresAt)];
@@ -231,7 +231,7 @@ export function plainCreateRow(
 /**
  * Rows of plainCreateRow, of one shape, inserted together with their events in the caller's
  * transaction (a batch's): one statement for all on a database that writes a record and its
- * event in one (EventLog.inStatement), else one for the rows and one for their events. Their
+ * event in one (Supports.eventInStatement), else one for the rows and one for their events. Their
  * records, in the order given.
  */
 export async function insertPlainCreates(
@@ -245,10 +245,10 @@ export async function insertPlainCreates(
   if (writer.oneStatement) {
     const inserted = await insertRowsWithEvents(tenant, tenant.db, resource, rows, { at: eventTime(ctx), changed, user: ctx.user ?? null });
     writer.wrote(tenant);
-    return inserted.map((r) => storedOf(resource, tenant.dialect, r));
+    return inserted.map((r) => storedOf(resource, tenant.flavour, r));
   }
-  const written = (await insertRows(tenant.db, resource.name, rows)).map((r) => writtenOf(storedOf(resource, tenant.dialect, r)));
-  await tenant.dialect.events.append(
+  const written = (await insertRows(tenant.db, resource.name, rows)).map((r) => writtenOf(storedOf(resource, tenant.flavour, r)));
+  await tenant.events.append(
     tenant,
     tenant.db,
     written.map((w) => eventOf(ctx, resource, 'create', w.record, changed, w.json)),

@@ -23,7 +23,7 @@ export function appendEvent(
   before?: string,
 ): Promise<void> {
   const { tenant } = ctx;
-  return tenant.dialect.events.append(tenant, trx, [eventOf(ctx, resource, op, record, changed, json, before)]);
+  return tenant.events.append(tenant, trx, [eventOf(ctx, resource, op, record, changed, json, before)]);
 }
 
 /** The event of a write: `record` as after the change, `json` its JSON text (the write's answer sends it too). */

@@ -22,7 +22,7 @@ export async function readFeedPage(
   query: FeedQuery,
   readable: readonly string[] | undefined,
 ): Promise<EventPage> {
-  return notGone(query, await ctx.tenant.dialect.events.read(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
+  return notGone(query, await ctx.tenant.events.read(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
 }
 
 /** readFeedPage as the JSON answer, written by the database (EventLog.readJson). */
@@ -32,7 +32,7 @@ export async function readFeed(
   query: FeedQuery,
   readable: readonly string[] | undefined,
 ): Promise<FeedPage> {
-  const page = notGone(query, await ctx.tenant.dialect.events.readJson(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
+  const page = notGone(query, await ctx.tenant.events.readJson(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
   return { json: page.json, highest: page.highest };
 }
 

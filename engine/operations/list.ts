@@ -55,7 +55,7 @@ function snapshot(
   binding: CursorBinding,
   parent?: ParentScope,
 ): Promise<CursorPage> {
-  const { dialect } = ctx.tenant;
+  const { flavour } = ctx.tenant;
   const canonical = canonicalize(query);
   const shape = shapeOf(ctx.registry, resource, query);
   return cursorsOf(ctx).create({
@@ -63,8 +63,8 @@ function snapshot(
     query,
     canonical,
     binding,
-    where: compileWhere(query.filters, dialect, { includeDeleted: query.deleted, scope: parent && { field: parent.field, id: parent.id } }),
-    recordJson: shape ? (alias) => shapedJsonOf(ctx.tenant.db, resource, shape, alias) : (alias) => recordJsonOf(dialect, resource, alias),
+    where: compileWhere(query.filters, flavour, { includeDeleted: query.deleted, scope: parent && { field: parent.field, id: parent.id } }),
+    recordJson: shape ? (alias) => shapedJsonOf(ctx.tenant.db, resource, shape, alias) : (alias) => recordJsonOf(flavour, resource, alias),
   });
 }
 
@@ -74,7 +74,7 @@ function snapshot(
  * it reads.
  */
 function lazySearch(ctx: OperationContext, resource: Resource, stored: CanonicalQuery, parent?: ParentScope): LazySearch | undefined {
-  const { dialect } = ctx.tenant;
+  const { flavour } = ctx.tenant;
   const filters: Filter[] = [];
   for (const [key, values] of Object.entries(stored.filters)) {
     const [field, op] = key.split(':') as [string, Operator];
@@ -84,7 +84,7 @@ function lazySearch(ctx: OperationContext, resource: Resource, stored: Canonical
   }
   const [field, direction] = stored.order.split(':') as [string, 'asc' | 'desc'];
   if (!resource.fields[field]) return undefined;
-  const where = compileWhere(filters, dialect, { includeDeleted: stored.deleted, scope: parent && { field: parent.field, id: parent.id } });
+  const where = compileWhere(filters, flavour, { includeDeleted: stored.deleted, scope: parent && { field: parent.field, id: parent.id } });
   return {
     table: resource.name,
     where: where.where,

@@ -15,7 +15,7 @@ import { expectedVersion, notWritten, unreadVersion } from './precondition.ts';
  * under If-Match as a compare-and-set.
  */
 export async function softDelete(ctx: OperationContext, resource: Resource, id: number, ifMatch?: Condition): Promise<void> {
-  const { dialect } = ctx.tenant;
+  const { flavour } = ctx.tenant;
   if (await deletedInStatement(ctx, resource, id, ifMatch)) return;
   await inTransaction(ctx.tenant.db, async (trx) => {
     const current = await loadForWrite(trx, ctx, resource, id);
@@ -23,19 +23,19 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
     const expected = expectedVersion(current, ifMatch);
     let update = trx
       .updateTable(resource.name)
-      .set({ deleted: dialect.encode('boolean', true), updated: nextTimestamp(current.record.updated), [VERSION_COLUMN]: nextVersion })
+      .set({ deleted: flavour.encode('boolean', true), updated: nextTimestamp(current.record.updated), [VERSION_COLUMN]: nextVersion })
       .where('id', '=', id)
-      .where('deleted', '=', dialect.encode('boolean', false));
+      .where('deleted', '=', flavour.encode('boolean', false));
     if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
     const row = await update.returningAll().executeTakeFirst();
     if (!row) return notWritten(trx, ctx, resource, id, expected);
-    const { record, json } = writtenOf(storedOf(resource, dialect, row));
+    const { record, json } = writtenOf(storedOf(resource, flavour, row));
     await appendEvent(trx, ctx, resource, 'delete', record, ['deleted'], json, current.before);
   });
 }
 
 /**
- * The delete as one statement, record and event (EventLog.inStatement), when its If-Match needs
+ * The delete as one statement, record and event (Supports.eventInStatement), when its If-Match needs
  * no read (unreadVersion): without a transaction, or as one statement of a caller's (a batch's).
  * The statement writes a live row only, at the tag's version; when it writes none, the record is
  * read to answer 404 or 412. False when the delete needs its transaction.
@@ -45,7 +45,7 @@ async function deletedInStatement(ctx: OperationContext, resource: Resource, id:
   const expected = unreadVersion(ifMatch);
   const writer = writerOf(tenant);
   if (!writer.oneStatement || expected === null) return false;
-  const row = { deleted: tenant.dialect.encode('boolean', true), updated: nextTimestamp(undefined) };
+  const row = { deleted: tenant.flavour.encode('boolean', true), updated: nextTimestamp(undefined) };
   const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, expected, {
     at: eventTime(ctx),
     user: ctx.user ?? null,

@@ -86,10 +86,10 @@ async function writtenWithoutRead(
   const links = linksNamed(resource, values);
   values.updated = nextTimestamp(undefined); // now: the statement keeps it after the record's own
   const { tenant } = ctx;
-  const row = toRow(resource, tenant.dialect, values);
+  const row = toRow(resource, tenant.flavour, values);
   const event = { at: eventTime(ctx), user: ctx.user ?? null };
   const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, { conditions, links });
-  if (updated) return storedOf(resource, tenant.dialect, updated);
+  if (updated) return storedOf(resource, tenant.flavour, updated);
   if (conditions.length > 0 || links.length > 0) return undefined;
   return notWritten(tenant.db, ctx, resource, id, guarded);
 }
@@ -123,7 +123,7 @@ async function updateOnce(
   if (!values) throw new EngineError('internal', 'unreachable: a failed check always has problems');
   if (refused.error) throw refused.error;
   values.updated = nextTimestamp(current.updated);
-  const row = toRow(resource, ctx.tenant.dialect, values);
+  const row = toRow(resource, ctx.tenant.flavour, values);
   // In a transaction the row was read under its lock (loadForWrite): the UPDATE replaces the row
   // read, whose JSON its event keeps. The statement reads the row it replaces itself. A move is
   // checked against the states as read: the write is then a compare-and-set on the version read.
@@ -136,7 +136,7 @@ async function updateOnce(
   // Deleted since it was read: the statement writes a live record only; a transaction's read held its lock.
   if (!updated && guarded === undefined) throw notFound(resource.name, id);
   if (!updated) return undefined;
-  const stored = storedOf(resource, ctx.tenant.dialect, updated);
+  const stored = storedOf(resource, ctx.tenant.flavour, updated);
   if (event === 'statement') return stored;
   const written = writtenOf(stored);
   const changed = changedFields(resource, current, written.record);

@@ -57,7 +57,7 @@ export async function migrateOwners(t: TenantDb, owners: MigrationOwners): Promi
   let before: Promise<ReadonlySet<string>> | undefined;
   for (const [owner, migrations] of Object.entries(owners)) {
     let run = migrations;
-    if ((await t.dialect.columns(t, migrationTableOf(owner))).size === 0) {
+    if ((await t.catalog.columns(t, migrationTableOf(owner))).size === 0) {
       before ??= namesBeforeBaseline(t);
       const ran = await before;
       if (ran.size > 0) run = owner === ENGINE_OWNER ? engineAsRan(t, migrations, ran) : hostAsRan(migrations, ran);
@@ -67,7 +67,7 @@ export async function migrateOwners(t: TenantDb, owners: MigrationOwners): Promi
 }
 
 async function namesBeforeBaseline(t: TenantDb): Promise<ReadonlySet<string>> {
-  if ((await t.dialect.columns(t, SHARED_TABLE)).size === 0) return new Set();
+  if ((await t.catalog.columns(t, SHARED_TABLE)).size === 0) return new Set();
   const rows = await t.db.selectFrom(SHARED_TABLE).select('name').execute();
   return new Set(rows.map((r) => r.name as string));
 }

@@ -13,8 +13,8 @@ import { tableSpec } from './table.ts';
  */
 export function schemaFingerprint(registry: Registry, hosts: MigrationOwners = {}, steps: readonly MigrationStep[] = []): string {
   const tables = [...registry.resources.values()].map((r) => [
-    tableSpec(r, { indexesHoldId: false }),
-    tableSpec(r, { indexesHoldId: true }),
+    tableSpec(r, { idInEveryIndex: false }),
+    tableSpec(r, { idInEveryIndex: true }),
   ]);
   const migrations = {
     engine: [...ENGINE_MIGRATION_NAMES],

@@ -23,7 +23,7 @@ export async function migrateTenant(
   steps: readonly MigrationStep[] = [],
 ): Promise<void> {
   await t.db.transaction().execute(async (trx) => {
-    await t.dialect.lockForMigration(trx, t.key);
+    await t.locks.forMigration(trx, t.key);
     await migrateResources({ ...t, db: trx }, registry, steps);
   });
   await migrateEngineTables(t, hosts);

@@ -39,7 +39,7 @@ export async function migrateResources(
 async function stillNull(t: TenantDb, registry: Registry): Promise<string[]> {
   const lines: string[] = [];
   for (const resource of registry.resources.values()) {
-    const spec = tableSpec(resource, t.dialect);
+    const spec = tableSpec(resource, t.supports);
     for (const c of spec.columns) {
       if (c.rules === undefined || c.rules.allowsNull) continue;
       const n = await nullCount(t, spec.name, c.name);
@@ -50,26 +50,26 @@ async function stillNull(t: TenantDb, registry: Registry): Promise<string[]> {
 }
 
 async function applyTablePlan(t: TenantDb, plan: TablePlan): Promise<void> {
-  const { db, dialect } = t;
+  const { db, flavour } = t;
   const columnDef = (c: ColumnSpec) => (col: any) => {
     let b = c.notNull ? col.notNull() : col;
-    if (c.default !== undefined) b = b.defaultTo(dialect.encode(c.kind, c.default));
+    if (c.default !== undefined) b = b.defaultTo(flavour.encode(c.kind, c.default));
     return b;
   };
   const table = plan.resource;
   if (plan.create) {
-    let create = db.schema.createTable(table).addColumn('id', dialect.idColumn.type, (col) => {
+    let create = db.schema.createTable(table).addColumn('id', flavour.idColumn.type, (col) => {
       let b = col.primaryKey();
-      if (dialect.idColumn.identity) b = b.generatedByDefaultAsIdentity();
-      if (dialect.idColumn.autoIncrement) b = b.autoIncrement();
+      if (flavour.idColumn.identity) b = b.generatedByDefaultAsIdentity();
+      if (flavour.idColumn.autoIncrement) b = b.autoIncrement();
       return b;
     });
-    for (const c of plan.addColumns) create = create.addColumn(c.name, dialect.columnType(c.kind), columnDef(c));
+    for (const c of plan.addColumns) create = create.addColumn(c.name, flavour.columnType(c.kind), columnDef(c));
     await create.execute();
   } else {
     for (const { from, to } of plan.renameColumns) await db.schema.alterTable(table).renameColumn(from, to).execute();
     for (const c of plan.addColumns)
-      await db.schema.alterTable(table).addColumn(c.name, dialect.columnType(c.kind), columnDef(c)).execute();
+      await db.schema.alterTable(table).addColumn(c.name, flavour.columnType(c.kind), columnDef(c)).execute();
   }
   // No `if not exists`: the plan read the indexes under the migration lock, and an object of the
   // same name elsewhere must fail the migration rather than leave the table without its index.
@@ -78,7 +78,7 @@ async function applyTablePlan(t: TenantDb, plan: TablePlan): Promise<void> {
       .createIndex(ix.name)
       .on(table)
       .columns([...ix.columns]);
-    await (ix.deletedOnly ? create.where(sql.ref('deleted'), '=', sql.lit(dialect.encode('boolean', true))) : create).execute();
+    await (ix.deletedOnly ? create.where(sql.ref('deleted'), '=', sql.lit(flavour.encode('boolean', true))) : create).execute();
   }
   // Only after their replacements exist, so searches always have an index.
   for (const name of plan.dropIndexes) await db.schema.dropIndex(name).execute();

@@ -31,8 +31,8 @@ export const refusalsOf = (plan: TenantPlan): string[] => {
 export async function planTenant(t: TenantDb, registry: Registry, steps: readonly MigrationStep[] = []): Promise<TenantPlan> {
   const tables: TablePlan[] = [];
   for (const resource of registry.resources.values()) {
-    const spec = tableSpec(resource, t.dialect);
-    const live = await t.dialect.liveTable(t, spec.name);
+    const spec = tableSpec(resource, t.supports);
+    const live = await t.catalog.liveTable(t, spec.name);
     const facts = live === undefined ? NO_ROWS : await readFacts(t, spec.name, questionsFor(spec, live));
     tables.push(planTable(spec, live, facts));
   }

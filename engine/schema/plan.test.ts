@@ -9,7 +9,7 @@ import { tableSpec } from './table.ts';
 
 const spec = (fields: Fields, indexes?: string[][]) =>
   tableSpec(createRegistry([defineResource({ name: 'things', fields, ...(indexes ? { indexes } : {}) })]).get('things')!, {
-    indexesHoldId: true,
+    idInEveryIndex: true,
   });
 
 const col = (name: string, kinds: FieldKind[], type = kinds[0] === 'integer' ? 'integer' : 'text'): LiveColumn => ({

@@ -42,7 +42,7 @@ export function checkSteps(steps: readonly MigrationStep[]): void {
 
 /** The steps a tenant ran, with the checksum of each as it ran (none when it has no table of them yet). */
 export async function appliedSteps(t: TenantDb): Promise<Map<string, string>> {
-  if ((await t.dialect.columns(t, STEPS_TABLE)).size === 0) return new Map();
+  if ((await t.catalog.columns(t, STEPS_TABLE)).size === 0) return new Map();
   const rows = await t.db.selectFrom(STEPS_TABLE).select(['name', 'checksum']).execute();
   return new Map(rows.map((r) => [r.name as string, r.checksum as string]));
 }

@@ -13,8 +13,8 @@ export const DEFINITIONS_RETRY_AFTER_S = 5;
  */
 export async function whyTablesDiffer(t: TenantDb, registry: Registry): Promise<string | undefined> {
   for (const resource of registry.resources.values()) {
-    const spec = tableSpec(resource, t.dialect);
-    const live = await t.dialect.liveTable(t, spec.name);
+    const spec = tableSpec(resource, t.supports);
+    const live = await t.catalog.liveTable(t, spec.name);
     if (live === undefined) return `table ${spec.name} is missing`;
     for (const c of spec.columns) {
       const held = live.columns.get(c.name);

@@ -17,7 +17,7 @@ const things = defineResource({
 
 describe('tableSpec', () => {
   const resource = createRegistry([things]).get('things')!;
-  const spec = tableSpec(resource, { indexesHoldId: true });
+  const spec = tableSpec(resource, { idInEveryIndex: true });
 
   it('has a column per field, then the version; system columns NOT NULL, field columns nullable', () => {
     expect(spec.columns.map((c) => [c.name, c.kind, c.notNull])).toEqual([
@@ -52,7 +52,7 @@ describe('tableSpec', () => {
   });
 
   it("ends a pattern's index with id too where index entries do not carry it (PostgreSQL), with one for live records, replacing both earlier forms", () => {
-    const pg = tableSpec(resource, { indexesHoldId: false });
+    const pg = tableSpec(resource, { idInEveryIndex: false });
     expect(pg.indexes.slice(-2)).toEqual([
       { name: 'things_deleted_id_idx', columns: ['deleted', 'id'] },
       { name: 'things_name_shiny_deleted_id_idx', columns: ['name', 'shiny', 'deleted', 'id'] },

@@ -1,5 +1,5 @@
 import type { FieldDef, FieldKind } from '../define.ts';
-import type { Dialect } from '../dialects/types.ts';
+import type { Supports } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
 
 /** What a definition field asks of the data its column already holds (migration plans check it). */
@@ -54,7 +54,7 @@ export const indexName = (table: string, columns: readonly string[]) => `${table
  * engine validates every write, and a column added to a table with rows must accept them.
  * Fields with a default give it to their column, so rows that predate the column hold it.
  */
-export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHoldId'>): TableSpec {
+export function tableSpec(resource: Resource, supports: Pick<Supports, 'idInEveryIndex'>): TableSpec {
   const columns = resource.fieldNames
     .filter((n) => n !== 'id')
     .map((name): ColumnSpec => {
@@ -80,17 +80,17 @@ export function tableSpec(resource: Resource, dialect: Pick<Dialect, 'indexesHol
   // statistics SQLite's planner would take an index on `deleted` for filtered searches too (every
   // equality looks alike to it, and that one gives id order for free), scanning every live row.
   const declared = resource.definition.indexes ?? [];
-  const tail = dialect.indexesHoldId ? ['deleted'] : ['deleted', 'id'];
-  const patterns = [...(dialect.indexesHoldId ? [] : [[]]), ...declared].map((cols) => [...cols, ...tail]);
+  const tail = supports.idInEveryIndex ? ['deleted'] : ['deleted', 'id'];
+  const patterns = [...(supports.idInEveryIndex ? [] : [[]]), ...declared].map((cols) => [...cols, ...tail]);
   const indexes: IndexSpec[] = [...single, ...patterns].map((cols) => ({ name: indexName(resource.name, cols), columns: cols }));
   // SQLite: the deleted rows alone, in id order, for the list of the whole table, whose snapshot
   // is its ends and the deleted rows between (layout.ts, ranged): found by this index, not by a
   // scan of every row. It serves only conditions that name `deleted = 1` literally, so no search
   // is planned on it. PostgreSQL's index of the live list serves both.
-  if (dialect.indexesHoldId) indexes.push({ name: indexName(resource.name, ['deleted']), columns: ['deleted'], deletedOnly: true });
+  if (supports.idInEveryIndex) indexes.push({ name: indexName(resource.name, ['deleted']), columns: ['deleted'], deletedOnly: true });
   // What earlier versions derived for the same patterns: the bare columns, then (on PostgreSQL)
   // the columns and `deleted`.
-  const earlier = (cols: readonly string[]) => (dialect.indexesHoldId ? [[...cols]] : [[...cols], [...cols, 'deleted']]);
+  const earlier = (cols: readonly string[]) => (supports.idInEveryIndex ? [[...cols]] : [[...cols], [...cols, 'deleted']]);
   const superseded = declared.flatMap((cols) => earlier(cols).map((c) => indexName(resource.name, c)));
   return { name: resource.name, columns, indexes, superseded };
 }

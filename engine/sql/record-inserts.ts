@@ -158,7 +158,7 @@ export async function insertRowsWithEvents(
       const values = Array.from({ length: n }, (_, i) => rowOf(columns, p.slice(i * columns.length, (i + 1) * columns.length)));
       const [at, changed, user] = p.slice(n * columns.length);
       const insert = db.insertInto(table).values(values).returningAll();
-      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), {
+      return eventOfWrite(t, insert, recordJsonOf(t.flavour, resource, 'w'), {
         at,
         collection: table,
         op: 'create',
@@ -179,7 +179,7 @@ const byId = (rows: Record<string, unknown>[]) => (rows.length < 2 ? rows : rows
 
 /**
  * insertRow and the record's create event in one statement, the event's record written from the
- * inserted row (EventLog.inStatement: databases whose statements can write two tables):
+ * inserted row (Supports.eventInStatement: databases whose statements can write two tables):
  * insertRowsWithEvents of one row. With `links`, the row is inserted only where each names a
  * live record (liveParents): undefined when one does not, nothing written.
  */
@@ -200,7 +200,7 @@ export async function insertRowWithEvent(
     (...p) => {
       const [at, changed, user] = p.slice(columns.length);
       const insert = insertWhere(t, table, columns, p, liveParents(t, columns, p, links));
-      return eventOfWrite(t, insert, recordJsonOf(t.dialect, resource, 'w'), {
+      return eventOfWrite(t, insert, recordJsonOf(t.flavour, resource, 'w'), {
         at,
         collection: table,
         op: 'create',
@@ -217,7 +217,7 @@ export async function insertRowWithEvent(
 }
 
 /**
- * insertRowWithEvent with an Idempotency-Key's claim in the same statement (Dialect.lockInStatement):
+ * insertRowWithEvent with an Idempotency-Key's claim in the same statement (Locks.inStatement):
  * the row is inserted only when the key is claimable, and the answer kept for the key (status,
  * the record's JSON, its Location and ETag) is written from the inserted row, so the record, its
  * event and its key commit together or none of them, in one round trip. Undefined when the key
@@ -242,7 +242,7 @@ export async function insertRowClaimed(
       const [at, changed, user, lock, owner, key, fingerprint, expiresAt, status, locationPrefix] = p.slice(columns.length);
       const c = { lock, owner, key, fingerprint, expiresAt };
       return sql<KeptAnswer>`with w as (${insertWhere(t, table, columns, p, claimable(t, c))}),
-        j as (select w.id, ${sql.ref(`w.${VERSION_COLUMN}`)}, ${recordJsonOf(t.dialect, resource, 'w')} as json from w),
+        j as (select w.id, ${sql.ref(`w.${VERSION_COLUMN}`)}, ${recordJsonOf(t.flavour, resource, 'w')} as json from w),
         e as (${eventInsertFrom(t, 'j', sql.ref('j.json'), { at, collection: table, op: 'create', changed, user })}),
         k as (${keepFrom(t, c, 'j', {
           status,

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { dialectOf } from '../dialects/index.ts';
+import { databaseOf } from '../dialects/index.ts';
 import { jsonArrayOf } from '../dialects/json-array.ts';
 import type { ShapeNames } from '../query/shape.ts';
 import type { Registry, Resource } from '../registry.ts';
@@ -28,23 +28,23 @@ export function shapeOf(registry: Registry, resource: Resource, names: ShapeName
 
 /** A row of the resource's table, as `alias` (or the table's own name), as its shaped record's JSON text. */
 export function shapedJsonOf(db: Kysely<any>, resource: Resource, shape: RecordShape, alias?: string): RawBuilder<string> {
-  const dialect = dialectOf(db);
+  const { flavour } = databaseOf(db);
   const at = alias ?? resource.name;
   const own = shape.fields
-    ? dialect.recordJson(
+    ? flavour.recordJson(
         resource.fieldNames
           .filter((n) => n === 'id' || shape.fields!.includes(n))
           .map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(`${at}.${name}`) })),
       )
-    : recordJsonOf(dialect, resource, at);
+    : recordJsonOf(flavour, resource, at);
   if (shape.linked.length === 0) return own;
   const arrays = shape.linked.map(({ name, child, field }, i) => {
     const c = `mrs_linked_${i}`;
     const rows = db
       .selectFrom(`${child.name} as ${c}`)
       .where(`${c}.${field}`, '=', sql.ref(`${at}.id`))
-      .where(`${c}.deleted`, '=', sql.lit(dialect.encode('boolean', false) as boolean | number));
-    return sql`${sql.lit(`${i === 0 ? '' : ','}${JSON.stringify(name)}:`)} || ${jsonArrayOf(dialect, rows, recordJsonOf(dialect, child, c), sql.ref(`${c}.id`))}`;
+      .where(`${c}.deleted`, '=', sql.lit(flavour.encode('boolean', false) as boolean | number));
+    return sql`${sql.lit(`${i === 0 ? '' : ','}${JSON.stringify(name)}:`)} || ${jsonArrayOf(flavour, rows, recordJsonOf(flavour, child, c), sql.ref(`${c}.id`))}`;
   });
   // A record's JSON ends with its one `}` (no field holds an object): `linked` goes before it.
   return sql<string>`rtrim(${own}, '}') || ',"linked":{' || ${sql.join(arrays, sql` || `)} || '}}'`;

@@ -35,7 +35,7 @@ export const liveRecord = (t: TenantDb, table: string, id: unknown) =>
 export const linkedKey = (links: readonly LinkCheck[]) => links.map((l) => `${l.column}>${l.table}`).join('\0');
 
 /**
- * updateRow and the record's update event in one statement (EventLog.inStatement: PostgreSQL's
+ * updateRow and the record's update event in one statement (Supports.eventInStatement: PostgreSQL's
  * data-modifying CTEs), the event's record written from the updated row and its `changed` (the
  * collection's own fields whose value the UPDATE changed) from that row against the one it
  * replaced: a PATCH or PUT is this one statement (after a read when its checks need the record),
@@ -106,7 +106,7 @@ export async function updateRowWithEvent(
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
-            ${recordJsonOf(t.dialect, resource, 'w')}, cast(${user} as text), ${t.dialect.rowJson('o', resource.fieldNames)}
+            ${recordJsonOf(t.flavour, resource, 'w')}, cast(${user} as text), ${t.flavour.rowJson('o', resource.fieldNames)}
           from w left join o on true)
         select * from w`.compile(db);
     },
@@ -115,7 +115,7 @@ export async function updateRowWithEvent(
     cas ? expectedVersion : null,
     event.at,
     event.user,
-    ...(condition ? conditionValues(condition, resource, t.dialect) : []),
+    ...(condition ? conditionValues(condition, resource, t.flavour) : []),
   );
   return rows[0];
 }

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { dialectOf } from '../dialects/index.ts';
+import { databaseOf } from '../dialects/index.ts';
 import { jsonArrayOf } from '../dialects/json-array.ts';
-import type { Dialect } from '../dialects/types.ts';
+import type { SqlFlavour } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
 import { compiledStatement } from '../compiled-queries.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
@@ -14,20 +14,20 @@ import { shapedJsonOf, type RecordShape } from './record-shape.ts';
  */
 
 /** A row of the resource's table (`alias`, or the table itself) as the JSON text of its record. */
-export const recordJsonOf = (dialect: Dialect, resource: Resource, alias?: string): RawBuilder<string> =>
-  dialect.recordJson(
+export const recordJsonOf = (flavour: SqlFlavour, resource: Resource, alias?: string): RawBuilder<string> =>
+  flavour.recordJson(
     resource.fieldNames.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(alias ? `${alias}.${name}` : name) })),
   );
 
 // Compiled once: a read by id and a page's records are on every read (BENCHMARKS.md, "hot queries compiled once").
 const pageJson = compiledStatement<{ resource: Resource }, { ids: string }, { json: string }>('page json', (db, { resource }, p) => {
-  const dialect = dialectOf(db);
+  const { flavour } = databaseOf(db);
   const rows = db
-    .selectFrom(dialect.idsOfJson(sql<string>`${p.ids}`).as('page_ids'))
+    .selectFrom(flavour.idsOfJson(sql<string>`${p.ids}`).as('page_ids'))
     .innerJoin(`${resource.name} as rec`, 'rec.id', 'page_ids.id');
   return sql<{
     json: string;
-  }>`select ${jsonArrayOf(dialect, rows, recordJsonOf(dialect, resource, 'rec'), sql.ref('page_ids.ord'))} as json`;
+  }>`select ${jsonArrayOf(flavour, rows, recordJsonOf(flavour, resource, 'rec'), sql.ref('page_ids.ord'))} as json`;
 });
 
 /** The records with these ids, in this order, as the text of a JSON array; ids with no row are left out. */
@@ -39,11 +39,11 @@ export async function recordsJson(db: Kysely<any>, resource: Resource, ids: read
 }
 
 async function shapedRecordsJson(db: Kysely<any>, resource: Resource, ids: readonly number[], shape: RecordShape): Promise<string> {
-  const dialect = dialectOf(db);
+  const { flavour } = databaseOf(db);
   const rows = db
-    .selectFrom(dialect.idsOfJson(sql<string>`${JSON.stringify(ids)}`).as('k'))
+    .selectFrom(flavour.idsOfJson(sql<string>`${JSON.stringify(ids)}`).as('k'))
     .innerJoin(`${resource.name} as r`, 'r.id', 'k.id');
-  const json = jsonArrayOf(dialect, rows, shapedJsonOf(db, resource, shape, 'r'), sql.ref('k.ord'));
+  const json = jsonArrayOf(flavour, rows, shapedJsonOf(db, resource, shape, 'r'), sql.ref('k.ord'));
   const { rows: out } = await sql<{ json: string }>`select ${json} as json`.execute(db);
   return out[0]!.json;
 }
@@ -52,7 +52,7 @@ async function shapedRecordsJson(db: Kysely<any>, resource: Resource, ids: reado
 const byIdJson = compiledStatement<{ resource: Resource }, { id: number }, ByIdRow>('record json by id', (db, { resource }, p) =>
   db
     .selectFrom(resource.name)
-    .select([recordJsonOf(dialectOf(db), resource).as('json'), 'deleted', sql.ref(VERSION_COLUMN).as('version'), 'updated'])
+    .select([recordJsonOf(databaseOf(db).flavour, resource).as('json'), 'deleted', sql.ref(VERSION_COLUMN).as('version'), 'updated'])
     .where('id', '=', p.id),
 );
 
@@ -81,11 +81,11 @@ export async function recordJsonById(
         .executeTakeFirst()) as ByIdRow | undefined)
     : (await byIdJson.run(db, { resource }, { id })).rows[0];
   if (!row) return undefined;
-  const dialect = dialectOf(db);
+  const { flavour } = databaseOf(db);
   return {
     json: row.json,
-    deleted: dialect.decode('boolean', row.deleted) === true,
+    deleted: flavour.decode('boolean', row.deleted) === true,
     version: Number(row.version),
-    updated: dialect.decode('timestamp', row.updated) as string,
+    updated: flavour.decode('timestamp', row.updated) as string,
   };
 }

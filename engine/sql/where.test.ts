@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { postgresDialect } from '../dialects/postgres/dialect.ts';
-import { sqliteDialect } from '../dialects/sqlite/dialect.ts';
-import type { Dialect } from '../dialects/types.ts';
+import { postgresDatabase } from '../dialects/postgres/dialect.ts';
+import { sqliteDatabase } from '../dialects/sqlite/dialect.ts';
+import type { SqlFlavour } from '../dialects/types.ts';
 import { valueOf } from '../errors.ts';
 import { createRegistry } from '../registry.ts';
 import { parseQuery } from '../query/parse.ts';
@@ -15,16 +15,16 @@ import { compileWhere } from './where.ts';
 
 const sqliteDb = compileOnlyDb('sqlite').db;
 const postgresDb = compileOnlyDb('postgres').db;
-const DATABASES: [string, Kysely<any>, Dialect][] = [
-  ['sqlite', sqliteDb, sqliteDialect],
-  ['postgres', postgresDb, postgresDialect],
+const DATABASES: [string, Kysely<any>, SqlFlavour][] = [
+  ['sqlite', sqliteDb, sqliteDatabase.flavour],
+  ['postgres', postgresDb, postgresDatabase.flavour],
 ];
 const workOrder = createRegistry([workOrders, serviceRequests, notes]).get('work_orders')!;
 
 /** The WHERE clause (after `where `) and parameters a query string compiles to. */
 function where(
   db: Kysely<any>,
-  dialect: Dialect,
+  flavour: SqlFlavour,
   qs: string,
   opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {},
 ) {
@@ -32,7 +32,7 @@ function where(
   const compiled = db
     .selectFrom('work_orders')
     .select('id')
-    .where(compileWhere(q.filters, dialect, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope }).where)
+    .where(compileWhere(q.filters, flavour, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope }).where)
     .compile();
   return { sql: compiled.sql.replace(/^select "id" from "work_orders" where /, ''), parameters: compiled.parameters };
 }
@@ -105,24 +105,24 @@ const cases: [string, string, [string, unknown[]], [string, unknown[]]][] = [
   ],
 ];
 
-describe.each(DATABASES)('compileWhere on %s', (name, db, dialect) => {
+describe.each(DATABASES)('compileWhere on %s', (name, db, flavour) => {
   it.each(cases)('%s: %s', (_title, qs, sqlite, postgres) => {
     const [sql, parameters] = name === 'sqlite' ? sqlite : postgres;
-    const got = where(db, dialect, qs);
+    const got = where(db, flavour, qs);
     expect(got.sql).toBe(sql);
     expect(got.parameters).toEqual(parameters);
   });
 
   it('a child list is scoped to its parent', () => {
-    const got = where(db, dialect, 'priority=1', { scope: { field: 'service_request_id', id: 9 } });
+    const got = where(db, flavour, 'priority=1', { scope: { field: 'service_request_id', id: 9 } });
     expect(got.sql).toMatch(/^\("service_request_id" = (\?|\$1) and "deleted" = (\?|\$2) and "priority" = (\?|\$3)\)$/);
-    expect(got.parameters).toEqual([9, dialect.encode('boolean', false), 1]);
+    expect(got.parameters).toEqual([9, flavour.encode('boolean', false), 1]);
   });
 
   it('many like patterns nest as a balanced tree (SQLite refuses expressions over 1,000 deep)', () => {
     const n = 3000;
     const qs = Array.from({ length: n }, (_, i) => `status:like=${i}`).join('&');
-    const got = where(db, dialect, qs);
+    const got = where(db, flavour, qs);
     expect(got.parameters).toHaveLength(n + 1);
     // A flat `a or b or c ...` is as deep as it is long once SQLite parses it: each
     // parenthesized group must hold at most one `or`, and the nesting stays logarithmic.
@@ -141,7 +141,10 @@ describe.each(DATABASES)('compileWhere on %s', (name, db, dialect) => {
 describe('compileWhere: its key', () => {
   const keyed = (qs: string, opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {}) => {
     const q = valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder));
-    const compiled = compileWhere(q.filters, sqliteDialect, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope });
+    const compiled = compileWhere(q.filters, sqliteDatabase.flavour, {
+      includeDeleted: opts.includeDeleted ?? q.deleted,
+      scope: opts.scope,
+    });
     const { sql, parameters } = sqliteDb.selectFrom('work_orders').select('id').where(compiled.where).compile();
     return { key: compiled.key, sql: JSON.stringify([sql, parameters]) };
   };

@@ -1,10 +1,10 @@
 import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
-import type { Dialect } from '../dialects/types.ts';
+import type { SqlFlavour } from '../dialects/types.ts';
 import { OPERATOR_RULES, type Operator } from '../query/operators.ts';
 import type { Filter } from '../query/resolve.ts';
 
 type EB = ExpressionBuilder<any, any>;
-type Compile = (eb: EB, f: Filter, values: unknown[], d: Dialect) => Expression<SqlBool>;
+type Compile = (eb: EB, f: Filter, values: unknown[], d: SqlFlavour) => Expression<SqlBool>;
 
 const single = (values: unknown[]) => values.length === 1;
 
@@ -50,7 +50,7 @@ export interface WhereOptions {
 /**
  * A search's condition, and the key that determines it: equal keys, equal SQL, so a compiled
  * statement may be kept by the key (its filter values are fixed in it, not parameters). Within one
- * database setup: the dialect is the setup's.
+ * database setup: the SQL flavour is the setup's.
  */
 export interface CompiledWhere {
   readonly key: string;
@@ -58,7 +58,7 @@ export interface CompiledWhere {
 }
 
 /** The conjunction of the filters, plus the soft-delete rule and the parent link, with its key. */
-export function compileWhere(filters: readonly Filter[], dialect: Dialect, opts: WhereOptions): CompiledWhere {
+export function compileWhere(filters: readonly Filter[], flavour: SqlFlavour, opts: WhereOptions): CompiledWhere {
   const { includeDeleted, scope } = opts;
   return {
     // Everything `where` reads, and nothing else.
@@ -66,10 +66,10 @@ export function compileWhere(filters: readonly Filter[], dialect: Dialect, opts:
     where(eb) {
       const parts: Expression<SqlBool>[] = [];
       if (scope) parts.push(eb(scope.field, '=', scope.id));
-      if (!includeDeleted) parts.push(eb('deleted', '=', dialect.encode('boolean', false)));
+      if (!includeDeleted) parts.push(eb('deleted', '=', flavour.encode('boolean', false)));
       for (const f of filters) {
-        const values = OPERATOR_RULES[f.op].operand === 'value' ? f.values.map((v) => dialect.encode(f.kind, v)) : [...f.values];
-        parts.push(COMPILE[f.op](eb, f, values, dialect));
+        const values = OPERATOR_RULES[f.op].operand === 'value' ? f.values.map((v) => flavour.encode(f.kind, v)) : [...f.values];
+        parts.push(COMPILE[f.op](eb, f, values, flavour));
       }
       return eb.and(parts);
     },

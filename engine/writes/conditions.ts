@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Dialect, TenantDb } from '../dialects/types.ts';
+import type { SqlFlavour, TenantDb } from '../dialects/types.ts';
 import type { Stored } from '../records.ts';
 import type { Resource } from '../registry.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
@@ -92,8 +92,8 @@ export function conditionShape(c: RowCondition): string {
 }
 
 /** A condition's values as the statement's parameters, encoded for their columns, in the order conditionSql takes them. */
-export function conditionValues(c: RowCondition, resource: Resource, dialect: Dialect, out: unknown[] = []): unknown[] {
-  const encoded = (field: string, v: Scalar) => dialect.encode(resource.fields[field]!.kind, v);
+export function conditionValues(c: RowCondition, resource: Resource, flavour: SqlFlavour, out: unknown[] = []): unknown[] {
+  const encoded = (field: string, v: Scalar) => flavour.encode(resource.fields[field]!.kind, v);
   switch (c.is) {
     case 'eq':
       out.push(encoded(c.field, c.value));
@@ -108,11 +108,11 @@ export function conditionValues(c: RowCondition, resource: Resource, dialect: Di
       out.push(c.value);
       break;
     case 'not':
-      conditionValues(c.of, resource, dialect, out);
+      conditionValues(c.of, resource, flavour, out);
       break;
     case 'all':
     case 'any':
-      for (const o of c.of) conditionValues(o, resource, dialect, out);
+      for (const o of c.of) conditionValues(o, resource, flavour, out);
       break;
     case 'set':
   }
@@ -136,7 +136,7 @@ export function conditionSql(t: TenantDb, resource: Resource, c: RowCondition, n
       return sql<boolean>`${sql.ref(c.field)} is not null`;
     case 'shows': {
       const fields = c.fields.map((name) => ({ name, kind: resource.fields[name]!.kind, column: sql.ref(name) }));
-      return sql<boolean>`coalesce(${t.dialect.recordJson(fields)} = cast(${next()} as text), false)`;
+      return sql<boolean>`coalesce(${t.flavour.recordJson(fields)} = cast(${next()} as text), false)`;
     }
     case 'version':
       return sql<boolean>`${sql.ref(VERSION_COLUMN)} = ${next()}`;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect, TenantDb } from '../dialects/types.ts';
+import type { Supports, TenantDb } from '../dialects/types.ts';
 import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
 
 /**
@@ -8,9 +8,9 @@ import { writeThenOf, type WriteThen } from '../sql/write-then.ts';
  * flags behind it.
  */
 export interface Writer {
-  /** The database writes a record and its event in one statement (EventLog.inStatement), in a caller's transaction too. */
+  /** The database writes a record and its event in one statement (Supports.eventInStatement), in a caller's transaction too. */
   readonly oneStatement: boolean;
-  /** A keyed create's statement can claim its key too (Dialect.lockInStatement). */
+  /** A keyed create's statement can claim its key too (Locks.inStatement), where it is one statement. */
   readonly claimsInStatement: boolean;
   /** The handle runs a write's event right after it, kept together without a transaction (engine/sql/write-then.ts). */
   readonly writeThen: WriteThen | undefined;
@@ -21,26 +21,25 @@ export interface Writer {
 }
 
 const chosen = new WeakMap<Kysely<any>, Writer>();
-const inTransactions = new WeakMap<Dialect, Writer>();
+const inTransactions = new WeakMap<Supports, Writer>();
 
 export function writerOf(t: TenantDb): Writer {
-  // A transaction's handle is new each time: its writer is its database's, once per dialect.
+  // A transaction's handle is new each time: its writer is its database's, once per kind of database.
   const cache: WeakMap<object, Writer> = t.db.isTransaction ? inTransactions : chosen;
-  const key = t.db.isTransaction ? t.dialect : t.db;
+  const key = t.db.isTransaction ? t.supports : t.db;
   let w = cache.get(key);
   if (!w) cache.set(key, (w = choose(t)));
   return w;
 }
 
-function choose({ db, dialect }: TenantDb): Writer {
-  const { events } = dialect;
-  const written = events.written?.bind(events);
+function choose({ db, supports, events }: TenantDb): Writer {
   return {
-    oneStatement: events.inStatement === true,
-    claimsInStatement: events.inStatement === true && dialect.lockInStatement !== undefined,
-    // The handle's own, looked up at each write as a handle's method is (a wrapped handle may count it).
-    writeThen: events.appendQuery && writeThenOf(db) ? (write, then) => writeThenOf(db)!(write, then) : undefined,
+    oneStatement: supports.eventInStatement,
+    claimsInStatement: supports.eventInStatement,
+    // The handle's own, looked up at each write as a handle's method is (a wrapped handle may count it);
+    // a database that writes the event in the write's statement has no use for it.
+    writeThen: !supports.eventInStatement && writeThenOf(db) ? (write, then) => writeThenOf(db)!(write, then) : undefined,
     inTransaction: db.isTransaction,
-    wrote: written ?? (() => undefined),
+    wrote: (t) => events.written(t),
   };
 }

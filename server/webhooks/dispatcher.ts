@@ -137,7 +137,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     while (running) {
       w.webhook = webhook;
       const collections = webhook.collections.length > 0 ? webhook.collections : undefined;
-      const page = await w.tenant.dialect.events.read(w.tenant, { after: webhook.position, limit: BATCH, collections });
+      const page = await w.tenant.events.read(w.tenant, { after: webhook.position, limit: BATCH, collections });
       o.metrics.lag(w.clientDb, webhook.id, page.highest - webhook.position);
       if (page.goneBelow > webhook.position)
         o.logger.warn(

@@ -47,7 +47,7 @@ export async function createWebhook(t: TenantDb, url: string, collections: reado
     url,
     secret: newSecret(),
     collections: JSON.stringify([...collections]),
-    position: await t.dialect.events.highest(t),
+    position: await t.events.highest(t),
     state: 'active',
     attempts: 0,
     created: new Date().toISOString(),

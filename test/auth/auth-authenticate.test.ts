@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, beforeAll, expect, it, vi } from 'vitest';
 import { revokeKey } from '../../server/auth/api-keys.ts';
-import { sqliteDialect } from '../../engine/dialects/sqlite/dialect.ts';
+import { sqliteDatabase } from '../../engine/dialects/sqlite/dialect.ts';
 import { AUTHENTICATE, ensureUser, makeKey } from '../support/auth.ts';
 import { expectProblem } from '../support/fixtures.ts';
 import { describeEachDatabase, M, type Reply } from '../support/harness.ts';
@@ -111,7 +111,7 @@ describeEachDatabase('POST /authenticate', (h) => {
     const t = (await s.tenants.get('demo.main'))!;
     const dump: string[] = [];
     const tables =
-      t.dialect === sqliteDialect
+      t.flavour === sqliteDatabase.flavour
         ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(t.db)).rows
         : (
             await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = ${t.schema}`.execute(
@@ -123,7 +123,7 @@ describeEachDatabase('POST /authenticate', (h) => {
     const all = dump.join('\n');
     expect(all).toContain(made.keyId); // the dump did read the key rows
     expect(all).not.toContain(secret);
-    if (t.dialect === sqliteDialect) {
+    if (t.flavour === sqliteDatabase.flavour) {
       const dir = s.config.dataDir;
       for (const f of readdirSync(dir)) expect(readFileSync(join(dir, f)).includes(secret), f).toBe(false);
     }

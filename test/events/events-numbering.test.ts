@@ -30,9 +30,8 @@ describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', (
   let fresh: Awaited<ReturnType<typeof freshPostgresDatabase>>;
   let db: Kysely<any>;
   let t: TenantDb;
-  const append = (ids: number[], on: Kysely<any> = t.db) =>
-    on.transaction().execute((trx) => t.dialect.events.append(t, trx, ids.map(event)));
-  const feed = async (after = 0) => (await t.dialect.events.read(t, { after, limit: 1000 })).events.map((e) => [e.seq, e.id]);
+  const append = (ids: number[], on: Kysely<any> = t.db) => on.transaction().execute((trx) => t.events.append(t, trx, ids.map(event)));
+  const feed = async (after = 0) => (await t.events.read(t, { after, limit: 1000 })).events.map((e) => [e.seq, e.id]);
 
   beforeAll(async () => {
     fresh = await freshPostgresDatabase();
@@ -60,7 +59,7 @@ describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', (
       );
       for (const id of [2, 3, 4]) {
         await append([id]);
-        await t.dialect.events.highest(t);
+        await t.events.highest(t);
       }
       expect(await feed(1)).toEqual([
         [2, 2],
@@ -86,7 +85,7 @@ describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', (
     // vacuum, which this test never runs: a search from the index's start would visit each.
     for (let i = 0; i < 20; i++) {
       await append(Array.from({ length: 100 }, (_, k) => 1000 + i * 100 + k));
-      await t.dialect.events.highest(t);
+      await t.events.highest(t);
     }
     // The bound is the oldest transaction running anywhere on the server: another test's
     // transaction open meanwhile holds it back for a moment, so the search is measured again
@@ -104,7 +103,7 @@ describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', (
     let seen = { rows: 0, blocks: Infinity };
     for (let i = 0; i < 10 && seen.blocks >= 8; i++) {
       if (i > 0) await new Promise((r) => setTimeout(r, 200));
-      await t.dialect.events.highest(t);
+      await t.events.highest(t);
       await append([7777 + i]);
       seen = await search();
     }
@@ -117,13 +116,13 @@ describe.skipIf(!TEST_DATABASE_URL)('finding the events to number [postgres]', (
   });
 
   it('numbers a backlog of several batches at once, in the order it was written', async () => {
-    const before = await t.dialect.events.highest(t);
+    const before = await t.events.highest(t);
     const n = Math.round(2.5 * NUMBER_BATCH);
     // As if written by many writes while nothing numbered them: one insert, pos in series order.
     await sql`insert into ${tableRef(t, 'mrs_events')} (at, collection, record_id, op, changed, record, username)
       select '2026-11-28T00:00:00.000Z', 'work_orders', 100000 + g, 'create', '[]', '{"id":' || (100000 + g) || '}', null
       from generate_series(1, ${n}) as g`.execute(db);
-    expect(await t.dialect.events.highest(t)).toBe(before + n);
+    expect(await t.events.highest(t)).toBe(before + n);
     const { rows } = await sql<{ seq: unknown; id: unknown }>`select seq, record_id as id from ${tableRef(t, 'mrs_events')}
       where record_id > 100000 order by seq`.execute(db);
     expect(rows.length).toBe(n);
@@ -183,7 +182,7 @@ describe.skipIf(!TEST_DATABASE_URL)('numbering with transactions open at random 
           open[c] = undefined;
         };
         const read = async () => {
-          const page = (await t.dialect.events.read(t, { after: 0, limit: 1000 })).events.map((e): [number, number] => [e.seq, e.id]);
+          const page = (await t.events.read(t, { after: 0, limit: 1000 })).events.map((e): [number, number] => [e.seq, e.id]);
           // What was seen before is still the start: nothing appeared below a seq already seen.
           expect(page.slice(0, seen.length)).toEqual(seen);
           expect(page.every(([seq], i) => i === 0 || seq > page[i - 1]![0])).toBe(true);
@@ -203,7 +202,7 @@ describe.skipIf(!TEST_DATABASE_URL)('numbering with transactions open at random 
               );
               open[s.conn]!.push(id);
             } else if (s.kind === 'end') await end(s.conn, s.commit);
-            else if (s.kind === 'number') await t.dialect.events.highest(t);
+            else if (s.kind === 'number') await t.events.highest(t);
             else await read();
           }
           for (let c = 0; c < 4; c++) await end(c, true);

@@ -27,8 +27,8 @@ for (const name of DATABASES as DatabaseName[]) {
       let writing = true;
       const follow = async () => {
         let after = 0;
-        while (writing || after < (await t.dialect.events.highest(t))) {
-          const { events } = await t.dialect.events.read(t, { after, limit: 50 });
+        while (writing || after < (await t.events.highest(t))) {
+          const { events } = await t.events.read(t, { after, limit: 50 });
           for (const e of events) {
             seen.push(e.seq);
             after = e.seq;
@@ -48,7 +48,7 @@ for (const name of DATABASES as DatabaseName[]) {
       await Promise.all(Array.from({ length: WRITERS }, (_, w) => write(harnesses[w % harnesses.length]!, w)));
       writing = false;
       await following;
-      const all = (await t.dialect.events.read(t, { after: 0, limit: 100_000 })).events.map((e) => e.seq);
+      const all = (await t.events.read(t, { after: 0, limit: 100_000 })).events.map((e) => e.seq);
       expect(all).toHaveLength(WRITERS * WRITES_EACH * 2);
       const missed = all.filter((s) => !seen.includes(s));
       expect(missed, `events the reader skipped: committed after a greater seq was visible`).toEqual([]);

@@ -20,12 +20,12 @@ const tenantOf = async (h: Harness) => (await h.service.tenants.get('demo.main')
 /** The events appended since `after` (the feed read from the tenant's EventLog). */
 async function eventsSince(h: Harness, after: number): Promise<StoredEvent[]> {
   const t = await tenantOf(h);
-  return [...(await t.dialect.events.read(t, { after, limit: 1000 })).events];
+  return [...(await t.events.read(t, { after, limit: 1000 })).events];
 }
 
 async function highest(h: Harness): Promise<number> {
   const t = await tenantOf(h);
-  return t.dialect.events.highest(t);
+  return t.events.highest(t);
 }
 
 const WORK_ORDER_FIELDS = [
@@ -187,14 +187,14 @@ describeEachDatabase('each write appends its event in its transaction', (h) => {
     const failed = /the event insert ran, then the write failed/;
     // A create is one statement where the database allows it (PostgreSQL), its parents looked
     // up by its INSERT: nothing comes between its event insert and its end; the next test fails it.
-    if (!ctx.tenant.dialect.events.inStatement) {
+    if (!ctx.tenant.supports.eventInStatement) {
       await expect(create(ctx, workOrders, { ...WORK_ORDER, department_id: 6161 })).rejects.toThrow(failed);
       await expect(
         create(ctx, ctx.registry.get('notes')!, { note: 'lost' }, { resource: workOrders, id: wo.id, field: 'work_order_id' }),
       ).rejects.toThrow(failed);
     }
     // So are a PATCH, a PUT and a delete (the UPDATE with its event); the next test fails them.
-    if (!ctx.tenant.dialect.events.inStatement) {
+    if (!ctx.tenant.supports.eventInStatement) {
       await expect(patch(ctx, workOrders, wo.id, { priority: 9 })).rejects.toThrow(failed);
       await expect(replace(ctx, workOrders, wo.id, { ...WORK_ORDER, priority: 9 })).rejects.toThrow(failed);
       await expect(softDelete(ctx, workOrders, wo.id)).rejects.toThrow(failed);

@@ -43,7 +43,7 @@ describeEachDatabase('mrs webhook commands', (h) => {
       work_order_type_group_id: 3,
     });
     const t = (await h().service.tenants.get('demo.main'))!;
-    const end = await t.dialect.events.highest(t);
+    const end = await t.events.highest(t);
     expect(end).toBeGreaterThan(0);
     const made = await mrs('webhook', 'create', 'demo.main', URL_OK);
     const id = made.out.split('\n')[0]!;

@@ -15,7 +15,7 @@ import { eventually, startReceiver, verified } from '../support/webhook-receiver
 const tenantOf = async (h: Harness) => (await h.service.tenants.get('demo.main')) as TenantDb;
 const feedAfter = async (h: Harness, after: number) => {
   const t = await tenantOf(h);
-  return (await t.dialect.events.read(t, { after, limit: 1000 })).events;
+  return (await t.events.read(t, { after, limit: 1000 })).events;
 };
 const hookOf = async (h: Harness, id: string) => (await listWebhooks(await tenantOf(h))).find((w) => w.id === id)!;
 const changes = async (h: Harness, n: number) => {

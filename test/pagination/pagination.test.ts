@@ -6,7 +6,7 @@ import { make, SERVICE_REQUEST } from '../support/fixtures.ts';
 import { EXPIRED_CURSORS_PER_SWEEP } from '../../engine/cursor/cursor-rows.ts';
 import { DELTA_ID_LIMIT } from '../../engine/cursor/deltas.ts';
 import { ASCENDING_DELTAS, LAZY, idsPerChunk, offsetOf, widthFor } from '../../engine/cursor/layout.ts';
-import { postgresDialect } from '../../engine/dialects/postgres/dialect.ts';
+import { postgresDatabase } from '../../engine/dialects/postgres/dialect.ts';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 
 /** Ids as layout.ts packs them: each plus its width's base, `width` digits each. */
@@ -17,7 +17,7 @@ const packedText = (chunkIds: readonly number[], width: number) => chunkIds.map(
  * or where the database cuts chunk rows itself, its array of the offset ids.
  */
 const chunkIdsColumn = (tenant: TenantDb, ids: readonly number[], width: number) =>
-  tenant.dialect === postgresDialect ? ids.map((id) => id + offsetOf(width)) : packedText(ids, width);
+  tenant.flavour === postgresDatabase.flavour ? ids.map((id) => id + offsetOf(width)) : packedText(ids, width);
 
 const cursorOf = (link: string | null) => /\$cursor=([^&>]+)/.exec(link ?? '')?.[1];
 const ids = (body: any[]) => body.map((r) => r.id);

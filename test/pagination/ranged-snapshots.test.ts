@@ -154,7 +154,7 @@ describeEachDatabase('ranged snapshots: the holes of the whole table', (h) => {
     const args = {
       id: 'plan',
       table: 'work_orders',
-      where: compileWhere(query.filters, tenant.dialect, { includeDeleted: query.deleted }).where,
+      where: compileWhere(query.filters, tenant.flavour, { includeDeleted: query.deleted }).where,
       order: query.order,
       binding: { collection: 'work_orders', scope: '', owner: '' },
       query: canonicalize(query),
@@ -163,7 +163,7 @@ describeEachDatabase('ranged snapshots: the holes of the whole table', (h) => {
       start: 0,
       end: 10,
       searchKey: 'plan',
-      recordJson: (alias?: string) => recordJsonOf(tenant.dialect, resource, alias),
+      recordJson: (alias?: string) => recordJsonOf(tenant.flavour, resource, alias),
     };
     const statement = rangeStatement(tenant, args, 6, 10);
     const { rows } = await tenant.db.executeQuery<{ detail: string }>({ ...statement, sql: `explain query plan ${statement.sql}` });

@@ -127,7 +127,7 @@ describeEachDatabase('snapshot strategies against the reference', (h) => {
         const tenant = (await h().service.tenants.get('demo.main'))!;
         const resource = h().service.engine.registry.get('work_orders')!;
         const query = valueOf(resolveQuery(parseQuery(new URLSearchParams(queryOf(s))), resource));
-        const where = compileWhere(query.filters, tenant.dialect, { includeDeleted: query.deleted });
+        const where = compileWhere(query.filters, tenant.flavour, { includeDeleted: query.deleted });
         const canonical = canonicalize(query);
         const start = (s.page - 1) * s.limit;
         const expiresAt = Date.now() + 600_000;
@@ -143,13 +143,13 @@ describeEachDatabase('snapshot strategies against the reference', (h) => {
           start,
           end: start + s.limit,
           searchKey: searchKeyOf('work_orders', where, canonical.order),
-          recordJson: (alias?: string) => recordJsonOf(tenant.dialect, resource, alias),
+          recordJson: (alias?: string) => recordJsonOf(tenant.flavour, resource, alias),
         });
         // Every strategy's cursor, taken before any write: the reference's first.
         const taken = new Map<Strategy, { id: string; snap: Snapshot }>();
         for (const strategy of ['reference', ...STRATEGIES.filter((x) => x !== 'reference')] as Strategy[]) {
           const args = argsOf();
-          const snap = await tenant.dialect.snapshots.take(tenant, args, strategy);
+          const snap = await tenant.snapshots.take(tenant, args, strategy);
           if (snap) taken.set(strategy, { id: args.id, snap });
           else {
             const rows = await tenant.db.selectFrom('mrs_cursors').select('chunk').where('id', '=', args.id).execute();

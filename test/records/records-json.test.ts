@@ -162,7 +162,7 @@ for (const name of DATABASES) {
               expect(res.status).toBe(404);
               continue;
             }
-            const record = toRecord(resource, t.engine.tenant.dialect, row);
+            const record = toRecord(resource, t.engine.tenant.flavour, row);
             expect(await res.text()).toBe(JSON.stringify(record));
             reads.push(record);
           }
@@ -199,7 +199,7 @@ for (const name of DATABASES) {
         const id = JSON.parse(text).id;
         const row = await t.engine.tenant.db.selectFrom('wide').selectAll().where('id', '=', id).executeTakeFirst();
         const read = await (await t.engine.fetch(new Request(`http://localhost${M}/wide/${id}`))).text();
-        expect(read).toBe(JSON.stringify(toRecord(resource, t.engine.tenant.dialect, row!)));
+        expect(read).toBe(JSON.stringify(toRecord(resource, t.engine.tenant.flavour, row!)));
         expect(read).toBe(text);
         expect(await recordsJson(t.engine.tenant.db, resource, [id])).toBe(`[${read}]`);
       }

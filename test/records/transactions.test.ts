@@ -40,7 +40,7 @@ describeEachDatabase('each write is one transaction', (h) => {
     // Where the create and its event are one statement (PostgreSQL), its parent looked up by its
     // INSERT, nothing comes after it to fail: test/events/events-written.test.ts has the database refuse
     // the event instead.
-    if (ctx.tenant.dialect.events.inStatement) return;
+    if (ctx.tenant.supports.eventInStatement) return;
     const body = { ...WORK_ORDER, department_id: 5150, service_request_id: sr.id };
     await expect(create(ctx, ctx.registry.get('work_orders')!, body)).rejects.toThrow(/the write failed/);
     expect((await h().get(`${M}/work_orders?department_id=5150&$deleted=true`)).body).toEqual([]);
@@ -68,7 +68,7 @@ describeEachDatabase('each write is one transaction', (h) => {
     // Its event is a second statement (SPEC 9) in a transaction; or, on a database whose
     // statements can write two tables, part of the INSERT's (one statement, atomic by itself); or
     // run right after the INSERT by a handle that keeps the two together (engine/sql/write-then.ts).
-    const expected = tenant.dialect.events.inStatement ? 'executeQuery' : writeThenOf(tenant.db) ? 'writeThen' : 'transaction';
+    const expected = tenant.supports.eventInStatement ? 'executeQuery' : writeThenOf(tenant.db) ? 'writeThen' : 'transaction';
     expect([...new Set(calls)]).toEqual([expected]);
     expect((await h().get(`${M}/work_orders/${made.id}`)).body).toEqual(made);
     // Naming a parent: the INSERT looks it up itself, so the create is written the same way.
@@ -88,7 +88,7 @@ describeEachDatabase('each write is one transaction', (h) => {
     // it; else all in one transaction.
     calls.length = 0;
     const { record: patched } = await patch(ctx, ctx.registry.get('work_orders')!, made.id as number, { priority: 5 });
-    expect([...new Set(calls)]).toEqual([tenant.dialect.events.inStatement ? 'executeQuery' : 'transaction']);
+    expect([...new Set(calls)]).toEqual([tenant.supports.eventInStatement ? 'executeQuery' : 'transaction']);
     expect((await h().get(`${M}/work_orders/${made.id}`)).body).toEqual(patched);
     // A keyed create with nothing to look up first claims its key with its write: one statement
     // where the database can, else the INSERT (which checks the key is free) with its event and
@@ -126,7 +126,7 @@ describeEachDatabase('each write is one transaction', (h) => {
   it('a child create that fails after its insert leaves no row', async () => {
     const wo = await makeWorkOrder(h());
     const ctx = await failingContext(h(), 'InsertQueryNode');
-    if (ctx.tenant.dialect.events.inStatement) return; // one statement: as above
+    if (ctx.tenant.supports.eventInStatement) return; // one statement: as above
     const parent = { resource: ctx.registry.get('work_orders')!, id: wo.id, field: 'work_order_id' };
     await expect(create(ctx, ctx.registry.get('notes')!, { note: 'lost' }, parent)).rejects.toThrow(/the write failed/);
     expect((await h().get(`${M}/work_orders/${wo.id}/notes`)).body).toEqual([]);
@@ -138,7 +138,7 @@ describeEachDatabase('each write is one transaction', (h) => {
     const ctx = await failingContext(h(), 'UpdateQueryNode');
     // Where the UPDATE and its event are one statement (PostgreSQL), nothing comes after the
     // UPDATE to fail: test/events/events-written.test.ts has the database refuse the event instead.
-    if (ctx.tenant.dialect.events.inStatement) return;
+    if (ctx.tenant.supports.eventInStatement) return;
     await expect(patch(ctx, ctx.registry.get('work_orders')!, wo.id, { priority: 9 })).rejects.toThrow(/the write failed/);
     await expect(replace(ctx, ctx.registry.get('notes')!, note.id, { work_order_id: wo.id, note: 'after' })).rejects.toThrow(
       /the write failed/,

@@ -87,7 +87,7 @@ const ONE_DATABASE_HOMES: readonly { path: string; why: string }[] = [
   ...DATABASES.map((db) => ({ path: `adapters/${db}`, why: 'the Node adapter of that database' })),
   {
     path: 'engine/dialects/index.ts',
-    why: 'dialectOf: tells the dialect by Kysely adapter class, the one place that maps databases to dialects',
+    why: 'databaseOf: tells the kind of database by Kysely adapter class, the one place that maps databases to their parts',
   },
   // The service is a host: it opens its databases itself, one store per database.
   { path: 'server/tenants/sqlite.ts', why: "the service's SQLite tenant files" },
@@ -159,7 +159,7 @@ describe('dependencies between the folders', () => {
 
   it.each([
     ['engine/tenant-db.ts', `if (dialect.name !== 'postgres') throw new Error('x');`, 1],
-    ['server/seed.ts', `const batch = t.dialect.name === 'sqlite' ? 2000 : 1000;`, 1],
+    ['server/seed.ts', `const batch = t.flavour.name === 'sqlite' ? 2000 : 1000;`, 1],
     ['server/seed.ts', `switch (kind) { case 'sqlite': break; }`, 1],
     ['engine/cursor/index.ts', `import { chunkIds } from '../dialects/postgres/chunk-ids.ts';`, 1],
     ['server/app.ts', `import { GroupCommitKysely } from '../adapters/sqlite/group-commit.ts';`, 1],

@@ -35,7 +35,7 @@ describeEachDatabase('mrs serve plans every tenant before it changes any (SPEC 1
         status: 'open',
         created: '2024-01-01',
         updated: '2024-01-01T00:00:00.000Z',
-        deleted: zz.dialect.encode('boolean', false),
+        deleted: zz.flavour.encode('boolean', false),
       })
       .execute();
     await zz.db.updateTable('work_orders').set({ department_id: null }).execute();

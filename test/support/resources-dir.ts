@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { sql } from 'kysely';
 import { RESOURCES_DIR } from '../../server/load-resources.ts';
-import { sqliteDialect } from '../../engine/dialects/sqlite/dialect.ts';
+import { sqliteDatabase } from '../../engine/dialects/sqlite/dialect.ts';
 import type { Harness } from './harness.ts';
 
 /** The engine's definition module as an absolute URL, for definition files outside the checkout. */
@@ -29,7 +29,7 @@ export function resourcesCopy(extra: Record<string, string>): { dir: string; rem
 export async function tableShape(h: Harness, table: string): Promise<{ columns: string[]; indexes: string[] }> {
   const t = await h.service.tenants.get('demo.main');
   if (!t) throw new Error('no demo tenant');
-  if (t.dialect === sqliteDialect) {
+  if (t.flavour === sqliteDatabase.flavour) {
     const columns = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(t.db);
     const indexes = await sql<{ name: string }>`select name from pragma_index_list(${table})`.execute(t.db);
     return { columns: columns.rows.map((r) => r.name).sort(), indexes: indexes.rows.map((r) => r.name).sort() };

@@ -16,7 +16,7 @@ export async function insertRecords(
   for (let i = 0; i < records.length; i += 500) {
     const rows = records
       .slice(i, i + 500)
-      .map((r) => toRow(resource, tenant.dialect, { created: t.date, updated: t.timestamp, deleted: false, ...r }));
+      .map((r) => toRow(resource, tenant.flavour, { created: t.date, updated: t.timestamp, deleted: false, ...r }));
     const inserted = await tenant.db.insertInto(collection).values(rows).returning('id').execute();
     ids.push(...inserted.map((r) => Number(r.id)));
   }

@@ -103,7 +103,7 @@ describeEachDatabase('one key claimed with its write through two connections to 
       });
       const contexts = [await contextOf(h()), await contextOf(other.harness)];
       const department = 6060;
-      const before = await contexts[0]!.tenant.dialect.events.highest(contexts[0]!.tenant);
+      const before = await contexts[0]!.tenant.events.highest(contexts[0]!.tenant);
       for (let round = 0; round < 100; round++) {
         const key = `two-connections-${round}`;
         const claim = {

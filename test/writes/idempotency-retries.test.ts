@@ -75,7 +75,7 @@ describeEachDatabase(
       let locked!: () => void;
       const isLocked = new Promise<void>((resolve) => (locked = resolve));
       const other = tenant.db.transaction().execute(async (trx) => {
-        expect(await tenant.dialect.tryLock(trx, name)).toBe(true);
+        expect(await tenant.locks.tryLock(trx, name)).toBe(true);
         locked();
         await held;
       });

@@ -116,7 +116,7 @@ describeEachDatabase(
                 ...WORK_ORDER,
                 created: '2026-01-01',
                 updated: '2026-01-01T00:00:00.000Z',
-                deleted: tenant.dialect.encode('boolean', false),
+                deleted: tenant.flavour.encode('boolean', false),
               })
               .execute();
             throw failure;

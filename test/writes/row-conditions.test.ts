@@ -134,7 +134,7 @@ for (const name of DATABASES) {
       const { engine } = target;
       const resource = engine.registry.get('ruled')!;
       const stored = rows[i % rows.length]!;
-      const params = conditionValues(c, resource, engine.tenant.dialect);
+      const params = conditionValues(c, resource, engine.tenant.flavour);
       const where = conditionSql(engine.tenant, resource, c, () => params.shift());
       const found = await sql<{ id: number }>`select id from ruled where id = ${stored.record.id} and ${where}`.execute(engine.tenant.db);
       expect(params, 'every value taken, in order').toEqual([]);

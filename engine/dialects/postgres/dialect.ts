@@ -1,7 +1,7 @@
 import { sql, type ColumnDataType, type Expression, type RawBuilder } from 'kysely';
 import type { FieldKind } from '../../define.ts';
 import { tableRef } from '../table-ref.ts';
-import type { Dialect, TenantDb } from '../types.ts';
+import type { DatabaseKind, SqlFlavour, TenantDb } from '../types.ts';
 import { postgresEvents } from './event-log.ts';
 import { dateString, integerNumber, timestampString } from '../values.ts';
 import { inOrder } from './in-order.ts';
@@ -58,16 +58,9 @@ function concatAll(parts: readonly RawBuilder<unknown>[]): RawBuilder<string> {
 /** An advisory lock named by a text, held to the end of the transaction: true when taken, false when held elsewhere. */
 const tryLockOf = (key: unknown) => sql<boolean>`pg_try_advisory_xact_lock(hashtextextended(cast(${key} as text), 0))`;
 
-export const postgresDialect: Dialect = {
+const flavour: SqlFlavour = {
   columnType: (kind) => TYPES[kind],
   idColumn: { type: 'bigint', identity: true, autoIncrement: false },
-  async columns(t: TenantDb, table: string) {
-    const schema = t.schema === undefined ? sql`current_schema()` : sql`${t.schema}`;
-    const rows = await sql<{ column_name: string }>`select column_name from information_schema.columns
-      where table_schema = ${schema} and table_name = ${table}`.execute(t.db);
-    return new Set(rows.rows.map((r) => r.column_name));
-  },
-  liveTable: readPostgresTable,
   encode: (_kind, value) => value,
   decode(kind, value) {
     if (value === null || value === undefined) return null;
@@ -79,16 +72,6 @@ export const postgresDialect: Dialect = {
   like: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} like ${pattern} escape '\\'`,
   // With the C collation only ASCII letters fold, as with SQLite's LIKE.
   ilike: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} ilike ${pattern} escape '\\'`,
-  async lockForMigration(trx, key) {
-    await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
-  },
-  async tryLock(trx, key) {
-    const { rows } = await sql<{ locked: boolean }>`select ${tryLockOf(key)} as locked`.execute(trx);
-    return rows[0]!.locked === true;
-  },
-  lockInStatement: (key) => tryLockOf(key),
-  createEngineTables: createPostgresEngineTables,
-  bindSchema: (db, schema) => db.withSchema(schema),
   // As on SQLite: an ordered sub-select feeds the aggregate in its order.
   concatInOrder: (source, value, orderBy) =>
     sql<string>`(select coalesce(string_agg(v, ''), '') from ${inOrder(source, sql`cast(${value} as text)`, orderBy)})`,
@@ -103,24 +86,53 @@ export const postgresDialect: Dialect = {
       ]),
       sql.lit('}'),
     ]),
-  readsForUpdate: true,
-  beforeRowsWhileMarked: false,
   // Every column, in its own JSON form: json_populate_record reads each back as its type.
   rowJson: (alias) => sql<string>`row_to_json(${sql.ref(alias)})::text`,
   // The table's row type restores every column with its type and collation.
   rowsOfJson: (t, table, source, columns) =>
     sql`select ${sql.join(columns.map(({ name }) => sql.ref(`r.${name}`)))} from ${sql.table(source)} as f
-      cross join lateral json_populate_record(null::${tableRef(t, table)}, cast(f.before_row as json)) as r where f.before_row is not null`,
+        cross join lateral json_populate_record(null::${tableRef(t, table)}, cast(f.before_row as json)) as r where f.before_row is not null`,
   idsOfJson: (json) =>
     sql`(select cast(e.value as bigint) as id, e.ord from json_array_elements_text(cast(${json} as json)) with ordinality as e (value, ord))`,
-  events: postgresEvents,
-  snapshots: postgresSnapshots,
-  indexesHoldId: false,
-  bulkLoad: {
-    rowsPerTransaction: 1000,
-    async after(t, tables) {
-      // VACUUM runs outside any transaction: `t.db` must be the pool, not a transaction.
-      for (const table of tables) await sql`vacuum (analyze) ${tableRef(t, table)}`.execute(t.db);
+};
+
+export const postgresDatabase: DatabaseKind = {
+  flavour,
+  supports: {
+    rowLocks: true,
+    // Data-modifying CTEs: a create is one statement, record and event (its parents looked up by its INSERT).
+    eventInStatement: true,
+    idInEveryIndex: false,
+    beforeRowsOnlyWhileMarked: false,
+  },
+  catalog: {
+    async columns(t: TenantDb, table: string) {
+      const schema = t.schema === undefined ? sql`current_schema()` : sql`${t.schema}`;
+      const rows = await sql<{ column_name: string }>`select column_name from information_schema.columns
+        where table_schema = ${schema} and table_name = ${table}`.execute(t.db);
+      return new Set(rows.rows.map((r) => r.column_name));
+    },
+    liveTable: readPostgresTable,
+    createEngineTables: createPostgresEngineTables,
+    bindSchema: (db, schema) => db.withSchema(schema),
+    bulkLoad: {
+      rowsPerTransaction: 1000,
+      async after(t, tables) {
+        // VACUUM runs outside any transaction: `t.db` must be the pool, not a transaction.
+        for (const table of tables) await sql`vacuum (analyze) ${tableRef(t, table)}`.execute(t.db);
+      },
     },
   },
+  locks: {
+    async forMigration(trx, key) {
+      await sql`select pg_advisory_xact_lock(hashtext(${`mrs-migrate:${key}`}))`.execute(trx);
+    },
+    async tryLock(trx, key) {
+      const { rows } = await sql<{ locked: boolean }>`select ${tryLockOf(key)} as locked`.execute(trx);
+      return rows[0]!.locked === true;
+    },
+    inStatement: (key) => tryLockOf(key),
+  },
+  events: postgresEvents,
+  snapshots: postgresSnapshots,
 };

@@ -48,13 +48,12 @@ export const EVENT_COUNTER = 'mrs_event_counter';
  * unnumbered events is searched from there (`pendingFrom`).
  */
 export const postgresEvents: EventLog = {
-  // Data-modifying CTEs: a create is one statement, record and event (its parents looked up by its INSERT).
-  inStatement: true,
   // Plain inserts: no lock taken, nothing read. A VALUES list takes its pos values in order.
   async append(t, trx, events) {
     await appendRows(t, trx, events);
     if (events.length > 0) numberSoon(t);
   },
+  appendQuery: (t, db, event) => appender.query(t, db, event),
   written: (t) => numberSoon(t),
   read: (t, q) => numberedFirst(readPage, t, q),
   // Each event's JSON written by the database row by row (eventRowJson), joined here: one string
@@ -74,7 +73,8 @@ export const postgresEvents: EventLog = {
   },
 };
 
-const appendRows = eventAppender((t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS} ${rows}`).append;
+const appender = eventAppender((t, rows) => sql`insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS} ${rows}`);
+const appendRows = appender.append;
 
 /** How long after a write its tenant's new events are numbered, at the latest, by the process that wrote them. */
 export const NUMBER_AFTER_MS = 100;

@@ -1,6 +1,6 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { FieldKind } from '../../define.ts';
-import type { Dialect, TenantDb } from '../types.ts';
+import type { DatabaseKind, SqlFlavour, TenantDb } from '../types.ts';
 import { sqliteEvents } from './event-log.ts';
 import { integerNumber } from '../values.ts';
 import { sqliteSnapshots } from './snapshot-store.ts';
@@ -52,14 +52,9 @@ function numberJson(column: Expression<unknown>): RawBuilder<string> {
 
 const globLiteral = (ch: string) => (ch === '*' || ch === '?' || ch === '[' ? `[${ch}]` : ch);
 
-export const sqliteDialect: Dialect = {
+const flavour: SqlFlavour = {
   columnType: (kind) => TYPES[kind],
   idColumn: { type: 'integer', identity: false, autoIncrement: true },
-  async columns(t: TenantDb, table: string) {
-    const rows = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(t.db);
-    return new Set(rows.rows.map((r) => r.name));
-  },
-  liveTable: readSqliteTable,
   encode(kind, value) {
     if (kind === 'boolean' && typeof value === 'boolean') return value ? 1 : 0;
     return value;
@@ -72,13 +67,6 @@ export const sqliteDialect: Dialect = {
   },
   like: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} glob ${likeToGlob(pattern)}`,
   ilike: (column: Expression<unknown>, pattern: string) => sql<boolean>`${column} like ${pattern} escape '\\'`,
-  // A SQLite write transaction already excludes every other writer of the file.
-  lockForMigration: async () => {},
-  tryLock: async () => true,
-  createEngineTables: createSqliteEngineTables,
-  bindSchema() {
-    throw new Error('tenantDb: a schema is only meaningful on PostgreSQL');
-  },
   // An aggregate reads an ordered sub-select in its order (SQLite never flattens it into the
   // aggregate), and skips the sort when the scan already yields that order; an aggregate
   // ORDER BY would always sort, doubling the cost of a default (id-ordered) snapshot.
@@ -97,8 +85,6 @@ export const sqliteDialect: Dialect = {
             : sql`${sql.lit(name)}, ${column}`,
       ),
     )})`,
-  readsForUpdate: false,
-  beforeRowsWhileMarked: true,
   // Integers and text, the only types SQLite's columns hold here (TYPES), go through JSON
   // exactly. json_object takes a limited number of arguments: wide rows are merged in parts.
   rowJson: (alias, columns) => {
@@ -119,13 +105,39 @@ export const sqliteDialect: Dialect = {
     )} from ${sql.table(source)} as f where f.before_row is not null`,
   // json_each gives the array's elements with their index as `key`.
   idsOfJson: (json) => sql`(select value as id, key as ord from json_each(${json}))`,
-  events: sqliteEvents,
-  snapshots: sqliteSnapshots,
-  indexesHoldId: true,
-  bulkLoad: {
-    rowsPerTransaction: 2000,
-    async after(t, tables) {
-      for (const table of tables) await sql`analyze ${sql.table(table)}`.execute(t.db);
+};
+
+export const sqliteDatabase: DatabaseKind = {
+  flavour,
+  supports: {
+    rowLocks: false,
+    eventInStatement: false,
+    idInEveryIndex: true,
+    beforeRowsOnlyWhileMarked: true,
+  },
+  catalog: {
+    async columns(t: TenantDb, table: string) {
+      const rows = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(t.db);
+      return new Set(rows.rows.map((r) => r.name));
+    },
+    liveTable: readSqliteTable,
+    createEngineTables: createSqliteEngineTables,
+    bindSchema() {
+      throw new Error('tenantDb: a schema is only meaningful on PostgreSQL');
+    },
+    bulkLoad: {
+      rowsPerTransaction: 2000,
+      async after(t, tables) {
+        for (const table of tables) await sql`analyze ${sql.table(table)}`.execute(t.db);
+      },
     },
   },
+  locks: {
+    // A SQLite write transaction already excludes every other writer of the file.
+    forMigration: async () => {},
+    tryLock: async () => true,
+    inStatement: () => sql<boolean>`1 = 1`,
+  },
+  events: sqliteEvents,
+  snapshots: sqliteSnapshots,
 };

@@ -21,6 +21,8 @@ export const sqliteEvents: EventLog = {
   // A VALUES list is inserted in its order: seqs follow the order given.
   append: appender.append,
   appendQuery: appender.query,
+  // Numbered as they are written: nothing to do later.
+  written: () => undefined,
   read: async (t, q) => (await readPage(t, q)).page,
   readJson: pageJsonReader(highestSeqSql),
   highest: async (t) => Number((await highestSeq(t.db)).rows[0]?.seq ?? 0),

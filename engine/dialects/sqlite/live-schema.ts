@@ -13,7 +13,7 @@ export const readSqliteTable: ReadLiveTable = async (t, table) => {
   const indexes = await sql<{ name: string }>`select name from pragma_index_list(${table}) where origin = 'c'`.execute(t.db);
   const column = ({ name, type, notnull }: { name: string; type: string; notnull: number }): LiveColumn => {
     const declared = type.toLowerCase();
-    return { name, type: declared, kinds: FIELD_KINDS.filter((k) => t.dialect.columnType(k) === declared), notNull: notnull === 1 };
+    return { name, type: declared, kinds: FIELD_KINDS.filter((k) => t.flavour.columnType(k) === declared), notNull: notnull === 1 };
   };
   return {
     columns: new Map(columns.rows.map((r) => [r.name, column(r)])),

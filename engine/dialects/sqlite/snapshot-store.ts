@@ -66,7 +66,7 @@ function packedIds(t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered'
   const value = idValue(width);
   if (packing !== 'ordered') return concatInIdOrder(args.table, where(expressionBuilder()), value, packing === 'scan');
   if (readsWholeTable(args) && args.order.field !== 'id') return emptyLastInParts(t, args, where, value);
-  return t.dialect.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
+  return t.flavour.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
 }
 
 /**
@@ -81,7 +81,7 @@ function packedIds(t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered'
 function emptyLastInParts(t: TenantDb, args: SnapshotArgs, where: (eb: any) => Expression<SqlBool>, value: Expression<unknown>) {
   const field = sql.ref(args.order.field);
   const part = (empty: boolean) =>
-    t.dialect.concatInOrder(
+    t.flavour.concatInOrder(
       t.db
         .selectFrom(args.table)
         .where(where)
