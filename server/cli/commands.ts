@@ -98,6 +98,7 @@ export const COMMANDS: Record<string, Command> = {
         if (refusals.length > 0)
           throw new CommandError(`${dryRun ? 'would refuse' : 'refused, no tenant changed'}:\n${refusals.join('\n')}`);
         if ((await service.tenants.list()).length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
+        if (dryRun) return;
         const roster = await openRoster(service.config);
         try {
           const { schemaFingerprint, registry } = service.engine;
