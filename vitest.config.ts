@@ -6,7 +6,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    testTimeout: 30_000,
+    // Tests that start processes or browsers run several times slower on a loaded 2-core CI machine.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
   },
 });

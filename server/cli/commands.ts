@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { loadConfig, migrationConfig } from '../config.ts';
-import { migrateTenants } from '../migrate-tenants.ts';
+import { eachLimited, migrateTenants } from '../migrate-tenants.ts';
 import { olderServersNote, openRoster } from '../roster.ts';
 import { createService } from '../service.ts';
 import { seedWorkOrders } from '../seed.ts';
@@ -14,6 +14,7 @@ import { serve } from './serve.ts';
 import { table } from './table.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 import { FILE_COMMANDS } from './file-commands.ts';
+import { CLIENT_COMMANDS } from './client-commands.ts';
 
 export type { Command } from './command.ts';
 
@@ -97,6 +98,7 @@ export const COMMANDS: Record<string, Command> = {
         if (refusals.length > 0)
           throw new CommandError(`${dryRun ? 'would refuse' : 'refused, no tenant changed'}:\n${refusals.join('\n')}`);
         if ((await service.tenants.list()).length === 0) console.error('no tenants yet: mrs tenant create <client_db>');
+        if (dryRun) return;
         const roster = await openRoster(service.config);
         try {
           const { schemaFingerprint, registry } = service.engine;
@@ -130,7 +132,7 @@ export const COMMANDS: Record<string, Command> = {
   ),
   'tenant create': command(
     'tenant create',
-    'Create tenants with their tables: the names given, and those of a file (one per line, # comments).',
+    'Create tenants with their tables: the names given, and those of a file (one per line, # comments), MIGRATE_CONCURRENCY at a time.',
     { args: ['[client_db...]'], options: [{ flags: '--file <path>', description: 'read more client_db names from a file (- for stdin)' }] },
     async (names, values) => {
       const file = typeof values['file'] === 'string' ? values['file'] : undefined;
@@ -139,7 +141,9 @@ export const COMMANDS: Record<string, Command> = {
       await withService(async (s) => {
         const existing: string[] = [];
         const bar = wanted.length > 1 ? progressBar(wanted.length, 'creating tenants') : undefined;
-        for (const [i, clientDb] of wanted.entries()) {
+        let done = 0;
+        // Several at once, as mrs migrate: each tenant's creation is its own.
+        await eachLimited(wanted, s.config.migrateConcurrency, async (clientDb) => {
           try {
             await s.tenants.create(clientDb);
             if (!bar) console.error(`created tenant ${clientDb}`);
@@ -147,8 +151,9 @@ export const COMMANDS: Record<string, Command> = {
             if (!(e instanceof TenantExistsError)) throw e;
             existing.push(clientDb);
           }
-          bar?.update(i + 1);
-        }
+          bar?.update(++done);
+        });
+        existing.sort((a, b) => wanted.indexOf(a) - wanted.indexOf(b));
         bar?.done();
         if (existing.length === 0) return;
         if (wanted.length === 1) throw new CommandError(`tenant ${existing[0]} already exists`);
@@ -169,4 +174,5 @@ export const COMMANDS: Record<string, Command> = {
   ...ACCOUNT_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...FILE_COMMANDS,
+  ...CLIENT_COMMANDS,
 };

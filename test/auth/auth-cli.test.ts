@@ -165,5 +165,5 @@ describe('bin/mrs.js key create as a process', () => {
     expect(made.status, made.stderr).toBe(0);
     expect(made.stdout).toMatch(/^mrs_[A-Za-z0-9]+_[A-Za-z0-9]{43}\n$/);
     expect(made.stderr).not.toContain(made.stdout.trim());
-  });
+  }, 120_000); // three CLI processes, each compiling on first use
 });

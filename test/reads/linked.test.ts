@@ -147,6 +147,10 @@ for (const db of DATABASES) {
     let close: () => Promise<void>;
     const statements: string[] = [];
     const log = (event: { query: { sql: string } }) => void statements.push(event.query.sql);
+    const post = (path: string, body: unknown) =>
+      engine.fetch(
+        new Request(`http://x${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      );
     beforeAll(async () => {
       if (db === 'sqlite') {
         engine = createEngine({
@@ -166,10 +170,6 @@ for (const db of DATABASES) {
         };
       }
       await engine.migrate();
-      const post = (path: string, body: unknown) =>
-        engine.fetch(
-          new Request(`http://x${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-        );
       for (let i = 0; i < 40; i++) {
         const asset = (await (await post(A, { profile_id: 5, tag: `t${i}` })).json()) as { id: number };
         for (let j = 0; j < 3; j++) await post(`${A}/${asset.id}/attributes`, { name: `n${j}` });
@@ -206,6 +206,26 @@ for (const db of DATABASES) {
         expect(r.body.every((a) => a.linked.Attributes.length === 3)).toBe(true);
         expect(childReads(), page).toBe(1);
       }
+    });
+
+    it('two names: each linked collection is read by one statement per page', async () => {
+      for (let i = 0; i < 6; i++) {
+        const wo = (await (
+          await post(`${M}/work_orders`, { department_id: 4, work_order_type_id: 2, work_order_type_group_id: 3 })
+        ).json()) as {
+          id: number;
+        };
+        for (let j = 0; j < 2; j++) await post(`${M}/work_orders/${wo.id}/notes`, { note: `n${j}` });
+      }
+      const path = `${BASE}/bulk/maintenance/work_orders?department_id=4&$limit=5&$linked=Notes,Files`;
+      await cost(path);
+      const page = await cost(path);
+      expect(page.body.map((w) => [w.linked.Notes.length, w.linked.Files.length])).toEqual(Array(5).fill([2, 0]));
+      for (const table of [/notes/, /attached_files/])
+        expect(
+          statements.filter((q) => table.test(q)),
+          String(table),
+        ).toHaveLength(1);
     });
   });
 }

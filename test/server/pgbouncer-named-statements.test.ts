@@ -122,6 +122,8 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('named prepared sta
     const config = loadConfig({ DATABASE_URL: single.url, RATE_LIMIT_MAX: '1000000000', AUTH_RATE_LIMIT_MAX: '1000000000' });
     const own = await createService(config, { logger: createLogger('warn', sinkInto(said)), onUnexpectedError: () => {} });
     const neighbour = new pg.Client({ connectionString: single.url });
+    // Only the switch's warning counts: a loaded machine may log others (a slow request).
+    const switches = () => said.filter((l) => l.level === 40 && l.setting === 'PG_PREPARED_STATEMENTS');
     try {
       const hs = makeHarness('postgres', own, (await login(own)).token);
       const batch = (department_id: number) =>
@@ -135,7 +137,7 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('named prepared sta
         });
       // Seen twice, the batch's statements are named, prepared on the one server session.
       for (const department of [901, 902, 903]) expect((await batch(department)).status).toBe(200);
-      expect(said.filter((l) => l.level === 40)).toHaveLength(0);
+      expect(switches(), JSON.stringify(said)).toHaveLength(0);
       // As if the next transaction got another server session: only the writes' names are gone, so
       // the first statement to miss its name is one inside the batch's transaction.
       await neighbour.connect();
@@ -148,11 +150,9 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('named prepared sta
       expect(r.status, r.text).toBe(200);
       const kept = await hs.get(`${M}/work_orders?department_id=904`);
       expect(kept.headers.get('x-total')).toBe('2'); // the first run rolled back, the second kept
-      const warnings = said.filter((l) => l.level === 40);
-      expect(warnings, JSON.stringify(said)).toHaveLength(1);
-      expect(warnings[0]).toMatchObject({ setting: 'PG_PREPARED_STATEMENTS' });
+      expect(switches(), JSON.stringify(said)).toHaveLength(1);
       expect((await batch(905)).status).toBe(200);
-      expect(said.filter((l) => l.level === 40)).toHaveLength(1);
+      expect(switches()).toHaveLength(1);
     } finally {
       await neighbour.end().catch(() => {});
       await own.close();
