@@ -13,6 +13,9 @@ export interface Tokens {
   readonly expiresAt?: number;
 }
 
+/** The fetch the client calls (globalThis.fetch by default). */
+export type Fetch = (input: string, init: RequestInit) => Promise<Response>;
+
 export interface ClientOptions {
   /** The API's base URL: `https://host/v4_server/external/v1`. */
   readonly baseUrl: string;
@@ -22,7 +25,7 @@ export interface ClientOptions {
   readonly tokens?: Tokens;
   /** Told every new pair of tokens, to keep them across runs. */
   readonly onTokens?: (tokens: Tokens) => void;
-  readonly fetch?: typeof fetch;
+  readonly fetch?: Fetch;
   /** Attempts after the first for 429, 503 and network errors (default 6). */
   readonly retries?: number;
   /** The first backoff; each retry doubles it, with jitter (default 100 ms). */
@@ -86,7 +89,7 @@ export class Transport {
   readonly options: ClientOptions;
   private tokens: Tokens | undefined;
   private renewing: Promise<Tokens> | undefined;
-  private readonly doFetch: typeof fetch;
+  private readonly doFetch: Fetch;
   readonly now: () => number;
 
   constructor(options: ClientOptions) {
