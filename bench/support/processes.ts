@@ -26,7 +26,8 @@ export async function startProcess(args: string[], env: Record<string, string>, 
   });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
-  for (let i = 0; i < 200; i++) {
+  // A loaded machine may take a minute to start a process that compiles on first use.
+  for (const until = Date.now() + 90_000; Date.now() < until; ) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
     try {
       await fetch(probeUrl);

@@ -1,5 +1,5 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,12 +22,15 @@ export const freePort = (): Promise<number> =>
 export async function startS3(
   bucket = 'mrs-files',
 ): Promise<{ options: S3StoreOptions; endpoint: string; directory: string; stop(): Promise<void> }> {
-  // s3rver ships no types: its constructor, run and close are all a test uses.
-  const S3rver = createRequire(import.meta.url)('s3rver') as new (o: object) => S3rverInstance;
   const directory = mkdtempSync(join(tmpdir(), 'mrs-s3-'));
   const port = await freePort();
-  const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, configureBuckets: [{ name: bucket, configs: [] }] });
-  await server.run();
+  const script = join(import.meta.dirname, 's3rver-process.mjs');
+  const child = spawn(process.execPath, [script, String(port), directory, bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((ready, fail) => {
+    child.once('exit', (code) => fail(new Error(`s3rver exited with ${code}`)));
+    child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && ready());
+  });
+  child.removeAllListeners('exit');
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
@@ -42,13 +45,8 @@ export async function startS3(
       },
     },
     async stop() {
-      await server.close();
+      if (child.exitCode === null) await new Promise((gone) => child.once('exit', gone).kill());
       rmSync(directory, { recursive: true, force: true });
     },
   };
-}
-
-interface S3rverInstance {
-  run(): Promise<unknown>;
-  close(): Promise<unknown>;
 }
