@@ -27,7 +27,7 @@ export async function startProcess(args: string[], env: Record<string, string>, 
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   // A loaded machine may take a minute to start a process that compiles on first use.
-  for (const until = Date.now() + 90_000; Date.now() < until; ) {
+  for (const until = Date.now() + 90_000; Date.now() < until;) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
     try {
       await fetch(probeUrl);
