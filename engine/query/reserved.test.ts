@@ -48,6 +48,7 @@ describe('resolveReserved: accepted', () => {
     ['$fields=id', { fields: ['id'] }],
     ['$linked=Notes', { linked: ['Notes'], given: { limit: false, order: false, deleted: false, fields: false, linked: true } }],
     ['$linked=Notes,Notes', { linked: ['Notes'] }],
+    ['$linked=Notes,Files', { linked: ['Notes', 'Files'] }],
     ['$deleted=false', { deleted: false, given: { limit: false, order: false, deleted: true, fields: false, linked: false } }],
   ];
   it.each(cases)('%s', (qs, expected) => {
@@ -67,8 +68,8 @@ describe('resolveReserved: refused, naming the parameter and what is valid', () 
     ['$orderBy=colour', '$orderBy', /fields: /],
     ['$fields=colour,priority', '$fields', /\(not fields: colour\); fields: id, created/],
     ['$fields=', '$fields', /comma-separated list of fields/],
-    ['$linked=notes', '$linked', /not a linked name here: notes; \$linked takes a comma-separated list of: Notes$/],
-    ['$linked=Notes,Files', '$linked', /not a linked name here: Files/],
+    ['$linked=notes', '$linked', /not a linked name here: notes; \$linked takes a comma-separated list of: Notes, Files$/],
+    ['$linked=Notes,Attributes', '$linked', /not a linked name here: Attributes/],
     ['$orderBy=constructor', '$orderBy', /fields: /],
     ['$orderBy=__proto__', '$orderBy', /fields: /],
     ['$orderBy=toString:desc', '$orderBy', /fields: /],
