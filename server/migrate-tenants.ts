@@ -144,10 +144,13 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
   for (const name of changed) if (await isAhead(tenants, engine.schemaFingerprint, recorded.get(name))) ahead.add(name);
   const due = changed.filter((name) => !ahead.has(name));
   const unchanged = names.length - due.length;
-  if (unchanged > ahead.size) options.progress(`${unchanged - ahead.size} tenant${unchanged - ahead.size === 1 ? '' : 's'} already up to date`);
+  if (unchanged > ahead.size)
+    options.progress(`${unchanged - ahead.size} tenant${unchanged - ahead.size === 1 ? '' : 's'} already up to date`);
   if (ahead.size > 0) {
     const some = [...ahead].slice(0, 5).join(', ') + (ahead.size > 5 ? ', ...' : '');
-    options.progress(`${ahead.size} tenant${ahead.size === 1 ? '' : 's'} already at newer definitions than these, left as they are: ${some}`);
+    options.progress(
+      `${ahead.size} tenant${ahead.size === 1 ? '' : 's'} already at newer definitions than these, left as they are: ${some}`,
+    );
   }
   const plans = new Map<string, TenantPlan>();
   await eachLimited(due, limit, async (name) => {

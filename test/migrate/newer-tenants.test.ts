@@ -70,7 +70,10 @@ for (const db of DATABASES)
             await h.request('GET', `${M}/notes`, { token }),
           );
         const statuses = replies.map((r) => r.status);
-        expect(statuses.filter((s) => s !== 200 && s !== 503), replies.map((r) => r.text).join('\n')).toEqual([]);
+        expect(
+          statuses.filter((s) => s !== 200 && s !== 503),
+          replies.map((r) => r.text).join('\n'),
+        ).toEqual([]);
         // Work orders lost description: those answers are the 503; notes did not change: 200.
         expect(statuses).toEqual([503, 503, 503, 200, 503, 503, 503, 200]);
         for (const r of replies.filter((r) => r.status === 503)) {
