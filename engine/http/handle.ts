@@ -14,6 +14,7 @@ import type { FeedSettings } from '../events/retention.ts';
 import type { Written } from '../records.ts';
 import { readJsonBodyOnce } from './body.ts';
 import { retryTransientOnce } from '../transient.ts';
+import { usingTenant } from '../tenant-use.ts';
 import { explainFailure } from '../schema/still-serves.ts';
 import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
 import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
@@ -29,7 +30,7 @@ import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
 import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
-import { targetOf, type RequestTarget } from './request-target.ts';
+import { pathSegments, targetOf, type RequestTarget } from './request-target.ts';
 import { allowHeader, matchPath, noteMatch, routeFor, type OperationName } from './route-table.ts';
 import { operationContext, writeOnce } from './operation-call.ts';
 import { createdAnswer, DELETED, responseOf, updatedAnswer } from './write-answer.ts';
@@ -266,8 +267,7 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
     const url = targetOf(req);
     if (url.pathname === feedPath) return feed(req, url, caller, headers);
     if (url.pathname === batchPath) return batch(req, url, caller, headers);
-    const rest = url.pathname.slice(prefix.length);
-    const segments = (rest === '' || rest === '/' ? [] : rest.slice(1).split('/')).map(safeDecode);
+    const segments = pathSegments(url.pathname.slice(prefix.length));
     const filed = files(req, url, segments, caller, headers);
     if (filed) return filed;
     const match = matchPath(deps.registry, segments);
@@ -292,8 +292,8 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
   return async (req: Request, hostHeaders?: Readonly<Record<string, string>>): Promise<Response> => {
     const caller = await deps.resolveCaller(req);
     const headers = caller.headers ? joinHeaders(hostHeaders, caller.headers) : (hostHeaders ?? {});
-    const run = () =>
-      retryTransientOnce(() => dispatch(req, caller, headers)).catch((e) => explainFailure(caller.tenant, deps.registry, e));
+    const attempt = () => retryTransientOnce(() => dispatch(req, caller, headers));
+    const run = () => usingTenant(caller.tenant, attempt).catch((e) => explainFailure(caller.tenant, deps.registry, e));
     if (!caller.headers && !hostHeaders) return run();
     try {
       return await run();
@@ -302,12 +302,4 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       throw e;
     }
   };
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
 }
