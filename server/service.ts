@@ -3,6 +3,7 @@ import { createEngine, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from './migrations/index.ts';
 import { loadSteps } from './load-steps.ts';
 import type { MigrationStep } from '../engine/schema/index.ts';
+import { noteDefinitions } from './definitions-seen.ts';
 import { migrateIfChanged } from './migrate-tenants.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
@@ -94,6 +95,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     options.migrateOnOpen === false ? async () => {} : (t) => migrateIfChanged(engine, tenants, t, onUnexpectedError),
     onUnnamed,
   );
+  // Before this service migrates anything: what orders its definitions against another release's.
+  await noteDefinitions(tenants, engine.schemaFingerprint);
   auth = createAuth(config, tenants, {
     basePath: engine.basePath,
     now: options.now,

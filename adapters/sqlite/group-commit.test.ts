@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GroupCommitKysely, GroupCommitSqliteDialect } from './group-commit.ts';
-import { WRITE_THEN, type WriteThen } from '../../engine/sql/write-then.ts';
+import { writeThenOf } from '../../engine/sql/write-then.ts';
 
 let dir: string;
 let file: string;
@@ -91,7 +91,7 @@ describe('SQLite group commit', () => {
   });
 
   it('a write and the statement made from its result are kept together; when the second fails, its whole group fails', async () => {
-    const writeThen = (db as any)[WRITE_THEN] as WriteThen;
+    const writeThen = writeThenOf(db)!;
     const write = (v: string) => db.insertInto('t').values({ v }).returning('v').compile();
     const then = (suffix: string) => (r: QueryResult<unknown>) =>
       db
@@ -119,7 +119,7 @@ describe('SQLite group commit', () => {
   });
 
   it('a write may be followed by several statements, kept with it in order, or by none', async () => {
-    const writeThen = (db as any)[WRITE_THEN] as WriteThen;
+    const writeThen = writeThenOf(db)!;
     const write = (v: string) => db.insertInto('t').values({ v }).returning('v').compile();
     const value = (v: string) => db.insertInto('t').values({ v }).compile();
     await writeThen(write('g'), () => [value('g+1'), value('g+2')]);

@@ -10,7 +10,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { Connection } from './connection.ts';
-import { WRITE_THEN, type Then } from '../../engine/sql/write-then.ts';
+import { offerWriteThen } from '../../engine/sql/write-then.ts';
 import { GroupCommitDriver, type GroupCommitStats } from './group-commit-driver.ts';
 
 /**
@@ -57,6 +57,10 @@ export class GroupCommitKysely extends Kysely<any> {
     super({ dialect });
     this.#dialect = dialect;
     this.#direct = this.getExecutor().plugins.length === 0;
+    // A write and the statements made from its result, kept together (engine/sql/write-then.ts):
+    // a create and its event without a transaction. Only without plugins, where the compiled
+    // statements are what runs.
+    if (this.#direct) offerWriteThen(this, (write, then) => dialect.driver.aloneThen(write, then));
   }
   override executeQuery<R>(
     query: Parameters<Kysely<any>['executeQuery']>[0],
@@ -64,15 +68,6 @@ export class GroupCommitKysely extends Kysely<any> {
   ): Promise<QueryResult<R>> {
     if (this.#direct && queryId === undefined && 'sql' in query) return this.#dialect.alone(query) as Promise<QueryResult<R>>;
     return super.executeQuery<R>(query as CompiledQuery<R>, queryId);
-  }
-  /**
-   * A write and a statement made from its result, kept together (engine/sql/write-then.ts): a
-   * create and its event without a transaction, for the price of their two statements. Only
-   * without plugins, where the compiled statements are what runs.
-   */
-  get [WRITE_THEN]() {
-    if (!this.#direct) return undefined;
-    return (write: CompiledQuery, then: (result: QueryResult<unknown>) => Then) => this.#dialect.driver.aloneThen(write, then);
   }
   /**
    * Every write of the engine is a transaction with its event (SPEC 9), so a transaction's own

@@ -40,3 +40,16 @@ export function targetOf(req: Request): RequestTarget {
   if (t === undefined) targets.set(req, (t = new RequestTarget(req.url)));
   return t;
 }
+
+/** The decoded segments of a path below the base path (`''` or `/`: none); a malformed escape is kept as sent. */
+export function pathSegments(rest: string): string[] {
+  return (rest === '' || rest === '/' ? [] : rest.slice(1).split('/')).map(safeDecode);
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

@@ -36,9 +36,8 @@ function choose({ db, supports, events }: TenantDb): Writer {
   return {
     oneStatement: supports.eventInStatement,
     claimsInStatement: supports.eventInStatement,
-    // The handle's own, looked up at each write as a handle's method is (a wrapped handle may count it);
-    // a database that writes the event in the write's statement has no use for it.
-    writeThen: !supports.eventInStatement && writeThenOf(db) ? (write, then) => writeThenOf(db)!(write, then) : undefined,
+    // A database that writes the event in the write's statement has no use for it.
+    writeThen: supports.eventInStatement ? undefined : writeThenOf(db),
     inTransaction: db.isTransaction,
     wrote: (t) => events.written(t),
   };

@@ -1,5 +1,6 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { feedWatcher } from '../../engine/events/feed-watcher.ts';
+import { runningOn } from '../../engine/tenant-use.ts';
 
 export interface OpenOnceOptions {
   /** A tenant not asked for in this long is released (ms); 0 or unset: kept open. */
@@ -12,8 +13,8 @@ export interface OpenOnceOptions {
  * Opens (and migrates) each tenant once per process: concurrent first requests share one
  * opening, and a failed opening is forgotten so the next request tries again. With `idleMs`, a
  * tenant nobody asked for in that long, and whose feed nobody follows (an event stream, a
- * webhook), is released, and opened again on its next request: memory follows the active
- * tenants, not all of them.
+ * webhook), and on which no request runs (`usingTenant`), is released, and opened again on
+ * its next request: memory follows the active tenants, not all of them.
  */
 export function openOnce(make: (clientDb: string) => Promise<TenantDb>, options: OpenOnceOptions = {}) {
   const open = new Map<string, Promise<TenantDb>>();
@@ -40,6 +41,11 @@ export function openOnce(make: (clientDb: string) => Promise<TenantDb>, options:
         const p = open.get(clientDb);
         const t = await p?.catch(() => undefined);
         if (t && feedWatcher(t).listeners > 0) continue;
+        // A request outlasting the idle time holds its tenant, which counts as used until it ends.
+        if (t && runningOn(t) > 0) {
+          usedAt.set(clientDb, performance.now());
+          continue;
+        }
         if ((usedAt.get(clientDb) ?? 0) > before || open.get(clientDb) !== p) continue; // asked for again meanwhile
         open.delete(clientDb);
         usedAt.delete(clientDb);

@@ -4,7 +4,7 @@ import type { TenantDb } from '../../engine/dialects/types.ts';
 import { create, createClaimed } from '../../engine/operations/create.ts';
 import type { OperationContext } from '../../engine/operations/context.ts';
 import { patch, replace } from '../../engine/operations/update.ts';
-import { WRITE_THEN, writeThenOf } from '../../engine/sql/write-then.ts';
+import { offerWriteThen, writeThenOf } from '../../engine/sql/write-then.ts';
 import { BASE, describeEachDatabase, M, type Harness } from '../support/harness.ts';
 import { make, makeNote, makeWorkOrder, SERVICE_REQUEST, WORK_ORDER } from '../support/fixtures.ts';
 
@@ -55,10 +55,16 @@ describeEachDatabase('each write is one transaction', (h) => {
       get(target, name) {
         const value = Reflect.get(target, name);
         if (name === 'transaction' || name === 'executeQuery') calls.push(name);
-        if (name === WRITE_THEN) calls.push('writeThen');
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
+    // The handle's WriteThen, when it offers one, offered by the wrapper too, counted.
+    const own = writeThenOf(tenant.db);
+    if (own)
+      offerWriteThen(db, (write, then) => {
+        calls.push('writeThen');
+        return own(write, then);
+      });
     const ctx: OperationContext = {
       tenant: { ...tenant, db },
       registry: h().service.engine.registry,
