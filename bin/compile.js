@@ -6,9 +6,9 @@
 import { build, stop } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDefinitionFile, STEP_FILE } from '../server/definition-files.js';
+import { COMPILED_FROM, isDefinitionFile, STEP_FILE } from '../server/definition-files.js';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -21,18 +21,18 @@ const ENTRY = { in: 'server/cli/run.ts', out: 'server/mrs' };
 /** Builds older than this that are not the current one are removed (a process may still be importing one). */
 const KEEP_OLD_MS = 10 * 60_000;
 
-function definitionFiles(root) {
+function definitionFiles(folder) {
   try {
-    return readdirSync(join(root, 'resources')).filter(isDefinitionFile).sort();
+    return readdirSync(folder).filter(isDefinitionFile).sort();
   } catch {
     return [];
   }
 }
 
 /** The deployment's migration steps (server/load-steps.ts reads the same files). */
-function stepFiles(root) {
+function stepFiles(folder) {
   try {
-    return readdirSync(join(root, 'migrations'))
+    return readdirSync(folder)
       .filter((f) => STEP_FILE.test(f))
       .sort();
   } catch {
@@ -48,10 +48,11 @@ function readManifest(cache) {
   }
 }
 
-/** Current while no source or setting it was built from changed since, and resources/ holds the same files. */
-function isCurrent(manifest, root, cache, resources, steps) {
+/** Current while no source or setting it was built from changed since, and the same folders hold the same files. */
+function isCurrent(manifest, root, cache, folders, resources, steps) {
   if (!manifest || manifest.resources.join('\n') !== resources.join('\n')) return false;
   if ((manifest.steps ?? []).join('\n') !== steps.join('\n')) return false;
+  if (manifest.resourcesDir !== folders.resources || manifest.migrationsDir !== folders.migrations) return false;
   try {
     statSync(join(cache, manifest.dir, `${ENTRY.out}.mjs`));
     return manifest.inputs.every((f) => statSync(join(root, f)).mtimeMs < manifest.builtAt);
@@ -63,13 +64,18 @@ function isCurrent(manifest, root, cache, resources, steps) {
 /**
  * The path of the compiled CLI for the sources under `root`, built into `cache` when missing or
  * out of date. Each build goes to a folder of its own and becomes current by an atomic rename of
- * the manifest, so processes starting together never read a half-written build.
+ * the manifest, so processes starting together never read a half-written build. The definitions
+ * and steps come from RESOURCES_DIR and MIGRATIONS_DIR when set (server/config.ts), as at run time.
  */
-export async function compiledCli(root = ROOT, cache = join(root, 'node_modules', '.cache', 'mrs')) {
-  const resources = definitionFiles(root);
-  const steps = stepFiles(root);
+export async function compiledCli(root = ROOT, cache = join(root, 'node_modules', '.cache', 'mrs'), env = process.env) {
+  const folders = {
+    resources: env.RESOURCES_DIR ? resolve(env.RESOURCES_DIR) : join(root, 'resources'),
+    migrations: env.MIGRATIONS_DIR ? resolve(env.MIGRATIONS_DIR) : join(root, 'migrations'),
+  };
+  const resources = definitionFiles(folders.resources);
+  const steps = stepFiles(folders.migrations);
   const current = readManifest(cache);
-  if (isCurrent(current, root, cache, resources, steps)) return join(cache, current.dir, `${ENTRY.out}.mjs`);
+  if (isCurrent(current, root, cache, folders, resources, steps)) return join(cache, current.dir, `${ENTRY.out}.mjs`);
 
   // Sources saved during the build are newer than builtAt: the next start builds again.
   const builtAt = Date.now();
@@ -78,10 +84,10 @@ export async function compiledCli(root = ROOT, cache = join(root, 'node_modules'
     absWorkingDir: root,
     entryPoints: [
       ENTRY,
-      ...[...resources.map((f) => `resources/${f}`), ...steps.map((f) => `migrations/${f}`)].map((f) => ({
-        in: f,
-        out: f.replace(/\.(ts|js|mjs)$/, ''),
-      })),
+      ...[
+        ...resources.map((f) => ({ in: join(folders.resources, f), out: `resources/${f}` })),
+        ...steps.map((f) => ({ in: join(folders.migrations, f), out: `migrations/${f}` })),
+      ].map((f) => ({ in: f.in, out: f.out.replace(/\.(ts|js|mjs)$/, '') })),
     ],
     outdir: join(cache, dir),
     outExtension: { '.js': '.mjs' },
@@ -107,14 +113,27 @@ export async function compiledCli(root = ROOT, cache = join(root, 'node_modules'
       steps.map((f) => [
         f.replace(/\.(ts|js|mjs)$/, ''),
         createHash('sha256')
-          .update(readFileSync(join(root, 'migrations', f)))
+          .update(readFileSync(join(folders.migrations, f)))
           .digest('hex'),
       ]),
     );
     mkdirSync(join(cache, dir, 'migrations'), { recursive: true });
     writeFileSync(join(cache, dir, 'migrations', 'checksums.json'), JSON.stringify(checksums));
   }
-  const manifest = { dir, builtAt, resources, steps, inputs: [...Object.keys(result.metafile.inputs), ...settings] };
+  // Which folders these copies are of: the loaders take them for those folders (server/definition-files.js).
+  for (const [name, from] of Object.entries(folders)) {
+    mkdirSync(join(cache, dir, name), { recursive: true });
+    writeFileSync(join(cache, dir, name, COMPILED_FROM), JSON.stringify(from));
+  }
+  const manifest = {
+    dir,
+    builtAt,
+    resources,
+    steps,
+    resourcesDir: folders.resources,
+    migrationsDir: folders.migrations,
+    inputs: [...Object.keys(result.metafile.inputs), ...settings],
+  };
   const tmp = join(cache, `manifest.${process.pid}.tmp`);
   writeFileSync(tmp, JSON.stringify(manifest));
   renameSync(tmp, join(cache, 'manifest.json'));

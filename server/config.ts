@@ -39,6 +39,10 @@ export interface Config {
   tenantIdleS: number;
   /** How many tenants `mrs migrate` plans, and then migrates, at once. */
   migrateConcurrency: number;
+  /** The folder of collection definitions; unset: resources/ beside the server. */
+  resourcesDir: string | undefined;
+  /** The folder of the deployment's migration steps; unset: migrations/ beside the server. */
+  migrationsDir: string | undefined;
   /** Webhooks may reach loopback, private and link-local addresses (development and tests only). */
   webhookAllowPrivate: boolean;
   /** The longest wait between retries of a failing webhook delivery, in seconds. */
@@ -166,6 +170,8 @@ export function loadConfig(env: Env = process.env): Config {
     migrateDatabaseUrl,
     tenantIdleS: read(env, 'TENANT_IDLE_S', int('TENANT_IDLE_S', 0, 31 * 86400), 600),
     migrateConcurrency: read(env, 'MIGRATE_CONCURRENCY', int('MIGRATE_CONCURRENCY', 1, 64), 4),
+    resourcesDir: read(env, 'RESOURCES_DIR', text, undefined as string | undefined),
+    migrationsDir: read(env, 'MIGRATIONS_DIR', text, undefined as string | undefined),
     fileStore: read(env, 'FILE_STORE', oneOf('FILE_STORE', ['disk', 's3'] as const), 'disk'),
     fileMaxBytes: read(env, 'FILE_MAX_BYTES', int('FILE_MAX_BYTES', 1, Number.MAX_SAFE_INTEGER), 50 * 1024 * 1024),
     fileLinkTtlS: read(env, 'FILE_LINK_TTL_S', int('FILE_LINK_TTL_S', 1, 7 * 86400), 300),

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isDefinitionFile } from './definition-files.js';
+import { folderToLoad, isDefinitionFile } from './definition-files.js';
 import type { ResourceDefinition } from '../engine/define.ts';
 
 export const RESOURCES_DIR = fileURLToPath(new URL('../resources', import.meta.url));
@@ -9,8 +9,12 @@ export const RESOURCES_DIR = fileURLToPath(new URL('../resources', import.meta.u
 const isDefinition = (x: unknown): x is ResourceDefinition =>
   typeof x === 'object' && x !== null && typeof (x as ResourceDefinition).name === 'string' && 'fields' in x;
 
-/** Every definition file in a folder (default export), sorted by file name: adding a file adds a collection. */
-export async function loadResources(dir = RESOURCES_DIR): Promise<ResourceDefinition[]> {
+/**
+ * Every definition file in a folder (default export), sorted by file name: adding a file adds a
+ * collection. The folder is resources/ beside the server unless `configured` (RESOURCES_DIR) names another.
+ */
+export async function loadResources(configured?: string): Promise<ResourceDefinition[]> {
+  const dir = folderToLoad(configured, RESOURCES_DIR);
   const files = (await readdir(dir)).filter(isDefinitionFile).sort();
   const out: ResourceDefinition[] = [];
   for (const file of files) {

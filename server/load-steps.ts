@@ -4,7 +4,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { MigrationStep } from '../engine/schema/index.ts';
-import { STEP_FILE } from './definition-files.js';
+import { folderToLoad, STEP_FILE } from './definition-files.js';
 
 /** The deployment's own migration steps (beside resources/; in the compiled CLI, their compiled copies). */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations', import.meta.url));
@@ -26,8 +26,12 @@ const checksumsOf = (dir: string): Record<string, string> | undefined => {
 
 export const sourceChecksum = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** Every step file of a folder (`<sequence>-<name>.ts`), in file name order; the step's name is the file's without extension. */
-export async function loadSteps(dir = MIGRATIONS_DIR): Promise<MigrationStep[]> {
+/**
+ * Every step file of a folder (`<sequence>-<name>.ts`), in file name order; the step's name is the
+ * file's without extension. The folder is migrations/ unless `configured` (MIGRATIONS_DIR) names another.
+ */
+export async function loadSteps(configured?: string): Promise<MigrationStep[]> {
+  const dir = folderToLoad(configured, MIGRATIONS_DIR);
   if (!existsSync(dir)) return [];
   const files = (await readdir(dir)).filter((f) => STEP_FILE.test(f)).sort();
   const checksums = checksumsOf(dir);

@@ -2,6 +2,7 @@ import type { Engine } from '../engine/create-engine.ts';
 import { EngineError } from '../engine/errors.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
 import { DEFINITIONS_RETRY_AFTER_S, refusalsOf, type TenantPlan } from '../engine/schema/index.ts';
+import { isAhead } from './definitions-seen.ts';
 import { migratedLine, planText } from './migrate-plan-text.ts';
 import type { Service } from './service.ts';
 import type { TenantStore } from './tenants/index.ts';
@@ -27,7 +28,7 @@ export interface MigrateSummary {
   /** Tenants whose fingerprint differs (all of them with `all`): each planned. */
   readonly planned: number;
   readonly migrated: number;
-  /** Tenants that recorded the current fingerprint: one row read each, nothing planned. */
+  /** Tenants that recorded the current fingerprint, or a newer release's: one row read each, nothing planned. */
   readonly unchanged: number;
   /** Tenants whose plan refuses something. */
   readonly refused: number;
@@ -86,6 +87,8 @@ export async function migrateIfChanged(engine: Engine, tenants: TenantStore, t: 
   const recorded = (await tenants.fingerprints()).get(t.key);
   if (recorded !== undefined) known.set(t.key, recorded);
   if (recorded === engine.schemaFingerprint) return void failed.delete(t.key);
+  // A newer release's tenant is served as it is: where these definitions no longer fit, 503.
+  if (await isAhead(tenants, engine.schemaFingerprint, recorded)) return void failed.delete(t.key);
   if (last !== undefined && Date.now() < last.until) {
     failed.set(t.key, { ...last, checked: Date.now() });
     throw new TenantBehind(t.key, last.cause);
@@ -136,9 +139,19 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
   const limit = options.concurrency ?? 1;
   const recorded = await tenants.fingerprints();
   const names = await tenants.list();
-  const due = options.all ? names : names.filter((name) => recorded.get(name) !== engine.schemaFingerprint);
+  const changed = options.all ? names : names.filter((name) => recorded.get(name) !== engine.schemaFingerprint);
+  const ahead = new Set<string>();
+  for (const name of changed) if (await isAhead(tenants, engine.schemaFingerprint, recorded.get(name))) ahead.add(name);
+  const due = changed.filter((name) => !ahead.has(name));
   const unchanged = names.length - due.length;
-  if (unchanged > 0) options.progress(`${unchanged} tenant${unchanged === 1 ? '' : 's'} already up to date`);
+  if (unchanged > ahead.size)
+    options.progress(`${unchanged - ahead.size} tenant${unchanged - ahead.size === 1 ? '' : 's'} already up to date`);
+  if (ahead.size > 0) {
+    const some = [...ahead].slice(0, 5).join(', ') + (ahead.size > 5 ? ', ...' : '');
+    options.progress(
+      `${ahead.size} tenant${ahead.size === 1 ? '' : 's'} already at newer definitions than these, left as they are: ${some}`,
+    );
+  }
   const plans = new Map<string, TenantPlan>();
   await eachLimited(due, limit, async (name) => {
     const tenant = await tenants.get(name);

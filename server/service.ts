@@ -3,6 +3,7 @@ import { createEngine, type Engine } from '../engine/create-engine.ts';
 import { SERVER_MIGRATIONS } from './migrations/index.ts';
 import { loadSteps } from './load-steps.ts';
 import type { MigrationStep } from '../engine/schema/index.ts';
+import { noteDefinitions } from './definitions-seen.ts';
 import { migrateIfChanged } from './migrate-tenants.ts';
 import type { ResourceDefinition } from '../engine/define.ts';
 import type { Hono } from 'hono';
@@ -32,9 +33,9 @@ export interface Service {
 }
 
 export interface ServiceOptions {
-  /** Definitions to serve; default: every file in resources/. */
+  /** Definitions to serve; default: every file in resources/ (or RESOURCES_DIR). */
   resources?: readonly ResourceDefinition[];
-  /** The deployment's migration steps; default: every file in migrations/. */
+  /** The deployment's migration steps; default: every file in migrations/ (or MIGRATIONS_DIR). */
   steps?: readonly MigrationStep[];
   /** The clock in epoch milliseconds (tests move it to expire cursors, cached key states and memory rate-limit windows). */
   now?: () => number;
@@ -52,8 +53,8 @@ export interface ServiceOptions {
 
 /** Wires configuration, tenants, the engine and the HTTP app; opens nothing that listens. */
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
-  const resources = options.resources ?? (await loadResources());
-  const steps = options.steps ?? (await loadSteps());
+  const resources = options.resources ?? (await loadResources(config.resourcesDir));
+  const steps = options.steps ?? (await loadSteps(config.migrationsDir));
   const onUnexpectedError = options.onUnexpectedError ?? ((e: unknown) => console.error(e));
   let auth: Auth | undefined;
   const ids = requestIds();
@@ -94,6 +95,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     options.migrateOnOpen === false ? async () => {} : (t) => migrateIfChanged(engine, tenants, t, onUnexpectedError),
     onUnnamed,
   );
+  // Before this service migrates anything: what orders its definitions against another release's.
+  await noteDefinitions(tenants, engine.schemaFingerprint);
   auth = createAuth(config, tenants, {
     basePath: engine.basePath,
     now: options.now,

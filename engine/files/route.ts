@@ -1,7 +1,7 @@
 import { EngineError } from '../errors.ts';
 import type { Caller } from '../http/caller.ts';
 import type { RequestTarget } from '../http/request-target.ts';
-import type { OperationContext } from '../operations/context.ts';
+import { operationContext } from '../http/operation-call.ts';
 import type { CursorSettings } from '../cursor/index.ts';
 import { readContent } from './content.ts';
 import type { FileCall, FileRouteDeps } from './file-call.ts';
@@ -42,13 +42,6 @@ export function filesRoute(deps: FileRouteDeps & { readonly cursors: CursorSetti
     const action = req.method === 'GET' || req.method === 'HEAD' ? 'read' : 'update';
     if (!caller.can(path.parent.name, action))
       throw new EngineError('forbidden', `Your roles do not grant ${action} on ${path.parent.name}, whose files these are.`);
-    const ctx: OperationContext = {
-      tenant: caller.tenant,
-      registry: deps.registry,
-      user: caller.user,
-      roles: caller.roles,
-      cursors: deps.cursors,
-    };
-    return run({ req, url, ctx, caller, path, deps, headers });
+    return run({ req, url, ctx: operationContext(deps, caller), caller, path, deps, headers });
   };
 }

@@ -1,9 +1,9 @@
 import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
-import { answerOf, fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type KeptAnswer } from '../idempotency/index.ts';
+import { parseIdempotencyKey, type Outcome } from '../idempotency/index.ts';
 import { create } from '../operations/create.ts';
 import { patch } from '../operations/update.ts';
-import type { Written } from '../records.ts';
-import { joinHeaders } from '../http/headers.ts';
+import { writeOnce } from '../http/operation-call.ts';
+import { createdAnswer, responseOf } from '../http/write-answer.ts';
 import { requireParent } from '../operations/read.ts';
 import { fileOf, filesOf, filesPathOf, metadataResponse, scopeOf, shownJson, type FileCall } from './file-call.ts';
 import { keptFilename } from './filename.ts';
@@ -111,29 +111,14 @@ export async function uploadFile(call: FileCall): Promise<Response> {
   const key = valueOf(parseIdempotencyKey(call.req.headers.get('idempotency-key')));
   if (call.url.hasQuery) throw new EngineError('invalid-query', 'This path takes no query parameters here.');
   const body = await readUpload(call);
-  const write = async (c: typeof ctx) => {
-    const written: Written = await create(c, path.files, body, scopeOf(path));
-    return answerOf(201, written, `${filesPathOf(call)}/${written.record.id}`);
-  };
-  let answer: KeptAnswer;
-  let replayed = false;
-  if (key === undefined) answer = await write(ctx);
-  else {
-    const fingerprint = fingerprintOf('POST', call.url.pathname, body, call.deps.idempotency.sha256Hex);
-    const request = { owner: ctx.user ?? '', key, fingerprint };
-    ({ answer, replayed } = await withIdempotencyKey(ctx.tenant, call.deps.idempotency, request, (trx) =>
-      write(Object.assign({}, ctx, { tenant: Object.assign({}, ctx.tenant, { db: trx }) })),
-    ));
-  }
-  const headers = joinHeaders(
-    { 'content-type': answer.status >= 400 ? 'application/problem+json' : 'application/json' },
-    call.headers,
-    answer.location ? { location: answer.location } : undefined,
-    answer.etag ? { etag: answer.etag } : undefined,
-    replayed ? { 'idempotency-replayed': 'true' } : undefined,
-  );
+  const write = async (c: typeof ctx) => createdAnswer(await create(c, path.files, body, scopeOf(path)), filesPathOf(call));
+  const { answer, replayed }: Outcome =
+    key === undefined
+      ? { answer: await write(ctx), replayed: false }
+      : await writeOnce(ctx, call.deps.idempotency, { method: 'POST', pathname: call.url.pathname, sent: body, key }, write);
+  // The record's JSON as shown: its content's signed link, made for this caller (never kept).
   const shown = answer.status === 201 ? await shownJson(call, answer.body, JSON.parse(answer.body).id) : answer.body;
-  return new Response(shown, { status: answer.status, headers });
+  return responseOf({ status: answer.status, body: shown, location: answer.location, etag: answer.etag }, call.headers, replayed);
 }
 
 /** PUT of the content: the raw body is the new bytes (its Content-Type the declared type), under If-Match. */

@@ -1,22 +1,23 @@
-import type { Kysely } from 'kysely';
 import { EngineError, valueOrUndefined, type ProblemItem, type Result } from '../errors.ts';
-import { fingerprintOf, parseIdempotencyKey, withIdempotencyKey, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
+import { parseIdempotencyKey, type IdempotencySettings, type KeptAnswer, type Outcome } from '../idempotency/index.ts';
 import { create, insertPlainCreates, plainCreateRow } from '../operations/create.ts';
-import { inTransaction, type OperationContext } from '../operations/context.ts';
+import type { OperationContext } from '../operations/context.ts';
 import { softDelete } from '../operations/soft-delete.ts';
 import { patch, replace } from '../operations/update.ts';
-import type { ApiRecord, Written } from '../records.ts';
+import type { Written } from '../records.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { isPlainObject } from '../validate/body.ts';
 import { readJsonBodyOnce } from './body.ts';
 import type { Caller } from './caller.ts';
-import { etagOf, parseCondition, type Condition } from './conditional.ts';
+import { parseCondition, type Condition } from './conditional.ts';
 import { joinHeaders } from './headers.ts';
 import type { ChargeCaller } from '../rate-limit.ts';
 import type { RequestTarget } from './request-target.ts';
 import { isFilePath } from '../files/paths.ts';
 import { requireBelongs } from '../operations/belongs.ts';
 import { matchEncoded, routeFor, type Match } from './route-table.ts';
+import { inCallTransaction, operationContext, writeOnce } from './operation-call.ts';
+import { batchBody, createdAnswer, DELETED, responseOf, updatedAnswer, type WriteAnswer } from './write-answer.ts';
 
 export const BATCH_METHODS = 'POST';
 export const MAX_BATCH_OPERATIONS = 100;
@@ -39,14 +40,6 @@ interface Planned {
   readonly match: Extract<Match, { found: true }>;
   readonly body: unknown;
   readonly ifMatch: Condition | undefined;
-}
-
-/** One operation's answer in the batch's array. */
-interface Outcome {
-  status: number;
-  body?: ApiRecord;
-  location?: string;
-  etag?: string;
 }
 
 const invalid = (problems: ProblemItem[]) => new EngineError('invalid-batch', 'The batch is not valid: see errors.', problems);
@@ -135,29 +128,23 @@ function route(deps: BatchDeps, caller: Caller, op: Shaped, i: number): Planned 
 }
 
 /** Runs one operation on the batch's transaction. */
-async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Promise<Outcome> {
+async function runOne(deps: BatchDeps, ctx: OperationContext, op: Planned): Promise<WriteAnswer> {
   const { resource, id, parent } = op.match;
   if (op.match.kind === 'childRecord') await requireBelongs(ctx, resource, id!, parent!);
   switch (op.method) {
     case 'POST':
       return created(deps, resource, await create(ctx, resource, op.body, parent));
     case 'PATCH':
-      return recordAnswer(await patch(ctx, resource, id!, op.body, op.ifMatch));
+      return updatedAnswer(await patch(ctx, resource, id!, op.body, op.ifMatch));
     case 'PUT':
-      return recordAnswer(await replace(ctx, resource, id!, op.body, op.ifMatch));
+      return updatedAnswer(await replace(ctx, resource, id!, op.body, op.ifMatch));
     default:
       await softDelete(ctx, resource, id!, op.ifMatch);
-      return { status: 204 };
+      return DELETED;
   }
 }
 
-const recordAnswer = ({ record, version }: Written): Outcome => ({ status: 200, body: record, etag: etagOf(version) });
-const created = (deps: BatchDeps, resource: Resource, { record, version }: Written): Outcome => ({
-  status: 201,
-  body: record,
-  location: `${deps.basePath}${resource.path}/${record.id}`,
-  etag: etagOf(version),
-});
+const created = (deps: BatchDeps, resource: Resource, written: Written) => createdAnswer(written, `${deps.basePath}${resource.path}`);
 
 /** An operation's error as the batch's: its status, every entry naming the operation (no record's ETag or Location). */
 function asBatchError(e: unknown, i: number): unknown {
@@ -175,10 +162,9 @@ function asBatchError(e: unknown, i: number): unknown {
  * checked one by one and inserted together (insertPlainCreates): one or two statements for the
  * run instead of one or two each. A run is written before the operation after it runs.
  */
-async function runAll(deps: BatchDeps, ctx: OperationContext, db: Kysely<any>, ops: readonly Planned[]): Promise<KeptAnswer> {
-  return inTransaction(db, async (trx) => {
-    const inTrx: OperationContext = Object.assign({}, ctx, { tenant: Object.assign({}, ctx.tenant, { db: trx }) });
-    const outcomes: Outcome[] = [];
+async function runAll(deps: BatchDeps, ctx: OperationContext, ops: readonly Planned[]): Promise<KeptAnswer> {
+  return inCallTransaction(ctx, async (inTrx) => {
+    const outcomes: WriteAnswer[] = [];
     let run: { resource: Resource; shape: string; rows: Record<string, unknown>[]; from: number } | undefined;
     const flush = async () => {
       if (!run) return;
@@ -210,7 +196,7 @@ async function runAll(deps: BatchDeps, ctx: OperationContext, db: Kysely<any>, o
       }
     }
     await flush();
-    return { status: 200, body: JSON.stringify(outcomes) };
+    return { status: 200, body: batchBody(outcomes) };
   });
 }
 
@@ -252,28 +238,13 @@ function batchAnswer(deps: BatchDeps) {
     if ('error' in parsedKey) throw parsedKey.error;
     const key = parsedKey.value;
     const ops = plan(deps, caller, read.value);
-    const ctx: OperationContext = {
-      tenant: caller.tenant,
-      registry: deps.registry,
-      user: caller.user,
-      roles: caller.roles,
-      cursors: deps.cursors,
-    };
-    let answer: KeptAnswer;
-    let replayed = false;
-    if (key === undefined) answer = await runAll(deps, ctx, ctx.tenant.db, ops);
-    else {
-      const request = {
-        owner: ctx.user ?? '',
-        key,
-        fingerprint: fingerprintOf(req.method, url.pathname, read.value, deps.idempotency.sha256Hex),
-      };
-      const outcome = await withIdempotencyKey(ctx.tenant, deps.idempotency, request, (trx) => runAll(deps, ctx, trx, ops));
-      answer = outcome.answer;
-      replayed = outcome.replayed;
-    }
-    const extra: Record<string, string> = { 'content-type': answer.status >= 400 ? 'application/problem+json' : 'application/json' };
-    if (replayed) extra['idempotency-replayed'] = 'true';
-    return new Response(answer.body, { status: answer.status, headers: joinHeaders(headers, extra) });
+    const ctx = operationContext(deps, caller);
+    const outcome: Outcome =
+      key === undefined
+        ? { answer: await runAll(deps, ctx, ops), replayed: false }
+        : await writeOnce(ctx, deps.idempotency, { method: req.method, pathname: url.pathname, sent: read.value, key }, (c) =>
+            runAll(deps, c, ops),
+          );
+    return responseOf(outcome.answer, headers, outcome.replayed);
   };
 }

@@ -11,7 +11,7 @@ import { parseQuery } from '../query/parse.ts';
 import { resolveQuery } from '../query/resolve.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
-import { jsonOf, type Written } from '../records.ts';
+import type { Written } from '../records.ts';
 import { readJsonBodyOnce } from './body.ts';
 import { retryTransientOnce } from '../transient.ts';
 import { usingTenant } from '../tenant-use.ts';
@@ -19,15 +19,7 @@ import { explainFailure } from '../schema/still-serves.ts';
 import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
 import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
 import { expectedVersion } from '../operations/precondition.ts';
-import {
-  answerOf,
-  fingerprintOf,
-  parseIdempotencyKey,
-  withIdempotencyKey,
-  type Claim,
-  type IdempotencySettings,
-  type KeptAnswer,
-} from '../idempotency/index.ts';
+import { parseIdempotencyKey, type Claim, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
 import type { FilesOptions } from '../files/options.ts';
 import type { ChargeCaller } from '../rate-limit.ts';
@@ -40,6 +32,8 @@ import type { Caller, ResolveCaller } from './caller.ts';
 import { listHeaders } from './list-headers.ts';
 import { pathSegments, targetOf, type RequestTarget } from './request-target.ts';
 import { allowHeader, matchPath, noteMatch, routeFor, type OperationName } from './route-table.ts';
+import { operationContext, writeOnce } from './operation-call.ts';
+import { createdAnswer, DELETED, responseOf, updatedAnswer } from './write-answer.ts';
 
 export interface HandlerDeps {
   readonly registry: Registry;
@@ -72,7 +66,6 @@ interface Call {
 }
 
 const JSON_TYPE = { 'content-type': 'application/json' };
-const PROBLEM_TYPE = { 'content-type': 'application/problem+json' };
 /** Every answer carries the caller's headers (rate-limit state), set when the Response is made; `json` is the body's JSON text. */
 const replyJson = (call: Call, json: string, status = 200, headers?: Record<string, string>) =>
   new Response(json, { status, headers: joinHeaders(JSON_TYPE, call.headers, headers) });
@@ -139,30 +132,12 @@ async function body(
   return valueOf(b);
 }
 
-function respond(call: Call, answer: KeptAnswer, replayed = false): Response {
-  const headers = joinHeaders(answer.status >= 400 ? PROBLEM_TYPE : JSON_TYPE, call.headers);
-  if (answer.location !== undefined) headers.location = answer.location;
-  if (answer.etag !== undefined) headers.etag = answer.etag;
-  if (replayed) headers['idempotency-replayed'] = 'true';
-  return new Response(answer.body, { status: answer.status, headers });
-}
-
 /**
- * POST and PATCH: the body (after the checks before it), then the write; only with an
- * Idempotency-Key sent, the idempotency path (`keyed`): the write runs in the transaction that
- * keeps its answer, or the kept answer is sent again (engine/idempotency/).
+ * POST and PATCH: the body (after the checks before it), then the write; with an Idempotency-Key
+ * sent, the write runs in the transaction that keeps its answer, or the kept answer is sent
+ * again (engine/idempotency/).
  */
 async function writeResponse(
-  call: Call,
-  target: 'record' | 'parent' | 'none',
-  ifMatch: Result<Condition | undefined>,
-  write: (ctx: OperationContext, body: unknown) => Promise<KeptAnswer>,
-  oneStatement?: (body: unknown, claim: Claim) => Promise<KeptAnswer | undefined>,
-): Promise<Response> {
-  if (!call.req.headers.has('idempotency-key')) return respond(call, await write(call.ctx, await body(call, target, ifMatch)));
-  return keyed(call, target, ifMatch, write, oneStatement);
-}
-async function keyed(
   call: Call,
   target: 'record' | 'parent' | 'none',
   ifMatch: Result<Condition | undefined>,
@@ -172,34 +147,29 @@ async function keyed(
   const parsedKey = parseIdempotencyKey(call.req.headers.get('idempotency-key'));
   const sent = await body(call, target, ifMatch, errorOf(parsedKey));
   const key = valueOrUndefined(parsedKey);
-  if (key === undefined) return respond(call, await write(call.ctx, sent));
-  const request = {
-    owner: call.ctx.user ?? '',
-    key,
-    fingerprint: fingerprintOf(call.req.method, call.url.pathname, sent, call.deps.idempotency.sha256Hex),
-  };
-  const outcome = await withIdempotencyKey(
-    call.ctx.tenant,
+  if (key === undefined) return responseOf(await write(call.ctx, sent), call.headers);
+  const outcome = await writeOnce(
+    call.ctx,
     call.deps.idempotency,
-    request,
-    (trx) => write(Object.assign({}, call.ctx, { tenant: Object.assign({}, call.ctx.tenant, { db: trx }) }), sent),
+    { method: call.req.method, pathname: call.url.pathname, sent, key },
+    (ctx) => write(ctx, sent),
     oneStatement && ((claim) => oneStatement(sent, claim)),
   );
-  return respond(call, outcome.answer, outcome.replayed);
+  return responseOf(outcome.answer, call.headers, outcome.replayed);
 }
 
 /** PUT: If-Match, the body, then the write; the answer carries the new ETag. */
 async function replaceResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
   const written = await replace(call.ctx, call.resource, call.id, await body(call, 'record', ifMatch), valueOrUndefined(ifMatch));
-  return replyJson(call, jsonOf(written), 200, { etag: etagOf(written.version) });
+  return responseOf(updatedAnswer(written), call.headers);
 }
 
 /** PATCH: as PUT, and an Idempotency-Key may make it safe to retry. */
 async function patchResponse(call: Call): Promise<Response> {
   const ifMatch = ifMatchOf(call);
   return writeResponse(call, 'record', ifMatch, async (ctx, sent) =>
-    answerOf(200, await patch(ctx, call.resource, call.id, sent, valueOrUndefined(ifMatch))),
+    updatedAnswer(await patch(ctx, call.resource, call.id, sent, valueOrUndefined(ifMatch))),
   );
 }
 
@@ -240,7 +210,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
       'none',
       NO_CONDITION,
       async (ctx, sent) => created(call, await create(ctx, call.resource, sent)),
-      (sent, claim) => createClaimed(call.ctx, call.resource, sent, claim, locationPrefix(call)),
+      (sent, claim) => createClaimed(call.ctx, call.resource, sent, claim, `${collectionPath(call)}/`),
     ),
   childCreate: (call) =>
     writeResponse(call, 'parent', NO_CONDITION, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),
@@ -250,12 +220,12 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
     const ifMatch = ifMatchOf(call);
     await failAfterExists(call, queryError(call.url) ?? errorOf(ifMatch), 'record', valueOrUndefined(ifMatch));
     await softDelete(call.ctx, call.resource, call.id, valueOrUndefined(ifMatch));
-    return new Response(null, { status: 204, headers: call.headers });
+    return responseOf(DELETED, call.headers);
   },
 };
 
-const locationPrefix = (call: Call) => `${call.deps.basePath}${call.resource.path}/`;
-const created = (call: Call, written: Written): KeptAnswer => answerOf(201, written, `${locationPrefix(call)}${written.record.id}`);
+const collectionPath = (call: Call) => `${call.deps.basePath}${call.resource.path}`;
+const created = (call: Call, written: Written): KeptAnswer => createdAnswer(written, collectionPath(call));
 
 /** 403 when `$linked` names a collection the caller may not read (before the query's 400s, in SPEC 1's order). */
 function forbidLinked(call: Call): void {
@@ -268,8 +238,7 @@ function forbidLinked(call: Call): void {
 }
 
 /** A page's or record's JSON as answered: linked files with their signed links. */
-const shown = (call: Call, json: string) =>
-  signLinkedFiles(json, call.resource, `${call.deps.basePath}${call.resource.path}`, call.caller, call.deps.files?.links);
+const shown = (call: Call, json: string) => signLinkedFiles(json, call.resource, collectionPath(call), call.caller, call.deps.files?.links);
 
 async function listResponse(call: Call): Promise<Response> {
   if (call.url.hasQuery) forbidLinked(call);
@@ -309,13 +278,7 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
       throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: allowHeader(match.kind) });
     if (!caller.can(match.resource.name, route.action))
       throw new EngineError('forbidden', `Your roles do not grant ${route.action} on ${match.resource.name}.`);
-    const ctx: OperationContext = {
-      tenant: caller.tenant,
-      registry: deps.registry,
-      user: caller.user,
-      roles: caller.roles,
-      cursors: deps.cursors,
-    };
+    const ctx = operationContext(deps, caller);
     let parent = match.parent;
     if (match.kind === 'childRecord') {
       // The 428 of a write without If-Match comes before the 404 of a record (SPEC 1's order).

@@ -11,7 +11,7 @@ import { stateFields } from '../states/machine.ts';
 import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace, notWritten, unreadVersion } from './precondition.ts';
 import { NEVER } from '../writes/conditions.ts';
-import { refusals, updateConditions } from '../writes/rules/index.ts';
+import { bodyProblemsOf, refusals, updateConditions } from '../writes/rules/index.ts';
 import { appendEvent, changedFields, eventTime } from './events.ts';
 import { writerOf } from '../writes/writer.ts';
 
@@ -119,9 +119,11 @@ async function updateOnce(
   const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
   const values = 'value' in checked ? writableValues(resource, checked.value as ApiRecord) : undefined;
   const refused = refusals(resource, { sent, values, mover: ctx }, read);
-  throwIfAny([...problems, ...refused.problems, ...(await parentLinkProblems(trx, ctx, resource, links))]);
+  const linkProblems = await parentLinkProblems(trx, ctx, resource, links);
+  // The body's problems and the rules' are reported together; a refusal alone, as it is.
+  if (problems.length || linkProblems.length) throwIfAny([...problems, ...bodyProblemsOf(refused), ...linkProblems]);
   if (!values) throw new EngineError('internal', 'unreachable: a failed check always has problems');
-  if (refused.error) throw refused.error;
+  valueOf(refused);
   values.updated = nextTimestamp(current.updated);
   const row = toRow(resource, ctx.tenant.flavour, values);
   // In a transaction the row was read under its lock (loadForWrite): the UPDATE replaces the row

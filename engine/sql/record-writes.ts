@@ -3,6 +3,7 @@ import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledQueriesByKey } from '../compiled-queries.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { EVENT_COLUMNS } from '../events/event-sql.ts';
+import { eventParentSql } from '../events/event-parent.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { Resource } from '../registry.ts';
 import { EVENTS_TABLE } from '../events/event-log.ts';
@@ -106,7 +107,8 @@ export async function updateRowWithEvent(
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
-            ${recordJsonOf(t.flavour, resource, 'w')}, cast(${user} as text), ${t.flavour.rowJson('o', resource.fieldNames)}
+            ${recordJsonOf(t.flavour, resource, 'w')}, cast(${user} as text), ${t.flavour.rowJson('o', resource.fieldNames)},
+            ${eventParentSql(resource, 'w')}
           from w left join o on true)
         select * from w`.compile(db);
     },

@@ -1,4 +1,4 @@
-import { EngineError, type ProblemItem } from '../errors.ts';
+import { EngineError, type ProblemItem, type Result } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import type { ApiRecord } from '../records.ts';
 import { listStates, mayMove, stateFields } from './machine.ts';
@@ -19,11 +19,12 @@ export const holdsOneOf = (mover: Mover, roles: readonly string[]) =>
 /**
  * SPEC 11's checks of a write that may move a record from `current` to `next` (the record as it
  * would be written), in SPEC 1's order: every transition not allowed (409), then a state the
- * mover's roles may not enter (403), then fields a state entered requires (422). Pure.
+ * mover's roles may not enter (403), then fields a state entered requires (422). Pure: the
+ * record as it would be written, once allowed.
  */
-export function checkTransition(resource: Resource, current: ApiRecord, next: ApiRecord, mover: Mover): EngineError | undefined {
+export function checkTransition(resource: Resource, current: ApiRecord, next: ApiRecord, mover: Mover): Result<ApiRecord> {
   const fields = stateFields(resource);
-  if (fields.length === 0) return undefined;
+  if (fields.length === 0) return { value: next };
   const moves = fields.filter(([n]) => next[n] !== current[n]);
   const refused: ProblemItem[] = moves
     .filter(([n, f]) => !mayMove(f, current[n] as string, next[n] as string))
@@ -34,19 +35,21 @@ export function checkTransition(resource: Resource, current: ApiRecord, next: Ap
         message: `may not move from ${from} to ${next[n]}: from ${from} it may move to ${listStates(f.states[from] ?? [])}`,
       };
     });
-  if (refused.length) return new EngineError('invalid-transition', 'The record may not move to that state: see errors.', refused);
+  if (refused.length) return refusedWith('invalid-transition', 'The record may not move to that state: see errors.', refused);
   const barred = moves.flatMap(([n, f]) => {
     const roles = f.enter?.[next[n] as string]?.roles;
     return roles === undefined || holdsOneOf(mover, roles)
       ? []
       : [{ field: n, message: `only a user holding ${listStates(roles)} may move a record into ${next[n]}` }];
   });
-  if (barred.length) return new EngineError('forbidden', 'Your roles may not move the record into that state: see errors.', barred);
+  if (barred.length) return refusedWith('forbidden', 'Your roles may not move the record into that state: see errors.', barred);
   const missing = moves.flatMap(([n, f]) =>
     (f.enter?.[next[n] as string]?.requires ?? [])
       .filter((r) => next[r] === null || next[r] === undefined)
       .map((r) => ({ field: r, message: `must be set to move ${n} into ${next[n]}` })),
   );
-  if (missing.length) return new EngineError('invalid-body', 'The state entered requires fields that are not set: see errors.', missing);
-  return undefined;
+  if (missing.length) return refusedWith('invalid-body', 'The state entered requires fields that are not set: see errors.', missing);
+  return { value: next };
 }
+
+const refusedWith = (...args: ConstructorParameters<typeof EngineError>): Result<never> => ({ error: new EngineError(...args) });

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { clientTypes } from '../client-types.ts';
+import { loadConfig } from '../config.ts';
 import { loadResources } from '../load-resources.ts';
 import { command, type Command } from './command.ts';
 
@@ -16,7 +17,7 @@ export const CLIENT_COMMANDS: Record<string, Command> = {
     },
     async (_args, values) => {
       const from = typeof values['import'] === 'string' ? values['import'] : undefined;
-      const text = clientTypes(await loadResources(), from);
+      const text = clientTypes(await loadResources(loadConfig().resourcesDir), from);
       if (typeof values['out'] !== 'string') return void process.stdout.write(text);
       writeFileSync(values['out'], text);
       console.error(`wrote the types of the collections to ${values['out']}`);

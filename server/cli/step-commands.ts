@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { loadConfig } from '../config.ts';
 import { STEP_FILE } from '../definition-files.js';
 import { UsageError } from './args.ts';
 import { command, type Command } from './command.ts';
@@ -23,12 +24,12 @@ export function nextStepFile(files: readonly string[], name: string): string {
 export const STEP_COMMANDS: Record<string, Command> = {
   'migrate:new': command(
     'migrate:new',
-    "Write a new migration step in ./migrations (the next sequence number): a data step every tenant runs once, in its migration, before the definitions' rules are checked.",
+    "Write a new migration step in ./migrations (or MIGRATIONS_DIR; the next sequence number): a data step every tenant runs once, in its migration, before the definitions' rules are checked.",
     { args: ['name'] },
     async ([name]) => {
       if (!/^[a-z0-9][a-z0-9_-]{0,80}$/.test(name ?? ''))
         throw new UsageError(`a step's name is lowercase letters, digits, - and _ (got "${name}")`);
-      const dir = join(process.cwd(), 'migrations');
+      const dir = resolve(loadConfig().migrationsDir ?? 'migrations');
       mkdirSync(dir, { recursive: true });
       const file = join(dir, nextStepFile(existsSync(dir) ? readdirSync(dir) : [], name!));
       writeFileSync(file, TEMPLATE, { flag: 'wx' });

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { accessSync, constants, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { GroupCommitKysely, GroupCommitSqliteDialect } from '../../adapters/sqlite/group-commit.ts';
@@ -96,13 +97,22 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
       readdirSync(dataDir)
         .filter((f) => f.endsWith(SUFFIX))
         .map((f) => f.slice(0, -SUFFIX.length)),
-    /** `DATA_DIR/<name>`, readable by the owner only; `wx` makes the first writer win when processes race. */
+    /**
+     * `DATA_DIR/<name>`, readable by the owner only. Written whole beside it, then linked: the
+     * first link wins when processes race, and no process reads a file still being written.
+     */
     async serverValue(name, make) {
       const file = join(dataDir, name);
-      try {
-        writeFileSync(file, make(), { flag: 'wx', mode: 0o600 });
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (!existsSync(file)) {
+        const draft = `${file}.${process.pid}.${randomUUID()}`;
+        writeFileSync(draft, make(), { mode: 0o600 });
+        try {
+          linkSync(draft, file);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        } finally {
+          unlinkSync(draft);
+        }
       }
       return readFileSync(file, 'utf8').trim();
     },

@@ -49,6 +49,37 @@ describe('the runnable parts of a page', () => {
     expect(docBlocks(page)).toEqual([{ kind: 'file', line: 7, path: 'resources/a.ts', text: 'export default 1;\n' }]);
   });
 
+  it('takes a `ts` block marked to run as one program, with the `// ` lines after its last `// prints:` as its output', () => {
+    const page = [
+      '<!-- run: tsx -->',
+      '',
+      `${fence}ts`,
+      'const a = 1;',
+      '// prints:',
+      'console.log(a);',
+      '// prints:',
+      '// 1',
+      '//',
+      fence,
+    ].join('\n');
+    expect(docBlocks(page)).toEqual([
+      {
+        kind: 'ts',
+        line: 3,
+        step: { line: 4, command: 'const a = 1;\n// prints:\nconsole.log(a);', expected: ['1', ''] },
+      },
+    ]);
+    expect(docBlocks(`<!-- run: tsx -->\n${fence}ts\nf();\n${fence}`)).toEqual([
+      { kind: 'ts', line: 2, step: { line: 3, command: 'f();', expected: undefined } },
+    ]);
+  });
+
+  it('refuses a program mark on another language or runner, and output lines that are not comments', () => {
+    expect(() => docBlocks(`<!-- run: tsx -->\n${fence}sh\nls\n${fence}`)).toThrow(/marks a `ts` block, not a `sh` one/);
+    expect(() => docBlocks(`<!-- run: deno -->\n${fence}ts\nf();\n${fence}`)).toThrow(/the only runner is tsx/);
+    expect(() => docBlocks(`<!-- run: tsx -->\n${fence}ts\nf();\n// prints:\n1\n${fence}`)).toThrow(/line 5: after `\/\/ prints:`/);
+  });
+
   it('refuses a command where no runner looks, and a mark without its reason', () => {
     expect(() => docBlocks(`${fence}text\ncurl -s $B\n${fence}`)).toThrow(/line 1: a `text` block holds a command/);
     expect(() => docBlocks(`<!-- not run: -->\n${fence}sh\nls\n${fence}`)).toThrow(/needs a reason/);

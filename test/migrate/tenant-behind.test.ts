@@ -29,7 +29,10 @@ const get = (h: Harness, token: string) => h.request('GET', `${M}/work_orders`, 
 for (const db of DATABASES)
   describe(`a tenant behind the running definitions [${db}]`, () => {
     it('answers 503 with Retry-After while its neighbours answer 200, and 200 after mrs migrate, without a restart', async () => {
-      const server = await startHarness(db, { resources: NEXT, steps: [fillSite] });
+      // The release before ran first, as it does in a deploy; then this server starts on the next.
+      const first = await startHarness(db, { resources: DEFAULTS, steps: [] });
+      await first.stop(true);
+      const server = await startHarness(db, { resources: NEXT, steps: [fillSite], reuse: first });
       const place = { DATA_DIR: server.dataDir, DATABASE_URL: server.databaseUrl };
       // A process of the release before (its definitions, no steps) makes a tenant while this server runs.
       const older = await createService(loadConfig(place), { resources: DEFAULTS, steps: [], onUnexpectedError: () => {} });
@@ -72,7 +75,8 @@ for (const db of DATABASES)
         expect(answer.body).toEqual([expect.objectContaining({ department_id: 4, site: 'plant-4' })]);
       } finally {
         await older.close();
-        await server.stop();
+        await server.stop(true);
+        await first.cleanup();
       }
     });
   });

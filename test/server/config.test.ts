@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../server/config.ts';
+import { COMPILED_FROM, folderToLoad } from '../../server/definition-files.js';
 
 describe('configuration from the environment', () => {
   it('has the documented defaults', () => {
@@ -40,6 +44,24 @@ describe('configuration from the environment', () => {
       webhookMaxBackoffS: 60,
       webhookGiveUpS: 600,
     });
+  });
+
+  it('reads the folders of definitions and steps from RESOURCES_DIR and MIGRATIONS_DIR; a compiled copy of the folder named stands for it', () => {
+    expect(loadConfig({})).toMatchObject({ resourcesDir: undefined, migrationsDir: undefined });
+    expect(loadConfig({ RESOURCES_DIR: 'defs', MIGRATIONS_DIR: '/srv/steps' })).toMatchObject({
+      resourcesDir: 'defs',
+      migrationsDir: '/srv/steps',
+    });
+    const builtin = mkdtempSync(join(tmpdir(), 'mrs-builtin-'));
+    try {
+      expect(folderToLoad(undefined, builtin)).toBe(builtin);
+      expect(folderToLoad('defs', builtin)).toBe(join(process.cwd(), 'defs'));
+      writeFileSync(join(builtin, COMPILED_FROM), JSON.stringify(join(process.cwd(), 'defs')));
+      expect(folderToLoad('defs', builtin)).toBe(builtin);
+      expect(folderToLoad('/srv/other', builtin)).toBe('/srv/other');
+    } finally {
+      rmSync(builtin, { recursive: true, force: true });
+    }
   });
 
   const BAD: [string, string][] = [

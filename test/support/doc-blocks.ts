@@ -7,10 +7,13 @@
  *   them is run and its output not compared. `#` lines before a block's first command are notes.
  * - A block after `<!-- not run: reason -->` is skipped; after `<!-- file: path -->` it is written
  *   to that path (relative to the checkout) before the blocks after it run.
+ * - A ```ts block after `<!-- run: tsx -->` runs as a program at the checkout's root, in order
+ *   with the other blocks; `// ` lines after a last `// prints:` line are its output.
  */
 
 export type DocBlock =
   | { readonly kind: 'sh'; readonly line: number; readonly steps: readonly Step[] }
+  | { readonly kind: 'ts'; readonly line: number; readonly step: Step }
   | { readonly kind: 'file'; readonly line: number; readonly path: string; readonly text: string };
 
 /** One command (or a run of commands with no output shown between them) and the output shown after it. */
@@ -22,7 +25,7 @@ export interface Step {
 }
 
 const FENCE = /^```(\S*)\s*$/;
-const MARK = /^<!--\s*(not run|file):\s*(.*?)\s*-->$/;
+const MARK = /^<!--\s*(not run|file|run):\s*(.*?)\s*-->$/;
 /** Shell commands written where no runner looks: a fence other than `sh` holding one. */
 const COMMAND_LINE = /^(\$ |curl |npx |npm |node )/;
 
@@ -35,7 +38,9 @@ export function docBlocks(markdown: string): DocBlock[] {
     const text = lines[i]!;
     const m = MARK.exec(text.trim());
     if (m) {
-      if (!m[2]) throw new Error(`line ${i + 1}: <!-- ${m[1]}: ... --> needs a ${m[1] === 'file' ? 'path' : 'reason'}`);
+      if (!m[2])
+        throw new Error(`line ${i + 1}: <!-- ${m[1]}: ... --> needs a ${m[1] === 'file' ? 'path' : m[1] === 'run' ? 'runner' : 'reason'}`);
+      if (m[1] === 'run' && m[2] !== 'tsx') throw new Error(`line ${i + 1}: <!-- run: ${m[2]} -->: the only runner is tsx`);
       mark = { kind: m[1]!, arg: m[2], line: i + 1 };
       continue;
     }
@@ -50,12 +55,25 @@ export function docBlocks(markdown: string): DocBlock[] {
     if (i >= lines.length) throw new Error(`line ${start}: a block that is never closed`);
     const lang = fence[1];
     if (mark?.kind === 'file') blocks.push({ kind: 'file', line: start, path: mark.arg, text: body.join('\n') + '\n' });
-    else if (lang === 'sh' && mark?.kind !== 'not run') blocks.push({ kind: 'sh', line: start, steps: stepsOf(body, start + 1) });
+    else if (mark?.kind === 'run') {
+      if (lang !== 'ts') throw new Error(`line ${start}: <!-- run: tsx --> marks a \`ts\` block, not a \`${lang || 'plain'}\` one`);
+      blocks.push({ kind: 'ts', line: start, step: programOf(body, start + 1) });
+    } else if (lang === 'sh' && mark?.kind !== 'not run') blocks.push({ kind: 'sh', line: start, steps: stepsOf(body, start + 1) });
     else if (lang !== 'sh' && lang !== 'ts' && body.some((l) => COMMAND_LINE.test(l)))
       throw new Error(`line ${start}: a \`${lang || 'plain'}\` block holds a command: write commands in \`sh\` blocks`);
     mark = undefined;
   }
   return blocks;
+}
+
+/** A program and the output its `// prints:` lines show, if any. */
+export function programOf(body: readonly string[], first: number): Step {
+  const at = body.lastIndexOf('// prints:');
+  if (at < 0) return { line: first, command: body.join('\n'), expected: undefined };
+  const shown = body.slice(at + 1);
+  const bad = shown.findIndex((l) => l !== '//' && !l.startsWith('// '));
+  if (bad >= 0) throw new Error(`line ${first + at + 1 + bad}: after \`// prints:\` only \`// \` output lines`);
+  return { line: first, command: body.slice(0, at).join('\n'), expected: shown.map((l) => l.slice(3)) };
 }
 
 const isOutput = (line: string) => line === '#' || line.startsWith('# ');

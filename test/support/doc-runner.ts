@@ -154,6 +154,14 @@ export async function runDoc(checkouts: DocCheckouts, page: string, timeoutMs = 
       script += `mkdir -p ${JSON.stringify(dirname(block.path))}\ncat > ${JSON.stringify(block.path)} <<'__MRS_DOC_FILE__'\n${toRun(block.text)}__MRS_DOC_FILE__\n`;
       continue;
     }
+    if (block.kind === 'ts') {
+      // At the checkout's root, so that the package's own entries resolve (to their sources) as a page's relative imports do.
+      const file = `.doc-block-${block.line}.ts`;
+      script += `printf '\\n\\x1eSTEP %d %s\\x1e\\n' ${steps.length} "$EPOCHREALTIME"\n`;
+      script += `cat > ${file} <<'__MRS_DOC_FILE__'\n${toRun(block.step.command)}\n__MRS_DOC_FILE__\nnode --conditions=source --import tsx ${file}\n`;
+      steps.push(block.step);
+      continue;
+    }
     for (const step of block.steps) {
       script += `printf '\\n\\x1eSTEP %d %s\\x1e\\n' ${steps.length} "$EPOCHREALTIME"\n${toRun(step.command)}\n`;
       steps.push(step);

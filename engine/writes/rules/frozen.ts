@@ -1,3 +1,4 @@
+import { EngineError } from '../../errors.ts';
 import type { Resource } from '../../registry.ts';
 import { holds, NEVER, showsJson, type RowCondition } from '../conditions.ts';
 import type { UpdateWrite, WriteRule } from './rule.ts';
@@ -39,12 +40,16 @@ export const frozenRule: WriteRule = {
     ),
   conditions: (resource, write) => frozenSent(resource, write).map(([name, whens]) => keptOrThawed(name, whens, write)),
   refusal: (resource, write, current) =>
-    frozenSent(resource, write)
-      .filter(([name, whens]) => !holds(keptOrThawed(name, whens, write), current))
-      .map(([field, whens]) => {
-        const [by] = whens.find(([by, values]) => values.includes(current.record[by] as string))!;
-        return { field, message: `may not change while ${by} is ${String(current.record[by])}` };
-      }),
+    new EngineError(
+      'invalid-body',
+      'The body is not a valid record: see errors.',
+      frozenSent(resource, write)
+        .filter(([name, whens]) => !holds(keptOrThawed(name, whens, write), current))
+        .map(([field, whens]) => {
+          const [by] = whens.find(([by, values]) => values.includes(current.record[by] as string))!;
+          return { field, message: `may not change while ${by} is ${String(current.record[by])}` };
+        }),
+    ),
 };
 
 /** The field keeps the value sent, or the record is in none of the states that freeze it. */

@@ -1,4 +1,4 @@
-import { EngineError, type ProblemItem } from '../../errors.ts';
+import { EngineError, type Result } from '../../errors.ts';
 import type { Stored } from '../../records.ts';
 import type { Resource } from '../../registry.ts';
 import { all, holds, type RowCondition } from '../conditions.ts';
@@ -15,17 +15,21 @@ export const updateConditions = (resource: Resource, write: UpdateWrite): RowCon
   UPDATE_RULES.flatMap((rule) => rule.conditions(resource, write));
 
 /**
- * The rules a record read fails, judged by their conditions (the same a statement checks):
- * their problems, reported with the body's, and the first error of its own, thrown after them.
+ * Whether a record read may be written, judged by the rules' conditions (the same a statement
+ * checks): the record, or the refusal. The rules' `invalid-body` problems are one error, to be
+ * reported with the body's (`bodyProblemsOf`); another error (states: 409, 403) only without them.
  */
-export function refusals(resource: Resource, write: UpdateWrite, current: Stored): { problems: ProblemItem[]; error?: EngineError } {
-  const problems: ProblemItem[] = [];
-  let error: EngineError | undefined;
-  for (const rule of UPDATE_RULES) {
-    if (holds(all(rule.conditions(resource, write)), current)) continue;
-    const refused = rule.refusal(resource, write, current);
-    if (refused instanceof EngineError) error ??= refused;
-    else problems.push(...refused);
-  }
-  return error ? { problems, error } : { problems };
+export function refusals(resource: Resource, write: UpdateWrite, current: Stored): Result<Stored> {
+  const refused = UPDATE_RULES.filter((rule) => !holds(all(rule.conditions(resource, write)), current)).map((rule) =>
+    rule.refusal(resource, write, current),
+  );
+  if (refused.length === 0) return { value: current };
+  const problems = bodyProblemsOf(...refused.map((error) => ({ error })));
+  return {
+    error: problems.length ? new EngineError('invalid-body', 'The body is not a valid record: see errors.', problems) : refused[0]!,
+  };
 }
+
+/** The problems a refusal reports with the body's: an `invalid-body` error's; none of another error. */
+export const bodyProblemsOf = (...results: readonly Result<unknown>[]) =>
+  results.flatMap((r) => ('error' in r && r.error.code === 'invalid-body' ? r.error.errors : []));

@@ -1,3 +1,4 @@
+import { EngineError } from '../../errors.ts';
 import type { Resource } from '../../registry.ts';
 import { holds, NEVER, showsJson, type RowCondition } from '../conditions.ts';
 import type { UpdateWrite, WriteRule } from './rule.ts';
@@ -21,10 +22,14 @@ export const readOnlyRule: WriteRule = {
     return [json === undefined ? NEVER : { is: 'shows', fields: sent, json }];
   },
   refusal: (resource, write, current) =>
-    sentOf(resource, write)
-      .filter((n) => !holds(keeps(n, write), current))
-      .map((field) => ({
-        field,
-        message: `is set by the server; send it only with its current value ${JSON.stringify(current.record[field])}`,
-      })),
+    new EngineError(
+      'invalid-body',
+      'The body is not a valid record: see errors.',
+      sentOf(resource, write)
+        .filter((n) => !holds(keeps(n, write), current))
+        .map((field) => ({
+          field,
+          message: `is set by the server; send it only with its current value ${JSON.stringify(current.record[field])}`,
+        })),
+    ),
 };

@@ -1,4 +1,4 @@
-import { EngineError } from '../../errors.ts';
+import { EngineError, errorOf } from '../../errors.ts';
 import { movesInto, stateFields } from '../../states/machine.ts';
 import { checkTransition, holdsOneOf } from '../../states/transition.ts';
 import type { RowCondition } from '../conditions.ts';
@@ -30,6 +30,6 @@ export const statesRule: WriteRule = {
     });
   },
   refusal: (resource, { values, mover }, current) =>
-    checkTransition(resource, current.record, Object.assign({}, current.record, values), mover) ??
+    errorOf(checkTransition(resource, current.record, Object.assign({}, current.record, values), mover)) ??
     new EngineError('internal', 'A state check failed that checkTransition allows.'),
 };
