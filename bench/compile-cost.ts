@@ -50,9 +50,10 @@ const pg = compileOnlyDb('postgres').db.withSchema('tenant_a');
 const eventRows = (n: number, values: ListPlaceholder | readonly unknown[]): RawBuilder<unknown> =>
   sql`values ${sql.join(
     Array.from({ length: n }, (_, i) => {
-      const v = (k: number) => values.at(i * 8 + k);
+      const v = (k: number) => values.at(i * 10 + k);
       return sql`(cast(${v(0)} as text), cast(${v(1)} as text), cast(${v(2)} as bigint), cast(${v(3)} as text),
-        cast(${v(4)} as text), cast(${v(5)} as text), cast(${v(6)} as text), cast(${v(7)} as text))`;
+        cast(${v(4)} as text), cast(${v(5)} as text), cast(${v(6)} as text), cast(${v(7)} as text),
+        cast(${v(8)} as text), cast(${v(9)} as bigint))`;
     }),
   )}`;
 
@@ -72,7 +73,7 @@ const sites = [
     name: 'an event appended (SQLite)',
     db: lite,
     shape: () => ({ schema: undefined, n: 1 }),
-    values: () => ({ values: ['2026-01-01T00:00:00Z', 'work_orders', 1, 'create', '["a"]', '{"id":1}', 'admin', null] }),
+    values: () => ({ values: ['2026-01-01T00:00:00Z', 'work_orders', 1, 'create', '["a"]', '{"id":1}', 'admin', null, null, null] }),
     build: (_db, { n }, p) => sql`insert into mrs_events ${EVENT_COLUMNS} ${eventRows(n, p.values)}`,
   }),
   site({

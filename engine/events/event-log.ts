@@ -45,6 +45,12 @@ export interface EventLog {
 export const EVENT_OPS = ['create', 'update', 'delete'] as const;
 export type EventOp = (typeof EVENT_OPS)[number];
 
+/** The record a file's event belongs to (SPEC 13), by which the feed shows it. */
+export interface EventParent {
+  readonly collection: string;
+  readonly id: number;
+}
+
 export interface NewEvent {
   readonly collection: string;
   readonly id: number;
@@ -68,6 +74,8 @@ export interface NewEvent {
    * (engine/cursor/lazy.ts). Never shown by the feed. Absent for a create.
    */
   readonly before?: string | undefined;
+  /** A file's parent record (engine/events/event-parent.ts); absent for other collections. */
+  readonly parent?: EventParent | undefined;
 }
 
 export interface EventQuery {
@@ -78,6 +86,8 @@ export interface EventQuery {
   readonly collections?: readonly string[] | undefined;
   /** Only these ops (undefined: every one). */
   readonly ops?: readonly EventOp[] | undefined;
+  /** Events with a parent only when it is of one of these collections (undefined: any). */
+  readonly parents?: readonly string[] | undefined;
 }
 
 /** An event as stored: `changed` and `record` are JSON text, as written with the change. */
@@ -90,6 +100,7 @@ export interface StoredEvent {
   readonly changed: string;
   readonly record: string;
   readonly user: string | null;
+  readonly parent?: EventParent | undefined;
 }
 
 export interface EventPage {
@@ -108,9 +119,9 @@ export interface EventPageJson {
   readonly goneBelow: number;
 }
 
-/** The event as the feed answers it: one line of JSON (`record` and `changed` as stored). */
+/** The event as the feed answers it: one line of JSON (`record` and `changed` as stored), a file's with its `parent`. */
 export const eventJson = (e: StoredEvent): string =>
-  `{"seq":${e.seq},"at":${JSON.stringify(e.at)},"collection":${JSON.stringify(e.collection)},"id":${e.id},"op":"${e.op}","changed":${e.changed},"record":${e.record},"user":${JSON.stringify(e.user)}}`;
+  `{"seq":${e.seq},"at":${JSON.stringify(e.at)},"collection":${JSON.stringify(e.collection)},"id":${e.id},"op":"${e.op}","changed":${e.changed},"record":${e.record},"user":${JSON.stringify(e.user)}${e.parent ? `,"parent":${JSON.stringify(e.parent)}` : ''}}`;
 
 /** The `mrs_meta` key holding the highest seq retention removed. */
 export const EVENTS_GONE_KEY = 'events_gone_below';
@@ -127,4 +138,5 @@ export const storedEvent = (r: Record<string, unknown>): StoredEvent => ({
   changed: r.changed as string,
   record: r.record as string,
   user: (r.username as string | null) ?? null,
+  ...(r.parent_collection == null ? {} : { parent: { collection: r.parent_collection as string, id: Number(r.parent_id) } }),
 });

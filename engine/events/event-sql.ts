@@ -3,6 +3,7 @@ import { compiledStatement, type ListPlaceholder, type Placeholders } from '../c
 import { tableRef } from '../dialects/table-ref.ts';
 import type { SqlFlavour, TenantDb } from '../dialects/types.ts';
 import { jsonArrayOf } from '../dialects/json-array.ts';
+import { parentsCondition, parentText } from './event-parent.ts';
 import {
   EVENTS_GONE_KEY,
   EVENTS_TABLE,
@@ -17,7 +18,7 @@ import {
 /** The feed's statements that every database writes alike: each EventLog builds its own on them. */
 
 /** Values of one event, in the order `eventRows` takes them. */
-const VALUES_PER_EVENT = 8;
+const VALUES_PER_EVENT = 10;
 
 /** The JSON of `changed` lists that many events share (sharedChanged), by the list. */
 const sharedJson = new WeakMap<readonly string[], string>();
@@ -35,30 +36,43 @@ const changedJson = (changed: readonly string[]) => sharedJson.get(changed) ?? J
 
 const valuesOf = (events: readonly NewEvent[]): unknown[] => {
   const values: unknown[] = [];
-  for (const e of events) values.push(e.at, e.collection, e.id, e.op, changedJson(e.changed), e.record, e.user, e.before ?? null);
+  for (const e of events)
+    values.push(
+      e.at,
+      e.collection,
+      e.id,
+      e.op,
+      changedJson(e.changed),
+      e.record,
+      e.user,
+      e.before ?? null,
+      e.parent?.collection ?? null,
+      e.parent?.id ?? null,
+    );
   return values;
 };
 
 /**
  * The events to append as a VALUES list of parameters, rows `(at, collection, record_id, op,
- * changed, record, username, before_row)` (EVENT_COLUMNS), each event's VALUES_PER_EVENT values
+ * changed, record, username, before_row, parent_collection, parent_id)` (EVENT_COLUMNS), each event's VALUES_PER_EVENT values
  * in turn in `values`. The record is the JSON the write already holds: read again from its row,
  * it cost the append about as much again.
  */
 function eventRows(n: number, values: ListPlaceholder): RawBuilder<unknown> {
   return sql`values ${sql.join(
     Array.from({ length: n }, (_, i) => {
-      const [at, collection, id, op, changed, record, user, before] = Array.from({ length: VALUES_PER_EVENT }, (_, k) =>
+      const [at, collection, id, op, changed, record, user, before, parent, parentId] = Array.from({ length: VALUES_PER_EVENT }, (_, k) =>
         values.at(i * VALUES_PER_EVENT + k),
       );
       return sql`(cast(${at} as text), cast(${collection} as text), cast(${id} as bigint), cast(${op} as text),
-        cast(${changed} as text), cast(${record} as text), cast(${user} as text), cast(${before} as text))`;
+        cast(${changed} as text), cast(${record} as text), cast(${user} as text), cast(${before} as text),
+        cast(${parent} as text), cast(${parentId} as bigint))`;
     }),
   )}`;
 }
 
 /** The columns an event's VALUES row (eventRows) fills, in order. */
-export const EVENT_COLUMNS = sql`(at, collection, record_id, op, changed, record, username, before_row)`;
+export const EVENT_COLUMNS = sql`(at, collection, record_id, op, changed, record, username, before_row, parent_collection, parent_id)`;
 
 /** Events appended by one statement at most: a longer list goes in several, in order. */
 const EVENTS_PER_STATEMENT = 100;
@@ -121,6 +135,8 @@ export interface WrittenEvent {
   readonly op: EventOp;
   readonly changed: unknown;
   readonly user: unknown;
+  /** The event's parent columns, written from the row (event-parent.ts's eventParentSql); none when absent. */
+  readonly parent?: RawBuilder<unknown>;
 }
 
 /**
@@ -130,8 +146,9 @@ export interface WrittenEvent {
  * (see eventOfWrite).
  */
 export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expression<string>, e: WrittenEvent): RawBuilder<unknown> {
-  return sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username)
-      select cast(${e.at} as text), ${sql.lit(e.collection)}, ${sql.ref(`${from}.id`)}, ${sql.lit(e.op)}, cast(${e.changed} as text), ${recordJson}, cast(${e.user} as text) from ${sql.table(from)}
+  return sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username, parent_collection, parent_id)
+      select cast(${e.at} as text), ${sql.lit(e.collection)}, ${sql.ref(`${from}.id`)}, ${sql.lit(e.op)}, cast(${e.changed} as text), ${recordJson}, cast(${e.user} as text),
+        ${e.parent ?? sql`null, null`} from ${sql.table(from)}
       order by ${sql.ref(`${from}.id`)}`;
 }
 
@@ -146,7 +163,13 @@ type FeedSql<T> = (t: FeedTables) => RawBuilder<T>;
  * numbers them after they commit).
  */
 export function pageReader(highest: FeedSql<number>, pending: FeedSql<boolean> = () => sql`false`) {
-  const read = pageRows(highest, pending, 'read', () => sql`at, collection, record_id, op, changed, record, username`, sql`e.*`);
+  const read = pageRows(
+    highest,
+    pending,
+    'read',
+    () => sql`at, collection, record_id, op, changed, record, username, parent_collection, parent_id`,
+    sql`e.*`,
+  );
   return async (t: TenantDb, q: EventQuery): Promise<PageRead<EventPage>> => {
     const { rows, highest, goneBelow, pending } = await read(t, q);
     return { page: { events: rows.map(storedEvent), highest, goneBelow }, pending };
@@ -179,6 +202,7 @@ interface PageShape {
   readonly schema: string | undefined;
   readonly collections: number;
   readonly ops: number;
+  readonly parents: number;
 }
 
 /** A feed page statement's values. */
@@ -187,6 +211,7 @@ interface PageValues {
   readonly limit: number;
   readonly collections: readonly string[];
   readonly ops: readonly string[];
+  readonly parents: readonly string[];
 }
 
 /**
@@ -207,12 +232,14 @@ const pageShape = (t: TenantDb, q: EventQuery): PageShape => ({
   schema: t.schema,
   collections: q.collections ? q.collections.length : -1,
   ops: q.ops ? q.ops.length : -1,
+  parents: q.parents ? q.parents.length : -1,
 });
 const pageValues = (q: EventQuery): PageValues => ({
   after: q.after,
   limit: q.limit,
   collections: q.collections ?? NONE,
   ops: q.ops ?? NONE,
+  parents: q.parents ?? NONE,
 });
 
 /**
@@ -257,7 +284,10 @@ function pageRows(
   };
 }
 
-/** The page's conditions on collection and op: as many values of each as the shape says, or none when negative. */
+/**
+ * The page's conditions on collection, op and parent: as many values of each as the shape says,
+ * or none when negative.
+ */
 function pageFilters(shape: PageShape, p: Placeholders<PageValues>): RawBuilder<unknown>[] {
   const items = (n: number, list: ListPlaceholder) => sql.join(Array.from({ length: n }, (_, i) => list.at(i)));
   return [
@@ -265,6 +295,7 @@ function pageFilters(shape: PageShape, p: Placeholders<PageValues>): RawBuilder<
       ? []
       : [shape.collections === 0 ? sql`1 = 0` : sql`collection in (${items(shape.collections, p.collections)})`]),
     ...(shape.ops < 0 ? [] : [shape.ops === 0 ? sql`1 = 0` : sql`op in (${items(shape.ops, p.ops)})`]),
+    ...(shape.parents < 0 ? [] : [parentsCondition(shape.parents === 0 ? undefined : items(shape.parents, p.parents))]),
   ];
 }
 
@@ -272,7 +303,7 @@ function pageFilters(shape: PageShape, p: Placeholders<PageValues>): RawBuilder<
 const eventText = (t: FeedTables) => {
   const q = (column: string) => t.flavour.jsonString(sql.ref(column));
   return sql<string>`'{"seq":' || seq || ',"at":' || ${q('at')} || ',"collection":' || ${q('collection')} || ',"id":' || record_id
-    || ',"op":"' || op || '","changed":' || changed || ',"record":' || record || ',"user":' || ${q('username')} || '}'`;
+    || ',"op":"' || op || '","changed":' || changed || ',"record":' || record || ',"user":' || ${q('username')} || ${parentText} || '}'`;
 };
 
 /**
@@ -300,26 +331,4 @@ export function pageJsonReader(highest: FeedSql<number>) {
     const row = (await statementOf(t.flavour).run(t.db, pageShape(t, q), pageValues(q))).rows[0]!;
     return { json: row.json as string, highest: Number(row.highest), goneBelow: Number(row.gone) };
   };
-}
-
-/** Rows one statement of a sweep looks at, at most. */
-export const OLD_EVENTS_PER_STATEMENT = 1000;
-
-/**
- * Removes the oldest events stamped before `olderThan`, among the first `limit` (seq and `at`
- * rise together, so no index on `at` is needed and a sweep reads at most `limit` rows), and
- * raises the gone mark to the highest seq removed, in one transaction.
- */
-export async function sweepEvents(t: TenantDb, olderThan: string, limit = OLD_EVENTS_PER_STATEMENT): Promise<number> {
-  return t.db.transaction().execute(async (trx) => {
-    const oldest = sql`select o.seq from (select seq, at from ${tableRef(t, EVENTS_TABLE)} where seq is not null order by seq limit ${limit}) as o where o.at < ${olderThan}`;
-    const { rows } = await sql<{ seq: unknown }>`delete from ${tableRef(t, EVENTS_TABLE)} where seq in (${oldest}) returning seq`.execute(
-      trx,
-    );
-    if (rows.length === 0) return 0;
-    const top = Math.max(...rows.map((r) => Number(r.seq)));
-    await sql`update ${tableRef(t, 'mrs_meta')} set value = cast(${top} as text)
-      where key = ${EVENTS_GONE_KEY} and cast(value as bigint) < ${top}`.execute(trx);
-    return rows.length;
-  });
 }

@@ -1,5 +1,5 @@
 import type { TenantDb } from '../dialects/types.ts';
-import { OLD_EVENTS_PER_STATEMENT } from './event-sql.ts';
+import { OLD_EVENTS_PER_STATEMENT } from './event-sweep.ts';
 
 /** How long the feed keeps events, and the clock it is measured by. */
 export interface FeedSettings {

@@ -37,11 +37,23 @@ export function attachedFilesDefinition(definitions: readonly ResourceDefinition
   });
 }
 
+/** What of the change feed a caller may read: collections, and the parents of files' events (undefined: no limit). */
+export interface FeedScope {
+  readonly collections: readonly string[] | undefined;
+  readonly parents: readonly string[] | undefined;
+}
+
 /**
- * Whether a caller may read a collection's records in the feed: files' events need `read` on
- * every collection that declares files (a file's parent is known only per event).
+ * The feed a caller may read (SPEC 9, 13): the collections its roles may read; a file's event
+ * when it may read the file's parent's collection.
  */
-export function canRead(registry: Registry, caller: Pick<Caller, 'can'>, collection: string): boolean {
-  if (collection !== ATTACHED_FILES) return caller.can(collection, 'read');
-  return [...registry.resources.values()].every((r) => r.definition.files === undefined || caller.can(r.name, 'read'));
+export function readableFeed(registry: Registry, caller: Pick<Caller, 'can'>): FeedScope {
+  const parents = [...registry.resources.values()].filter((r) => r.definition.files !== undefined).map((r) => r.name);
+  const readableParents = parents.filter((p) => caller.can(p, 'read'));
+  const names = [...registry.resources.keys()];
+  const collections = names.filter((n) => (n === ATTACHED_FILES ? readableParents.length > 0 : caller.can(n, 'read')));
+  return {
+    collections: collections.length === names.length ? undefined : collections,
+    parents: readableParents.length === parents.length ? undefined : readableParents,
+  };
 }

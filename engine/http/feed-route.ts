@@ -1,4 +1,4 @@
-import { canRead } from '../files/definition.ts';
+import { readableFeed } from '../files/definition.ts';
 import { EngineError, problemsOf } from '../errors.ts';
 import { eventStream } from '../events/event-stream.ts';
 import { feedWatcher } from '../events/feed-watcher.ts';
@@ -54,9 +54,8 @@ export function feedRoute(deps: FeedDeps) {
       throw new EngineError('method-not-allowed', `${req.method} is not allowed on this path.`, [], { allow: FEED_METHODS });
     const streaming = wantsStream(req);
     const query = checkedQuery(url.searchParams, names, streaming ? req.headers.get('last-event-id') : null);
-    const readable = [...names].filter((name) => canRead(deps.registry, caller, name));
     const ctx: OperationContext = { tenant: caller.tenant, registry: deps.registry, user: caller.user, cursors: deps.cursors };
-    const only = readable.length === names.size ? undefined : readable;
+    const only = readableFeed(deps.registry, caller);
     if (!streaming) {
       const page = await readFeed(ctx, deps.feed, query, only);
       return new Response(page.json, { status: 200, headers: joinHeaders(JSON_TYPE, headers, { 'x-change-seq': String(page.highest) }) });

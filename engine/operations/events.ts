@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { EventOp, NewEvent } from '../events/event-log.ts';
+import { eventParentOf } from '../events/event-parent.ts';
 import { sharedChanged } from '../events/event-sql.ts';
 import type { Resource } from '../registry.ts';
 import type { ApiRecord } from '../records.ts';
@@ -45,6 +46,7 @@ export function eventOf(
     user: ctx.user ?? null,
     at: eventTime(ctx),
     before,
+    parent: eventParentOf(resource, record),
   };
 }
 

@@ -1,6 +1,7 @@
 import { EngineError } from '../errors.ts';
 import type { EventPage, EventQuery } from '../events/event-log.ts';
 import type { FeedQuery } from '../events/feed-query.ts';
+import type { FeedScope } from '../files/definition.ts';
 import { sweepIfDue, type FeedSettings } from '../events/retention.ts';
 import type { OperationContext } from './context.ts';
 
@@ -12,40 +13,31 @@ export interface FeedPage {
 }
 
 /**
- * A page of the tenant's change feed after `query.after`, of the collections in `readable` only
- * (those the caller's roles may read; undefined: every one). A position whose events retention
+ * A page of the tenant's change feed after `query.after`, of what `readable` names only (the
+ * collections the caller's roles may read, and the parents of files' events). A position whose events retention
  * already removed is 410 `events-gone`: the client starts again from a list.
  */
 export async function readFeedPage(
   ctx: OperationContext,
   settings: FeedSettings,
   query: FeedQuery,
-  readable: readonly string[] | undefined,
+  readable: FeedScope,
 ): Promise<EventPage> {
   return notGone(query, await ctx.tenant.events.read(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
 }
 
 /** readFeedPage as the JSON answer, written by the database (EventLog.readJson). */
-export async function readFeed(
-  ctx: OperationContext,
-  settings: FeedSettings,
-  query: FeedQuery,
-  readable: readonly string[] | undefined,
-): Promise<FeedPage> {
+export async function readFeed(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: FeedScope): Promise<FeedPage> {
   const page = notGone(query, await ctx.tenant.events.readJson(ctx.tenant, await pageQuery(ctx, settings, query, readable)));
   return { json: page.json, highest: page.highest };
 }
 
 /** The page's query, of the collections the caller may read; retention's sweep first when due. */
-async function pageQuery(
-  ctx: OperationContext,
-  settings: FeedSettings,
-  query: FeedQuery,
-  readable: readonly string[] | undefined,
-): Promise<EventQuery> {
+async function pageQuery(ctx: OperationContext, settings: FeedSettings, query: FeedQuery, readable: FeedScope): Promise<EventQuery> {
   await sweepIfDue(ctx.tenant, settings);
-  const collections = readable === undefined ? query.collections : (query.collections ?? readable).filter((c) => readable.includes(c));
-  return { after: query.after, limit: query.limit, collections, ops: query.ops };
+  const only = readable.collections;
+  const collections = only === undefined ? query.collections : (query.collections ?? only).filter((c) => only.includes(c));
+  return { after: query.after, limit: query.limit, collections, ops: query.ops, parents: readable.parents };
 }
 
 /** A position whose events retention already removed is 410 events-gone. */

@@ -3,6 +3,7 @@ import { VERSION_COLUMN } from '../schema/table.ts';
 import type { Then, WriteThen } from './write-then.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { eventInsertFrom, eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
+import { eventParentSql } from '../events/event-parent.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import { claimable, keepFrom, unclaimed, type Claim, type KeptAnswer } from '../idempotency/store.ts';
 import type { Resource } from '../registry.ts';
@@ -164,6 +165,7 @@ export async function insertRowsWithEvents(
         op: 'create',
         changed,
         user,
+        parent: eventParentSql(resource, 'w'),
       }).compile(db);
     },
     ...rows.flatMap((row) => columns.map((c) => row[c])),
@@ -206,6 +208,7 @@ export async function insertRowWithEvent(
         op: 'create',
         changed,
         user,
+        parent: eventParentSql(resource, 'w'),
       }).compile(db);
     },
     ...columns.map((c) => row[c]),

@@ -1,7 +1,9 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { EngineError } from '../../errors.ts';
 import { EVENTS_TABLE, type EventLog, type EventQuery } from '../../events/event-log.ts';
-import { eventAppender, EVENT_COLUMNS, pageReader, pageTextReader, sweepEvents, type PageRead } from '../../events/event-sql.ts';
+import { eventAppender, EVENT_COLUMNS, pageReader, pageTextReader, type PageRead } from '../../events/event-sql.ts';
+import { parentText } from '../../events/event-parent.ts';
+import { sweepEvents } from '../../events/event-sweep.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { outsideTransactions } from '../../tenant-state.ts';
@@ -136,7 +138,7 @@ const readPage = pageReader(highestNumbered, unnumbered);
  */
 const eventRowJson = () =>
   sql<string>`'{"seq":' || seq || ',"at":"' || at || '","collection":"' || collection || '","id":' || record_id || ',"op":"' || op
-    || '","changed":' || changed || ',"record":' || record || ',"user":' || coalesce(to_json(username)::text, 'null') || '}'`;
+    || '","changed":' || changed || ',"record":' || record || ',"user":' || coalesce(to_json(username)::text, 'null') || ${parentText} || '}'`;
 
 const readText = pageTextReader(highestNumbered, unnumbered, eventRowJson);
 

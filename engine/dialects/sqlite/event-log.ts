@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { EVENTS_TABLE, type EventLog } from '../../events/event-log.ts';
-import { eventAppender, EVENT_COLUMNS, pageJsonReader, pageReader, sweepEvents } from '../../events/event-sql.ts';
+import { eventAppender, EVENT_COLUMNS, pageJsonReader, pageReader } from '../../events/event-sql.ts';
+import { sweepEvents } from '../../events/event-sweep.ts';
 
 /**
  * The highest seq ever given, which AUTOINCREMENT keeps in sqlite_sequence: unlike max(seq), it

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import type { TenantDb } from '../../dialects/types.ts';
 import { baseline } from './001-baseline.ts';
+import { eventParents } from './002-event-parents.ts';
 
 /** The migration that makes the engine's tables as they are today, where none were. */
 export const BASELINE = '001-baseline';
@@ -12,6 +13,7 @@ export const BASELINE = '001-baseline';
  */
 const ENGINE_MIGRATIONS: Readonly<Record<string, (t: TenantDb) => Migration>> = {
   [BASELINE]: baseline,
+  '002-event-parents': eventParents,
 };
 
 export const engineMigrations = (t: TenantDb): Record<string, Migration> =>
