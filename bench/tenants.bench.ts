@@ -92,6 +92,8 @@ interface Row {
   after: number;
   pgClass?: number;
   dbMiB?: number;
+  /** pg_class, pg_attribute and pg_index with their indexes. */
+  catalogMiB?: number;
 }
 
 export async function run(): Promise<void> {
@@ -144,12 +146,14 @@ export async function run(): Promise<void> {
           const client = new pg.Client({ connectionString: db.url });
           await client.connect();
           const { rows: r } = await client.query(
-            'select (select count(*) from pg_class)::int as c, pg_database_size(current_database()) as b',
+            `select (select count(*) from pg_class)::int as c, pg_database_size(current_database()) as b,
+              pg_total_relation_size('pg_class') + pg_total_relation_size('pg_attribute') + pg_total_relation_size('pg_index') as k`,
           );
           await client.end();
-          Object.assign(row, { pgClass: r[0].c, dbMiB: Number(r[0].b) / 2 ** 20 });
+          Object.assign(row, { pgClass: r[0].c, dbMiB: Number(r[0].b) / 2 ** 20, catalogMiB: Number(r[0].k) / 2 ** 20 });
         }
         rows.push(row);
+        console.error(`${kind} ${n} tenants measured: ${JSON.stringify(row)}`);
       } finally {
         if (server) await stop(server);
         rmSync(dataDir, { recursive: true, force: true });
@@ -165,7 +169,9 @@ export async function run(): Promise<void> {
           `migrate with nothing to do ${r.migrate.toFixed(2)} s (${x(r.migrate, one.migrate)}), ` +
           `RSS idle ${r.idle.toFixed(0)} MiB (${x(r.idle, one.idle)}), after a request to each ${r.busy.toFixed(0)} MiB (${x(r.busy, one.busy)}), ` +
           `after ${IDLE_S} s idle ${r.after.toFixed(0)} MiB (${x(r.after, one.idle)} of 1 idle)` +
-          (r.pgClass === undefined ? '' : `; PostgreSQL: ${r.pgClass} pg_class rows, database ${r.dbMiB!.toFixed(0)} MiB`),
+          (r.pgClass === undefined
+            ? ''
+            : `; PostgreSQL: ${r.pgClass} pg_class rows, catalog ${r.catalogMiB!.toFixed(0)} MiB, database ${r.dbMiB!.toFixed(0)} MiB`),
       );
   });
 }

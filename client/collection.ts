@@ -1,3 +1,4 @@
+import { NotFound, PreconditionFailed } from './errors.ts';
 import { Search, type Position } from './search.ts';
 import type { Transport } from './transport.ts';
 import { queryString, type CollectionTypes, type Query, type Shaped } from './types.ts';
@@ -29,6 +30,10 @@ export interface SearchOptions extends Partial<Position> {
 }
 
 type IdOf = number | { readonly id: number };
+
+/** Whether a record holds every field of a body as sent (values the server rewrites, as a timestamp's offset, count as not). */
+const holds = (record: object, body: object) =>
+  Object.entries(body).every(([k, v]) => JSON.stringify((record as Record<string, unknown>)[k]) === JSON.stringify(v));
 const idOf = (r: IdOf) => (typeof r === 'number' ? r : r.id);
 
 /** One collection's records (or one parent's children, `child(id, name)`). */
@@ -99,15 +104,37 @@ export class Collection<C extends CollectionTypes> {
     return tagged(await this.transport.send('PATCH', `${this.path}/${idOf(record)}`, { json: body, ...this.write(record, options) }));
   }
 
-  /** Replaces the record (missing optional fields reset); If-Match as for patch. */
+  /**
+   * Replaces the record (missing optional fields reset); If-Match as for patch. The server keeps
+   * no answer for a PUT, so a retry that meets 412 reads the record: holding what was sent, the
+   * write stands (its first attempt was carried out, its answer lost) and the record is answered.
+   */
   async put(record: IdOf, body: C['put'], options: WriteOptions = {}): Promise<C['record']> {
-    return tagged(await this.transport.send('PUT', `${this.path}/${idOf(record)}`, { json: body, ...this.write(record, options) }));
+    const id = idOf(record);
+    try {
+      return await tagged(await this.transport.send('PUT', `${this.path}/${id}`, { json: body, ...this.write(record, options) }));
+    } catch (e) {
+      if (!(e instanceof PreconditionFailed && e.retried)) throw e;
+      const current = await this.get(id, options.signal ? { signal: options.signal } : {});
+      if (!holds(current, body)) throw e;
+      return current;
+    }
   }
 
-  /** A soft delete; If-Match as for patch. */
+  /**
+   * A soft delete; If-Match as for patch. The server keeps no answer for a DELETE, so a retry
+   * that meets 404 reads the record: found deleted, the delete stands (the record is gone as asked).
+   */
   async delete(record: IdOf, options: WriteOptions = {}): Promise<void> {
-    const res = await this.transport.send('DELETE', `${this.path}/${idOf(record)}`, this.write(record, options));
-    await res.body?.cancel();
+    const id = idOf(record);
+    try {
+      const res = await this.transport.send('DELETE', `${this.path}/${id}`, this.write(record, options));
+      await res.body?.cancel();
+    } catch (e) {
+      if (!(e instanceof NotFound && e.retried)) throw e;
+      const found = await this.get(id, { $deleted: true, ...(options.signal ? { signal: options.signal } : {}) }).catch(() => undefined);
+      if ((found as { deleted?: unknown } | undefined)?.deleted !== true) throw e;
+    }
   }
 
   /** The children of one record: `work_orders.child(7, 'notes')`. */

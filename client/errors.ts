@@ -22,24 +22,6 @@ export class ApiError extends Error {
   }
 }
 
-export class BadRequest extends ApiError {
-  override name = 'BadRequest';
-}
-export class Unauthorized extends ApiError {
-  override name = 'Unauthorized';
-}
-export class Forbidden extends ApiError {
-  override name = 'Forbidden';
-}
-export class NotFound extends ApiError {
-  override name = 'NotFound';
-}
-export class Conflict extends ApiError {
-  override name = 'Conflict';
-}
-export class Gone extends ApiError {
-  override name = 'Gone';
-}
 /** The record changed since the tag sent in If-Match was taken; `etag` is its current tag. */
 export class PreconditionFailed extends ApiError {
   override name = 'PreconditionFailed';
@@ -47,18 +29,43 @@ export class PreconditionFailed extends ApiError {
     return this.headers.get('etag') ?? undefined;
   }
 }
-export class Unprocessable extends ApiError {
-  override name = 'Unprocessable';
-}
-export class PreconditionRequired extends ApiError {
-  override name = 'PreconditionRequired';
-}
-export class TooManyRequests extends ApiError {
-  override name = 'TooManyRequests';
-}
-export class ServiceUnavailable extends ApiError {
-  override name = 'ServiceUnavailable';
-}
+/** The typed error of each status, a subclass of ApiError by that name (catch it with `instanceof`). */
+const NAMES = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  410: 'Gone',
+  422: 'Unprocessable',
+  428: 'PreconditionRequired',
+  429: 'TooManyRequests',
+  503: 'ServiceUnavailable',
+} as const;
+
+const subclass = (name: string): typeof ApiError =>
+  ({
+    [name]: class extends ApiError {
+      override name = name;
+    },
+  })[name]!;
+const KINDS = Object.fromEntries(Object.values(NAMES).map((name) => [name, subclass(name)])) as Record<
+  (typeof NAMES)[keyof typeof NAMES],
+  typeof ApiError
+>;
+
+export const {
+  BadRequest,
+  Unauthorized,
+  Forbidden,
+  NotFound,
+  Conflict,
+  Gone,
+  Unprocessable,
+  PreconditionRequired,
+  TooManyRequests,
+  ServiceUnavailable,
+} = KINDS;
 
 /** The server could not be reached (or the connection broke) on every attempt. */
 export class NetworkError extends Error {
@@ -72,17 +79,8 @@ export class NetworkError extends Error {
 }
 
 const BY_STATUS: Record<number, typeof ApiError> = {
-  400: BadRequest,
-  401: Unauthorized,
-  403: Forbidden,
-  404: NotFound,
-  409: Conflict,
-  410: Gone,
+  ...Object.fromEntries(Object.entries(NAMES).map(([status, name]) => [status, KINDS[name]])),
   412: PreconditionFailed,
-  422: Unprocessable,
-  428: PreconditionRequired,
-  429: TooManyRequests,
-  503: ServiceUnavailable,
 };
 
 /** The typed error of a refused answer, its body read as problem+json when it is one. */

@@ -5,12 +5,12 @@ import { nextTimestamp, storedOf, toRow, writtenOf, type ApiRecord, type Written
 import { updateRow, updateRowWithEvent } from '../sql/record-writes.ts';
 import { checkBody, fieldProblems, isPlainObject } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
-import { linksNamed, parentLinkProblems, sentLinks, throwIfAny, writableValues } from './checks.ts';
+import { throwIfAny, writableValues } from './checks.ts';
 import { inTransaction, loadForWrite, type ReadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
 import { stateFields } from '../states/machine.ts';
 import type { Condition } from '../http/conditional.ts';
 import { expectedVersion, lostRace, notWritten, unreadVersion } from './precondition.ts';
-import { NEVER } from '../writes/conditions.ts';
+import { factsFor, NEVER } from '../writes/conditions.ts';
 import { bodyProblemsOf, refusals, updateConditions } from '../writes/rules/index.ts';
 import { appendEvent, changedFields, eventTime } from './events.ts';
 import { writerOf } from '../writes/writer.ts';
@@ -58,7 +58,7 @@ async function update(
  * The write as its one statement alone, without reading the record first: when If-Match is
  * absent, `*` or one tag, and the body passes its checks. The statement stamps `updated` after
  * the record's own and writes a live record only, at the tag's version (a compare-and-set), and
- * only where what the write's checks ask of the record holds (RowChecks): read-only fields sent
+ * only where what the write's rules ask of the record holds (UPDATE_RULES): read-only fields sent
  * hold the values sent, parent links sent are the record's own or name live parents, a state
  * sent is the record's own or one it may move to (SPEC 11). When it writes none, the record is
  * read to answer 404 or 412 (notWritten), or, when the write asked any of those, the write is
@@ -79,18 +79,16 @@ async function writtenWithoutRead(
   const checked = checkBody(schemasOf(resource)[mode], body);
   if (fieldProblems(checked).length > 0) return undefined;
   const values = writableValues(resource, valueOf(checked) as ApiRecord);
-  // What the write's rules ask of the row (read-only fields sent, states, ...): the statement's WHERE.
+  // What the write's rules ask of the row (read-only fields sent, parent links, states, ...): the statement's WHERE.
   const conditions = updateConditions(resource, { sent: body, values, mover: ctx });
   if (conditions.includes(NEVER)) return undefined;
-  // Parent links sent: each keeps the record's value or names a live parent (parentLinkProblems).
-  const links = linksNamed(resource, values);
   values.updated = nextTimestamp(undefined); // now: the statement keeps it after the record's own
   const { tenant } = ctx;
   const row = toRow(resource, tenant.flavour, values);
   const event = { at: eventTime(ctx), user: ctx.user ?? null };
-  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, { conditions, links });
+  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, conditions);
   if (updated) return storedOf(resource, tenant.flavour, updated);
-  if (conditions.length > 0 || links.length > 0) return undefined;
+  if (conditions.length > 0) return undefined;
   return notWritten(tenant.db, ctx, resource, id, guarded);
 }
 
@@ -116,12 +114,15 @@ async function updateOnce(
   const checked = checkBody(schemasOf(resource)[mode], body);
   const problems = fieldProblems(checked); // a body that is not an object is refused here
   const sent = body as ApiRecord;
-  const links = Object.fromEntries(Object.entries(sentLinks(resource, sent)).filter(([f, id]) => id !== current[f]));
   const values = 'value' in checked ? writableValues(resource, checked.value as ApiRecord) : undefined;
-  const refused = refusals(resource, { sent, values, mover: ctx }, read);
-  const linkProblems = await parentLinkProblems(trx, ctx, resource, links);
+  const write = { sent, values, mover: ctx };
+  // The records the rules name (parent links sent), looked up in the write's transaction.
+  const facts = await factsFor(updateConditions(resource, write), read, async (table, parentId) =>
+    Boolean(await loadRecord(trx, ctx, ctx.registry.get(table)!, parentId)),
+  );
+  const refused = refusals(resource, write, read, facts);
   // The body's problems and the rules' are reported together; a refusal alone, as it is.
-  if (problems.length || linkProblems.length) throwIfAny([...problems, ...bodyProblemsOf(refused), ...linkProblems]);
+  if (problems.length) throwIfAny([...problems, ...bodyProblemsOf(refused)]);
   if (!values) throw new EngineError('internal', 'unreachable: a failed check always has problems');
   valueOf(refused);
   values.updated = nextTimestamp(current.updated);

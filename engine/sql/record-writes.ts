@@ -9,6 +9,7 @@ import type { Resource } from '../registry.ts';
 import { EVENTS_TABLE } from '../events/event-log.ts';
 import { recordJsonOf } from './records-json.ts';
 import { all, conditionShape, conditionSql, conditionValues, type RowCondition } from '../writes/conditions.ts';
+export { liveRecord } from '../writes/conditions.ts';
 
 /**
  * A record's INSERT and UPDATE, compiled once per shape: the table and the columns written
@@ -29,10 +30,6 @@ export interface LinkCheck {
   readonly column: string;
 }
 
-/** A live record of `table` has this id. */
-export const liveRecord = (t: TenantDb, table: string, id: unknown) =>
-  sql<boolean>`exists (select 1 from ${tableRef(t, table)} where id = ${id} and deleted = false)`;
-
 export const linkedKey = (links: readonly LinkCheck[]) => links.map((l) => `${l.column}>${l.table}`).join('\0');
 
 /**
@@ -43,8 +40,9 @@ export const linkedKey = (links: readonly LinkCheck[]) => links.map((l) => `${l.
  * atomic without a transaction. The event keeps the row the UPDATE replaced (before_row), read
  * under the row's lock in the same statement. Undefined when no live row was written. A soft
  * delete (`op`) is this statement too, `deleted` among the row's values, its `changed` that one.
- * With `checks`, the row is written only where they hold (RowChecks): a write's checks made by
- * its statement, without reading the record first (no row: the caller's read says which failed).
+ * With `conditions`, the row is written only where they hold, checked on the row it locks: a
+ * write's rules made by its statement, without reading the record first (no row: the caller's
+ * read says which failed).
  */
 export async function updateRowWithEvent(
   t: TenantDb,
@@ -54,17 +52,16 @@ export async function updateRowWithEvent(
   row: Record<string, unknown>,
   expectedVersion: number | undefined,
   event: { readonly at: string; readonly user: string | null; readonly op?: 'update' | 'delete' },
-  checks: RowChecks = {},
+  conditions: readonly RowCondition[] = [],
 ): Promise<Record<string, unknown> | undefined> {
   const table = resource.name;
   const columns = Object.keys(row);
   const cas = expectedVersion !== undefined;
   const op = event.op ?? 'update';
-  const links = checks.links ?? [];
-  const condition = checks.conditions?.length ? all(checks.conditions) : undefined;
+  const condition = conditions.length ? all(conditions) : undefined;
   const { rows } = await writes<Record<string, unknown>>(
     db,
-    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0links\0${linkedKey(links)}\0where\0${condition ? conditionShape(condition) : ''}`,
+    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0where\0${condition ? conditionShape(condition) : ''}`,
     (...p) => {
       const [rowId, version, at, user, ...conditionParams] = p.slice(columns.length);
       const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
@@ -88,11 +85,6 @@ export async function updateRowWithEvent(
       );
       // What the write's rules ask of the row (engine/writes/rules/), its values the statement's parameters.
       const keeps = condition ? sql` and ${conditionSql(t, resource, condition, () => conditionParams.shift())}` : sql``;
-      // A link written keeps its value (a parent deleted since may stay) or names a live record.
-      const linked = links.map(({ table, column }) => {
-        const value = p[columns.indexOf(column)];
-        return sql` and (${sql.ref(column)} = ${value} or ${liveRecord(t, table, value)})`;
-      });
       // `o` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
       // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
       // event's before_row). Without the lock, a write committed meanwhile would be missed by
@@ -103,7 +95,7 @@ export async function updateRowWithEvent(
       // again on the row as that write left it, once the lock is taken.
       return sql<
         Record<string, unknown>
-      >`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps}${linked.length > 0 ? sql.join(linked, sql``) : sql``} for update),
+      >`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps} for update),
         w as (${update}),
         e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
           select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
@@ -120,14 +112,6 @@ export async function updateRowWithEvent(
     ...(condition ? conditionValues(condition, resource, t.flavour) : []),
   );
   return rows[0];
-}
-
-/** What a row must hold for updateRowWithEvent to write it, each checked on the row it locks. */
-export interface RowChecks {
-  /** What the write's rules ask of the row (engine/writes/rules/). */
-  readonly conditions?: readonly RowCondition[];
-  /** Each link written keeps the row's value, or names a live record. */
-  readonly links?: readonly LinkCheck[];
 }
 
 /** A soft delete's `changed`, as engine/operations/events.ts names it. */

@@ -3,6 +3,7 @@ import type { SqlFlavour, TenantDb } from '../dialects/types.ts';
 import type { Stored } from '../records.ts';
 import type { Resource } from '../registry.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
+import { tableRef } from '../dialects/table-ref.ts';
 
 /** A value a condition compares a string, integer or boolean field with. */
 export type Scalar = string | number | boolean;
@@ -24,6 +25,8 @@ export type RowCondition =
   | { readonly is: 'shows'; readonly fields: readonly string[]; readonly json: string }
   /** The row is at this version (its ETag's). */
   | { readonly is: 'version'; readonly value: number }
+  /** A live record of `table` has this id: a fact of the database, which a record read looks up (factsFor). */
+  | { readonly is: 'live'; readonly table: string; readonly id: number }
   | { readonly is: 'not'; readonly of: RowCondition }
   /** Every one holds (none: true) or some one holds (none: false). */
   | { readonly is: 'all' | 'any'; readonly of: readonly RowCondition[] };
@@ -48,8 +51,19 @@ export function showsJson(values: Readonly<Record<string, unknown>>, fields: rea
   return `${json}}`;
 }
 
-/** Whether a record read holds the condition: the JavaScript form. */
-export function holds(c: RowCondition, stored: Stored): boolean {
+/** What a record read does not tell: whether the records a condition names are live (factsFor). */
+export interface Facts {
+  readonly live: (table: string, id: number) => boolean;
+}
+
+const NO_FACTS: Facts = {
+  live: (table, id) => {
+    throw new Error(`${table} ${id} was not looked up: factsFor gives what a condition names`);
+  },
+};
+
+/** Whether a record read holds the condition: the JavaScript form, with the facts looked up beside the read. */
+export function holds(c: RowCondition, stored: Stored, facts: Facts = NO_FACTS): boolean {
   const { record } = stored;
   switch (c.is) {
     case 'eq':
@@ -62,14 +76,46 @@ export function holds(c: RowCondition, stored: Stored): boolean {
       return showsJson(record, c.fields) === c.json;
     case 'version':
       return stored.version === c.value;
+    case 'live':
+      return facts.live(c.table, c.id);
     case 'not':
-      return !holds(c.of, stored);
+      return !holds(c.of, stored, facts);
     case 'all':
-      return c.of.every((o) => holds(o, stored));
+      return c.of.every((o) => holds(o, stored, facts));
     case 'any':
-      return c.of.some((o) => holds(o, stored));
+      // The branches that need no facts first: where one holds, factsFor looked up none.
+      return c.of.some((o) => !namesRecords(o) && holds(o, stored, facts)) || c.of.some((o) => namesRecords(o) && holds(o, stored, facts));
   }
 }
+
+/**
+ * The facts `holds` needs to judge these conditions on a record read: each record named looked
+ * up once, none where a branch that needs no lookup already decides (a link that keeps the
+ * record's value names no parent to look up).
+ */
+export async function factsFor(
+  conditions: readonly RowCondition[],
+  stored: Stored,
+  isLive: (table: string, id: number) => Promise<boolean>,
+): Promise<Facts> {
+  const named: { table: string; id: number }[] = [];
+  const collect = (c: RowCondition): void => {
+    if (c.is === 'live') named.push(c);
+    else if (c.is === 'not') collect(c.of);
+    else if (c.is === 'all' || (c.is === 'any' && !c.of.some((o) => !namesRecords(o) && holds(o, stored)))) c.of.forEach(collect);
+  };
+  conditions.forEach(collect);
+  if (named.length === 0) return NO_FACTS;
+  const live = new Map<string, boolean>();
+  for (const { table, id } of named) {
+    const key = JSON.stringify([table, id]);
+    if (!live.has(key)) live.set(key, await isLive(table, id));
+  }
+  return { live: (table, id) => live.get(JSON.stringify([table, id])) ?? NO_FACTS.live(table, id) };
+}
+
+const namesRecords = (c: RowCondition): boolean =>
+  c.is === 'live' || (c.is === 'not' ? namesRecords(c.of) : c.is === 'all' || c.is === 'any' ? c.of.some(namesRecords) : false);
 
 /** What decides a condition's SQL (its values left out): part of a compiled statement's key. */
 export function conditionShape(c: RowCondition): string {
@@ -83,6 +129,8 @@ export function conditionShape(c: RowCondition): string {
       return `shows(${c.fields.join(',')})`;
     case 'version':
       return 'version';
+    case 'live':
+      return `live(${c.table})`;
     case 'not':
       return `not(${conditionShape(c.of)})`;
     case 'all':
@@ -106,6 +154,9 @@ export function conditionValues(c: RowCondition, resource: Resource, flavour: Sq
       break;
     case 'version':
       out.push(c.value);
+      break;
+    case 'live':
+      out.push(c.id);
       break;
     case 'not':
       conditionValues(c.of, resource, flavour, out);
@@ -140,6 +191,8 @@ export function conditionSql(t: TenantDb, resource: Resource, c: RowCondition, n
     }
     case 'version':
       return sql<boolean>`${sql.ref(VERSION_COLUMN)} = ${next()}`;
+    case 'live':
+      return liveRecord(t, c.table, next());
     case 'not':
       return sql<boolean>`not (${conditionSql(t, resource, c.of, next)})`;
     case 'all':
@@ -151,3 +204,7 @@ export function conditionSql(t: TenantDb, resource: Resource, c: RowCondition, n
       )})`;
   }
 }
+
+/** A live record of `table` has this id. */
+export const liveRecord = (t: TenantDb, table: string, id: unknown) =>
+  sql<boolean>`exists (select 1 from ${tableRef(t, table)} where id = ${id} and deleted = false)`;

@@ -77,6 +77,16 @@ describeEachDatabase('child collections', (h) => {
     const again = await h().patch(`${M}/work_orders/${wo.id}`, { priority: 1 });
     expect(again.status, again.text).toBe(200);
     expect(again.body.service_request_id).toBe(sr.id);
+    // Sent again, the record's own (deleted) parent stays; another deleted one is refused, with the body's problems.
+    const kept = await h().patch(`${M}/work_orders/${wo.id}`, { service_request_id: sr.id, priority: 2 });
+    expect(kept.status, kept.text).toBe(200);
+    const gone = await make(h(), 'service_requests', SERVICE_REQUEST);
+    expect((await h().del(`${M}/service_requests/${gone.id}`)).status).toBe(204);
+    expectProblem(await h().patch(`${M}/work_orders/${wo.id}`, { service_request_id: gone.id }), 422, ['service_request_id']);
+    expectProblem(await h().patch(`${M}/work_orders/${wo.id}`, { service_request_id: gone.id, priority: 'high' }), 422, [
+      'priority',
+      'service_request_id',
+    ]);
   });
 
   it('creates under live and deleted parents sent at once are each answered on their own, with their events', async () => {

@@ -11,7 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type DbEngine } from '../../engine/create-engine.ts';
 import { boolean, date, defineResource, integer, string, timestamp } from '../../engine/define.ts';
 import type { Resource } from '../../engine/registry.ts';
-import { conditionSql, conditionValues, holds, showsJson, type RowCondition, type Scalar } from '../../engine/writes/conditions.ts';
+import {
+  conditionSql,
+  conditionValues,
+  factsFor,
+  holds,
+  showsJson,
+  type Facts,
+  type RowCondition,
+  type Scalar,
+} from '../../engine/writes/conditions.ts';
 import { updateConditions } from '../../engine/writes/rules/index.ts';
 import { DATABASES, M } from '../support/harness.ts';
 import { freshPostgresDatabase, testPool } from '../support/pg.ts';
@@ -19,9 +28,18 @@ import { freshPostgresDatabase, testPool } from '../support/pg.ts';
 const RUNS = Number(process.env.ROW_CONDITIONS_RUNS ?? 400);
 const ROWS = 24;
 
+/** A parent collection: some of its records deleted, so a link may name a live record or not. */
+const holders = defineResource({ name: 'holders', fields: { label: string({ nullable: true }) } });
+const HOLDERS = 5;
+const DELETED_HOLDERS = [2, 4];
+/** What the database holds, known from the setup: the JavaScript form's facts, independent of SQL. */
+const FACTS: Facts = { live: (table, id) => table === 'holders' && id >= 1 && id <= HOLDERS && !DELETED_HOLDERS.includes(id) };
+const holderId = fc.integer({ min: 0, max: HOLDERS + 1 });
+
 const kinds = defineResource({
   name: 'ruled',
   fields: {
+    h: integer({ nullable: true, parent: 'holders' }),
     st: string({ default: 'a', states: { a: ['b'], b: ['a', 'c'], c: [] }, enter: { c: { roles: ['boss'], requires: ['n'] } } }),
     n: integer({ nullable: true, frozenIn: { st: ['c'] } }),
     s: string({ nullable: true }),
@@ -32,6 +50,7 @@ const kinds = defineResource({
 });
 
 const domain = {
+  h: fc.option(holderId, { nil: null }),
   st: fc.constantFrom('a', 'b', 'c'),
   n: fc.option(fc.integer({ min: -2, max: 2 }), { nil: null }),
   s: fc.option(fc.constantFrom('', 'x', 'X', 'é', 'a "q"', 'null'), { nil: null }),
@@ -40,7 +59,7 @@ const domain = {
   t: fc.option(fc.constantFrom('2024-02-29T23:59:59.999Z', '2024-03-01T00:00:00.000Z'), { nil: null }),
 };
 const FIELDS = Object.keys(domain) as (keyof typeof domain)[];
-const SCALAR = ['st', 'n', 's', 'b'] as const;
+const SCALAR = ['h', 'st', 'n', 's', 'b'] as const;
 const READ_ONLY = ['id', 'created', 'updated', 'deleted'];
 
 /** Any condition on the row, its values drawn from what the rows hold (and a little more). */
@@ -55,6 +74,7 @@ const condition: fc.Memo<RowCondition> = fc.memo((depth): fc.Arbitrary<RowCondit
       .tuple(fc.subarray(FIELDS, { minLength: 1 }), fc.record(domain))
       .map(([fields, body]): RowCondition => ({ is: 'shows', fields, json: showsJson(body, fields)! })),
     fc.integer({ min: 1, max: 3 }).map((value): RowCondition => ({ is: 'version', value })),
+    holderId.map((id): RowCondition => ({ is: 'live', table: 'holders', id })),
   );
   if (depth <= 1) return leaf;
   return fc.oneof(
@@ -85,7 +105,7 @@ async function open(name: string): Promise<{ engine: DbEngine; close: () => Prom
   if (name === 'sqlite') {
     const engine = createEngine({
       db: new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) }),
-      resources: [kinds],
+      resources: [holders, kinds],
     });
     await engine.migrate();
     return { engine, close: () => engine.close() };
@@ -93,15 +113,15 @@ async function open(name: string): Promise<{ engine: DbEngine; close: () => Prom
   const fresh = await freshPostgresDatabase();
   const engine = createEngine({
     db: new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(fresh.url, 2) }) }),
-    resources: [kinds],
+    resources: [holders, kinds],
   });
   await engine.migrate();
   return { engine, close: async () => (await engine.close(), await fresh.drop()) };
 }
 
-const send = async (engine: DbEngine, method: string, path: string, body?: unknown) => {
+const send = async (engine: DbEngine, method: string, path: string, body?: unknown, collection = 'ruled') => {
   const res = await engine.fetch(
-    new Request(`http://localhost${M}/ruled${path}`, {
+    new Request(`http://localhost${M}/${collection}${path}`, {
       method,
       headers: { 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -118,7 +138,13 @@ for (const name of DATABASES) {
     beforeAll(async () => {
       target = await open(name);
       const { engine } = target;
-      const bodies = fc.sample(fc.record({ ...domain, st: fc.constant('a') }), { numRuns: ROWS, seed: 7 });
+      for (let i = 1; i <= HOLDERS; i++) await send(engine, 'POST', '', { label: `${i}` }, 'holders');
+      for (const id of DELETED_HOLDERS) await send(engine, 'DELETE', `/${id}`, undefined, 'holders');
+      // A row's link names a holder that was live when it was written (a deleted one may stay).
+      const bodies = fc.sample(fc.record({ ...domain, st: fc.constant('a'), h: fc.constantFrom(null, 1, 3, 5) }), {
+        numRuns: ROWS,
+        seed: 7,
+      });
       for (const [i, body] of bodies.entries()) {
         const { id } = await (await send(engine, 'POST', '', body)).json();
         // Moved along its states (c needs n), and written again, so versions differ.
@@ -138,7 +164,10 @@ for (const name of DATABASES) {
       const where = conditionSql(engine.tenant, resource, c, () => params.shift());
       const found = await sql<{ id: number }>`select id from ruled where id = ${stored.record.id} and ${where}`.execute(engine.tenant.db);
       expect(params, 'every value taken, in order').toEqual([]);
-      expect(found.rows.length === 1, JSON.stringify({ c, record: stored.record, version: stored.version })).toBe(holds(c, stored));
+      expect(found.rows.length === 1, JSON.stringify({ c, record: stored.record, version: stored.version })).toBe(holds(c, stored, FACTS));
+      // The facts a write looks up beside its read are enough to judge it, and judge it alike.
+      const looked = await factsFor([c], stored, async (table, id) => FACTS.live(table, id));
+      expect(holds(c, stored, looked)).toBe(holds(c, stored, FACTS));
     };
 
     it('agree on random conditions', async () => {

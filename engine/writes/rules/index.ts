@@ -1,14 +1,15 @@
 import { EngineError, type Result } from '../../errors.ts';
 import type { Stored } from '../../records.ts';
 import type { Resource } from '../../registry.ts';
-import { all, holds, type RowCondition } from '../conditions.ts';
+import { all, holds, type Facts, type RowCondition } from '../conditions.ts';
 import { frozenRule } from './frozen.ts';
+import { parentLinksRule } from './parent-links.ts';
 import { readOnlyRule } from './read-only.ts';
 import type { UpdateWrite, WriteRule } from './rule.ts';
 import { statesRule } from './states.ts';
 
 /** Every rule a PATCH or PUT keeps, in the order their refusals are reported. */
-export const UPDATE_RULES: readonly WriteRule[] = [readOnlyRule, frozenRule, statesRule];
+export const UPDATE_RULES: readonly WriteRule[] = [readOnlyRule, frozenRule, parentLinksRule, statesRule];
 
 /** What the row must hold for the write to be written: every rule's conditions. */
 export const updateConditions = (resource: Resource, write: UpdateWrite): RowCondition[] =>
@@ -16,12 +17,12 @@ export const updateConditions = (resource: Resource, write: UpdateWrite): RowCon
 
 /**
  * Whether a record read may be written, judged by the rules' conditions (the same a statement
- * checks): the record, or the refusal. The rules' `invalid-body` problems are one error, to be
+ * checks; `facts`: factsFor's, when they name records): the record, or the refusal. The rules' `invalid-body` problems are one error, to be
  * reported with the body's (`bodyProblemsOf`); another error (states: 409, 403) only without them.
  */
-export function refusals(resource: Resource, write: UpdateWrite, current: Stored): Result<Stored> {
-  const refused = UPDATE_RULES.filter((rule) => !holds(all(rule.conditions(resource, write)), current)).map((rule) =>
-    rule.refusal(resource, write, current),
+export function refusals(resource: Resource, write: UpdateWrite, current: Stored, facts?: Facts): Result<Stored> {
+  const refused = UPDATE_RULES.filter((rule) => !holds(all(rule.conditions(resource, write)), current, facts)).map((rule) =>
+    rule.refusal(resource, write, current, facts),
   );
   if (refused.length === 0) return { value: current };
   const problems = bodyProblemsOf(...refused.map((error) => ({ error })));

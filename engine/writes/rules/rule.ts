@@ -3,7 +3,7 @@ import type { FieldDef } from '../../define.ts';
 import type { ApiRecord, Stored } from '../../records.ts';
 import type { Resource } from '../../registry.ts';
 import type { Mover } from '../../states/transition.ts';
-import type { RowCondition } from '../conditions.ts';
+import type { Facts, RowCondition } from '../conditions.ts';
 
 /** A PATCH or PUT as the rules see it. */
 export interface UpdateWrite {
@@ -26,5 +26,5 @@ export interface WriteRule {
   /** The field option the rule is declared by, checked when a definition is: one line per problem. */
   readonly check?: (name: string, field: FieldDef, fields: Readonly<Record<string, FieldDef>>) => string[];
   readonly conditions: (resource: Resource, write: UpdateWrite) => RowCondition[];
-  readonly refusal: (resource: Resource, write: UpdateWrite, current: Stored) => EngineError;
+  readonly refusal: (resource: Resource, write: UpdateWrite, current: Stored, facts?: Facts) => EngineError;
 }
