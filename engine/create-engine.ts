@@ -18,6 +18,7 @@ import {
   checkSteps,
   migrateTenant,
   planTenant,
+  planTenantLocked,
   schemaFingerprint,
   type MigrationOwners,
   type MigrationStep,
@@ -157,8 +158,11 @@ export interface Engine {
    * with MigrationRefused, changing nothing, where data would be lost or hidden (SPEC 12).
    */
   migrate(tenant: TenantDb): Promise<void>;
-  /** What `migrate` would do to a tenant's resource tables, and what it would refuse; changes nothing. */
-  plan(tenant: TenantDb): Promise<TenantPlan>;
+  /**
+   * What `migrate` would do to a tenant's resource tables, and what it would refuse; changes
+   * nothing. `locked`: read under the migration lock, waiting for one another process runs.
+   */
+  plan(tenant: TenantDb, options?: { locked?: boolean }): Promise<TenantPlan>;
   /** A hash of the tables and engine tables `migrate` makes: a host that recorded it for a tenant need not migrate it again. */
   readonly schemaFingerprint: string;
   /** The event streams open now; `endAll()` ends them (a host shutting down, before it waits for its connections). */
@@ -248,7 +252,7 @@ export function createEngine(options: EngineOptions): Engine | DbEngine {
     fetch: async (req) => app.fetch(req),
     openApi,
     migrate,
-    plan: (tenant) => planTenant(tenant, registry, options.steps),
+    plan: (tenant, how) => (how?.locked ? planTenantLocked : planTenant)(tenant, registry, options.steps),
     schemaFingerprint: schemaFingerprint(registry, options.migrations, options.steps),
     streams,
     async close() {

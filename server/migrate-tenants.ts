@@ -158,6 +158,12 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
     if (tenant) plans.set(name, await engine.plan(tenant));
     options.step?.('planning', plans.size, due.length);
   });
+  // A refusal may be a plan read beside another process's migration: read again under its lock.
+  await eachLimited(
+    [...plans].filter(([, plan]) => refusalsOf(plan).length > 0).map(([name]) => name),
+    limit,
+    async (name) => void plans.set(name, await engine.plan((await tenants.get(name))!, { locked: true })),
+  );
   // In the order listed, whatever order the plans were made in.
   const planned = due.flatMap((name) => (plans.has(name) ? [{ name, plan: plans.get(name)! }] : []));
   const refusing = planned.map(({ name, plan }) => refusalsOf(plan).map((r) => `tenant ${name}: ${r}`)).filter((r) => r.length > 0);

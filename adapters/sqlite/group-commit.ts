@@ -2,10 +2,12 @@ import type { Database } from 'better-sqlite3';
 import {
   Kysely,
   SingleConnectionProvider,
+  SqliteAdapter,
   SqliteDialect,
   Transaction,
   TransactionBuilder,
   type CompiledQuery,
+  type DialectAdapter,
   type Driver,
   type QueryResult,
 } from 'kysely';
@@ -19,6 +21,16 @@ import { GroupCommitDriver, type GroupCommitStats } from './group-commit-driver.
  */
 export type { GroupCommitStats } from './group-commit-driver.ts';
 
+/**
+ * SQLite does run DDL in a transaction. Saying so makes Kysely's Migrator run in one, whose
+ * `begin immediate` keeps other processes migrating the same file out (its SQLite lock is none).
+ */
+class TransactionalDdlAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
 /** SQLite through Kysely (better-sqlite3), with group commit. */
 export class GroupCommitSqliteDialect extends SqliteDialect {
   readonly #driver: GroupCommitDriver;
@@ -28,6 +40,9 @@ export class GroupCommitSqliteDialect extends SqliteDialect {
   }
   override createDriver(): Driver {
     return this.#driver;
+  }
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlAdapter();
   }
   stats(): GroupCommitStats {
     return this.#driver.stats();

@@ -2,6 +2,7 @@ import type { TenantDb } from '../dialects/types.ts';
 import type { Registry } from '../registry.ts';
 import { migrateEngineTables, type MigrationOwners } from './engine-tables.ts';
 import { migrateResources } from './migrate.ts';
+import { planTenant, type TenantPlan } from './plan-tenant.ts';
 import type { MigrationStep } from './steps.ts';
 
 export { schemaFingerprint } from './fingerprint.ts';
@@ -28,3 +29,13 @@ export async function migrateTenant(
   });
   await migrateEngineTables(t, hosts);
 }
+
+/**
+ * The plan as the migration lock sees it, in one transaction: after a migration another process
+ * is running on the tenant, never half of it (a plan read beside one may refuse what it did).
+ */
+export const planTenantLocked = (t: TenantDb, registry: Registry, steps: readonly MigrationStep[] = []): Promise<TenantPlan> =>
+  t.db.transaction().execute(async (trx) => {
+    await t.locks.forMigration(trx, t.key);
+    return planTenant({ ...t, db: trx }, registry, steps);
+  });

@@ -97,7 +97,7 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
     return db.withSchema(SERVER_SCHEMA);
   };
   const exists = async (schema: string) =>
-    (await sql`select 1 from information_schema.schemata where schema_name = ${schema}`.execute(db)).rows.length > 0;
+    (await sql`select 1 from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db)).rows.length > 0;
   return {
     get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),
     async create(clientDb) {
@@ -105,8 +105,11 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
       return load(clientDb);
     },
     async list() {
-      const rows = await sql<{ schema_name: string }>`select table_schema as schema_name from information_schema.tables
-        where table_name = 'mrs_meta' order by 1`.execute(db);
+      // pg_catalog, not information_schema, whose views check every relation of the database.
+      const rows = await sql<{ schema_name: string }>`select n.nspname as schema_name from pg_catalog.pg_class c
+        join pg_catalog.pg_namespace n on n.oid = c.relnamespace where c.relname = 'mrs_meta' and c.relkind in ('r', 'p') order by 1`.execute(
+        db,
+      );
       return rows.rows.map((r) => r.schema_name);
     },
     /** Rows of `mrs_server.settings`: a schema no tenant can have (tenant schemas hold a dot or are `mrs_` + 40 hex). */

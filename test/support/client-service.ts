@@ -55,7 +55,9 @@ export async function resettingProxy(port: number, fate: () => Fate = () => 'pas
   const open = new Set<Socket>();
   const counts = { pass: 0, 'reset-before': 0, 'reset-after': 0, dropped: 0 };
   const server: Server = createServer((client) => {
-    const upstream = connect(port, '127.0.0.1');
+    // No Nagle delay on either side: a request or answer forwarded in two writes would wait for an ACK.
+    const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
+    client.setNoDelay(true);
     open.add(client);
     let resetOnAnswer = false;
     const reset = () => {

@@ -7,7 +7,7 @@ import { dateString, integerNumber, timestampString } from '../values.ts';
 import { inOrder } from './in-order.ts';
 import { createPostgresEngineTables } from './engine-tables.ts';
 import { postgresSnapshots } from './snapshot-store.ts';
-import { readPostgresTable } from './live-schema.ts';
+import { readPostgresTable, tableColumns } from './live-schema.ts';
 
 // Strings use the C collation: code point order, as SQLite's default BINARY.
 const TYPES: Record<FieldKind, ColumnDataType | RawBuilder<unknown>> = {
@@ -107,10 +107,7 @@ export const postgresDatabase: DatabaseKind = {
   },
   catalog: {
     async columns(t: TenantDb, table: string) {
-      const schema = t.schema === undefined ? sql`current_schema()` : sql`${t.schema}`;
-      const rows = await sql<{ column_name: string }>`select column_name from information_schema.columns
-        where table_schema = ${schema} and table_name = ${table}`.execute(t.db);
-      return new Set(rows.rows.map((r) => r.column_name));
+      return new Set((await tableColumns(t, table, false)).rows.map((r) => r.column_name));
     },
     liveTable: readPostgresTable,
     createEngineTables: createPostgresEngineTables,
