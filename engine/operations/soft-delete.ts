@@ -6,7 +6,9 @@ import { nextVersion, updateRowWithEvent } from '../sql/record-writes.ts';
 import { inTransaction, loadForWrite, notFound, type OperationContext } from './context.ts';
 import { appendEvent, eventTime } from './events.ts';
 import { writerOf } from '../writes/writer.ts';
-import { expectedVersion, notWritten, unreadVersion } from './precondition.ts';
+import { expectedVersion, notWritten } from './precondition.ts';
+import { NEVER } from '../writes/conditions.ts';
+import { ifMatchCondition } from '../writes/rules/if-match.ts';
 
 /**
  * Marks a live record deleted; it leaves lists and reads. Deleting it again is a 404. One
@@ -28,30 +30,27 @@ export async function softDelete(ctx: OperationContext, resource: Resource, id: 
       .where('deleted', '=', flavour.encode('boolean', false));
     if (expected !== undefined) update = update.where(VERSION_COLUMN, '=', expected);
     const row = await update.returningAll().executeTakeFirst();
-    if (!row) return notWritten(trx, ctx, resource, id, expected);
+    if (!row) return notWritten(trx, ctx, resource, id, expected !== undefined);
     const { record, json } = writtenOf(storedOf(resource, flavour, row));
     await appendEvent(trx, ctx, resource, 'delete', record, ['deleted'], json, current.before);
   });
 }
 
 /**
- * The delete as one statement, record and event (Supports.eventInStatement), when its If-Match needs
- * no read (unreadVersion): without a transaction, or as one statement of a caller's (a batch's).
- * The statement writes a live row only, at the tag's version; when it writes none, the record is
- * read to answer 404 or 412. False when the delete needs its transaction.
+ * The delete as one statement, record and event (Supports.eventInStatement), its If-Match the
+ * statement's condition (ifMatchCondition): without a transaction, or as one statement of a
+ * caller's (a batch's). The statement writes a live row only, at a tag's version; when it writes
+ * none, the record is read to answer 404 or 412. False when the delete needs its transaction.
  */
 async function deletedInStatement(ctx: OperationContext, resource: Resource, id: number, ifMatch: Condition | undefined): Promise<boolean> {
   const { tenant } = ctx;
-  const expected = unreadVersion(ifMatch);
+  const precondition = ifMatchCondition(ifMatch);
   const writer = writerOf(tenant);
-  if (!writer.oneStatement || expected === null) return false;
+  if (!writer.oneStatement || precondition === NEVER) return false;
   const row = { deleted: tenant.flavour.encode('boolean', true), updated: nextTimestamp(undefined) };
-  const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, expected, {
-    at: eventTime(ctx),
-    user: ctx.user ?? null,
-    op: 'delete',
-  });
-  if (!written) return notWritten(tenant.db, ctx, resource, id, expected);
+  const event = { at: eventTime(ctx), user: ctx.user ?? null, op: 'delete' as const };
+  const written = await updateRowWithEvent(tenant, tenant.db, resource, id, row, undefined, event, precondition ? [precondition] : []);
+  if (!written) return notWritten(tenant.db, ctx, resource, id, precondition !== undefined);
   writer.wrote(tenant);
   return true;
 }

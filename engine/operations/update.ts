@@ -9,7 +9,8 @@ import { throwIfAny, writableValues } from './checks.ts';
 import { inTransaction, loadForWrite, type ReadForWrite, loadRecord, notFound, type OperationContext } from './context.ts';
 import { stateFields } from '../states/machine.ts';
 import type { Condition } from '../http/conditional.ts';
-import { expectedVersion, lostRace, notWritten, unreadVersion } from './precondition.ts';
+import { expectedVersion, lostRace } from './precondition.ts';
+import { ifMatchCondition } from '../writes/rules/if-match.ts';
 import { factsFor, NEVER } from '../writes/conditions.ts';
 import { bodyProblemsOf, refusals, updateConditions } from '../writes/rules/index.ts';
 import { appendEvent, changedFields, eventTime } from './events.ts';
@@ -55,16 +56,15 @@ async function update(
 }
 
 /**
- * The write as its one statement alone, without reading the record first: when If-Match is
- * absent, `*` or one tag, and the body passes its checks. The statement stamps `updated` after
- * the record's own and writes a live record only, at the tag's version (a compare-and-set), and
- * only where what the write's rules ask of the record holds (UPDATE_RULES): read-only fields sent
- * hold the values sent, parent links sent are the record's own or name live parents, a state
- * sent is the record's own or one it may move to (SPEC 11). When it writes none, the record is
- * read to answer 404 or 412 (notWritten), or, when the write asked any of those, the write is
- * left to its read (updateOnce), which says which failed, in SPEC 1's order. A round trip and a
- * read fewer. Undefined when the write needs its read first, which also reports the body's
- * problems.
+ * The write as its one statement alone, without reading the record first, when its body passes
+ * its checks. The statement stamps `updated` after the record's own and writes a live record
+ * only where what the write asks of it holds: its If-Match (a tag's version, the compare-and-set:
+ * engine/writes/rules/if-match.ts) and its rules (UPDATE_RULES: read-only fields sent hold the
+ * values sent, parent links sent are the record's own or name live parents, a state sent is the
+ * record's own or one it may move to, SPEC 11). When it writes none, a write that asked nothing
+ * is 404; else it is left to its read (updateOnce), which says what failed, in SPEC 1's order.
+ * A round trip and a read fewer. Undefined when the write needs its read first (a body with
+ * problems, which the read reports; an If-Match no row holds).
  */
 async function writtenWithoutRead(
   ctx: OperationContext,
@@ -74,22 +74,22 @@ async function writtenWithoutRead(
   mode: Mode,
   ifMatch: Condition | undefined,
 ): Promise<Written | undefined> {
-  const guarded = unreadVersion(ifMatch);
-  if (guarded === null || !isPlainObject(body)) return undefined;
+  const precondition = ifMatchCondition(ifMatch);
+  if (precondition === NEVER || !isPlainObject(body)) return undefined;
   const checked = checkBody(schemasOf(resource)[mode], body);
   if (fieldProblems(checked).length > 0) return undefined;
   const values = writableValues(resource, valueOf(checked) as ApiRecord);
   // What the write's rules ask of the row (read-only fields sent, parent links, states, ...): the statement's WHERE.
-  const conditions = updateConditions(resource, { sent: body, values, mover: ctx });
+  const conditions = [...(precondition ? [precondition] : []), ...updateConditions(resource, { sent: body, values, mover: ctx })];
   if (conditions.includes(NEVER)) return undefined;
   values.updated = nextTimestamp(undefined); // now: the statement keeps it after the record's own
   const { tenant } = ctx;
   const row = toRow(resource, tenant.flavour, values);
   const event = { at: eventTime(ctx), user: ctx.user ?? null };
-  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, guarded, event, conditions);
+  const updated = await updateRowWithEvent(tenant, tenant.db, resource, id, row, undefined, event, conditions);
   if (updated) return storedOf(resource, tenant.flavour, updated);
   if (conditions.length > 0) return undefined;
-  return notWritten(tenant.db, ctx, resource, id, guarded);
+  throw notFound(resource.name, id);
 }
 
 /**

@@ -22,6 +22,8 @@ import {
   type Scalar,
 } from '../../engine/writes/conditions.ts';
 import { updateConditions } from '../../engine/writes/rules/index.ts';
+import { ifMatchCondition } from '../../engine/writes/rules/if-match.ts';
+import { parseCondition } from '../../engine/http/conditional.ts';
 import { DATABASES, M } from '../support/harness.ts';
 import { freshPostgresDatabase, testPool } from '../support/pg.ts';
 
@@ -172,6 +174,21 @@ for (const name of DATABASES) {
 
     it('agree on random conditions', async () => {
       await fc.assert(fc.asyncProperty(condition(3), fc.nat(), agree), { numRuns: RUNS });
+    }, 300_000);
+
+    it("agree on If-Match's conditions", async () => {
+      const tag = fc.oneof(
+        fc.integer({ min: 1, max: 4 }).map((v) => `"${v}"`),
+        fc.constantFrom('W/"1"', '"x"'),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(tag, { minLength: 1, maxLength: 3 }), fc.nat(), async (tags, i) => {
+          const parsed = parseCondition('If-Match', tags.join(', '));
+          const c = 'value' in parsed && ifMatchCondition(parsed.value);
+          if (c) await agree(c, i);
+        }),
+        { numRuns: RUNS / 4 },
+      );
     }, 300_000);
 
     it("agree on the rules' conditions for random writes", async () => {
