@@ -2,6 +2,7 @@ import type { Engine } from '../engine/create-engine.ts';
 import { EngineError } from '../engine/errors.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
 import { DEFINITIONS_RETRY_AFTER_S, refusalsOf, type TenantPlan } from '../engine/schema/index.ts';
+import { usingTenant } from '../engine/tenant-use.ts';
 import { isAhead } from './definitions-seen.ts';
 import { migratedLine, planText } from './migrate-plan-text.ts';
 import type { Service } from './service.ts';
@@ -155,7 +156,7 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
   const plans = new Map<string, TenantPlan>();
   await eachLimited(due, limit, async (name) => {
     const tenant = await tenants.get(name);
-    if (tenant) plans.set(name, await engine.plan(tenant));
+    if (tenant) plans.set(name, await usingTenant(tenant, () => engine.plan(tenant)));
     options.step?.('planning', plans.size, due.length);
   });
   // A refusal may be a plan read beside another process's migration: read again under its lock.
@@ -179,7 +180,8 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
   try {
     await eachLimited(planned, limit, async ({ name, plan }) => {
       // Planned again inside its transaction: a change since is refused there, that tenant unchanged.
-      await engine.migrate((await tenants.get(name))!);
+      const tenant = (await tenants.get(name))!;
+      await usingTenant(tenant, () => engine.migrate(tenant)); // a migration may outlast TENANT_IDLE_S
       await recordMigrated(tenants, name, engine.schemaFingerprint);
       options.progress(migratedLine(plan));
       options.step?.('migrating', ++migrated, planned.length);

@@ -1,4 +1,5 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import { usingTenant } from '../../engine/tenant-use.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { createService, type Service } from '../service.ts';
 import { checkClientDb } from '../tenants/index.ts';
@@ -78,5 +79,5 @@ export const withTenant = <T>(clientDb: string, fn: (t: TenantDb, s: Service) =>
   withService(async (s) => {
     const tenant = await s.tenants.get(clientDb);
     if (!tenant) throw new CommandError(`tenant ${clientDb} does not exist: mrs tenant create ${clientDb}`);
-    return fn(tenant, s);
+    return usingTenant(tenant, () => fn(tenant, s)); // a long seed or import is never closed as idle
   });
