@@ -6,6 +6,7 @@ import { ConfigError, type Config } from './config.ts';
 import type { Service } from './service.ts';
 import { EngineError, PROBLEMS } from '../engine/errors.ts';
 import { problemBody } from '../engine/http/problem.ts';
+import { keepNodeBody } from '../adapters/files/node-bodies.ts';
 
 /** Node's own parser answers oversized heads before the app sees them; this gives them the same problem+json body. */
 function rawProblem(code: 'headers-too-large' | 'invalid-request', detail: string): string {
@@ -45,7 +46,12 @@ function tlsOptions(config: Pick<Config, 'tlsCertFile' | 'tlsKeyFile'>): { cert:
 export async function listen(service: Service): Promise<Listening> {
   const { port, host } = service.config;
   const tls = tlsOptions(service.config);
-  const options = { fetch: service.app.fetch, port, hostname: host };
+  // A multipart body is read as Node's stream, not as the web stream the Request would make of it.
+  const fetch = (req: Request, env: unknown) => {
+    keepNodeBody(req, env);
+    return service.app.fetch(req, env);
+  };
+  const options = { fetch, port, hostname: host };
   const server = await new Promise<ServerType>((resolve, reject) => {
     let s: ServerType;
     try {

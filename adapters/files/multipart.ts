@@ -10,11 +10,15 @@ const LIMITS = { fieldSize: 64 * 1024, fields: 20, files: 5, parts: 25 };
 
 /**
  * `multipart/form-data` read by busboy (its maintained fork), part after part as they arrive:
- * a file part's bytes flow on only as they are read, so a file is never held whole.
+ * a file part's bytes flow on only as they are read, so a file is never held whole. `nodeBody`:
+ * the request's body as a Node stream where the host has it (node-bodies.ts), else the
+ * Request's own body is read.
  */
-export const busboyMultipart = (): ReadMultipart => (req) => ({ [Symbol.asyncIterator]: () => partsOf(req) });
+export const busboyMultipart =
+  (nodeBody: (req: Request) => Readable | undefined = () => undefined): ReadMultipart =>
+  (req) => ({ [Symbol.asyncIterator]: () => partsOf(req, nodeBody(req)) });
 
-async function* partsOf(req: Request): AsyncGenerator<MultipartPart> {
+async function* partsOf(req: Request, node: Readable | undefined): AsyncGenerator<MultipartPart> {
   const type = req.headers.get('content-type') ?? '';
   if (!/^multipart\/form-data\s*;/i.test(type))
     throw new EngineError('unsupported-media-type', 'An upload is multipart/form-data, with a part named data (the file).');
@@ -30,9 +34,13 @@ async function* partsOf(req: Request): AsyncGenerator<MultipartPart> {
     queue.push(item);
     wake?.();
   };
-  parser.on('file', (name: string, stream: Readable, filename: string | undefined, _encoding: string, mimeType: string) =>
-    push({ kind: 'file', name, filename, type: mimeType || undefined, body: guarded(stream) }),
-  );
+  parser.on('file', (name: string, stream: Readable, filename: string | undefined, _encoding: string, mimeType: string) => {
+    // Held from the start: busboy emits a cut-short part's error on its stream, which, before its
+    // reader listens, would be thrown uncaught and leave the part never ended.
+    const failed: { error?: Error } = {};
+    stream.on('error', (e: Error) => (failed.error ??= e));
+    push({ kind: 'file', name, filename, type: mimeType || undefined, body: guarded(stream, failed) });
+  });
   parser.on('field', (name: string, value: string, _nameTruncated: boolean, valueTruncated: boolean) =>
     push(valueTruncated ? malformed(`part ${name} is longer than ${LIMITS.fieldSize} bytes`) : { kind: 'field', name, value }),
   );
@@ -40,11 +48,9 @@ async function* partsOf(req: Request): AsyncGenerator<MultipartPart> {
     parser.on(limit, () => push(malformed(`more than ${LIMITS.parts} parts, or ${LIMITS.files} files`)));
   parser.on('error', (e: unknown) => push(malformed((e as Error).message ?? String(e))));
   parser.on('finish', () => push(null));
-  // Reads ahead up to 1 MiB: the 16 KiB default stalls a big upload on every chunk.
-  const source = req.body
-    ? Readable.fromWeb(req.body as import('node:stream/web').ReadableStream, { highWaterMark: 1024 * 1024 })
-    : Readable.from([]);
-  source.on('error', (e) => push(malformed((e as Error).message)));
+  const source = node ?? webSource(req);
+  const failed = (e: unknown) => push(malformed((e as Error).message));
+  source.on('error', failed);
   source.pipe(parser);
   try {
     for (;;) {
@@ -59,16 +65,23 @@ async function* partsOf(req: Request): AsyncGenerator<MultipartPart> {
     }
   } finally {
     source.unpipe(parser);
-    source.destroy();
+    source.off('error', failed);
+    // The host's own stream is the host's: what is left of it is drained or cut there.
+    if (!node) source.destroy();
   }
 }
 
+/** The Request's own body as a Node stream; it reads ahead up to 1 MiB: the 16 KiB default stalls a big upload on every chunk. */
+const webSource = (req: Request): Readable =>
+  req.body ? Readable.fromWeb(req.body as import('node:stream/web').ReadableStream, { highWaterMark: 1024 * 1024 }) : Readable.from([]);
+
 /** A file part's bytes; a body that breaks off mid-file is the client's error (400), never the store's. */
-async function* guarded(stream: Readable): AsyncGenerator<Uint8Array> {
+async function* guarded(stream: Readable, failed: { readonly error?: Error }): AsyncGenerator<Uint8Array> {
   try {
     for await (const chunk of stream) yield chunk as Uint8Array;
   } catch (e) {
     throw malformed((e as Error).message);
   }
+  if (failed.error) throw malformed(failed.error.message);
   if ((stream as Readable & { truncated?: boolean }).truncated) throw malformed('a file part was cut short');
 }

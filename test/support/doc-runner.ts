@@ -158,7 +158,10 @@ export async function runDoc(checkouts: DocCheckouts, page: string, timeoutMs = 
       // At the checkout's root, so that the package's own entries resolve (to their sources) as a page's relative imports do.
       const file = `.doc-block-${block.line}.ts`;
       script += `printf '\\n\\x1eSTEP %d %s\\x1e\\n' ${steps.length} "$EPOCHREALTIME"\n`;
-      script += `cat > ${file} <<'__MRS_DOC_FILE__'\n${toRun(block.step.command)}\n__MRS_DOC_FILE__\nnode --conditions=source --import tsx ${file}\n`;
+      script += `cat > ${file} <<'__MRS_DOC_FILE__'\n${toRun(block.step.command)}\n__MRS_DOC_FILE__\n`;
+      // Type-checked as the checkout's own code first: tsx alone would run an example that no longer compiles.
+      script += `echo '{"extends": "./tsconfig.json", "include": ["${file}"]}' > ${file}.json\n`;
+      script += `node node_modules/typescript/bin/tsc -p ${file}.json\nnode --conditions=source --import tsx ${file}\n`;
       steps.push(block.step);
       continue;
     }
