@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { disableUser } from '../../server/auth/accounts.ts';
 import { revokeKey } from '../../server/auth/api-keys.ts';
 import { expectProblem, makeWorkOrder } from '../support/fixtures.ts';
 import { form, upload } from '../support/files.ts';
@@ -51,6 +52,16 @@ describeEachDatabase(
       await revokeKey((await h().service.tenants.get('demo.main'))!, keyId);
       clock.t += 5_000;
       expectProblem(await open(url).then(asReply), 403);
+    });
+
+    it('a link whose user was disabled is 403', async () => {
+      const { token } = await h().login({ username: 'soon-disabled' });
+      const wo = await makeWorkOrder(h());
+      const r = await upload(h().as(token), `${M}/work_orders/${wo.id}`, form('x', 'x.txt'));
+      expect((await open(r.body.content_url)).status).toBe(200);
+      await disableUser((await h().service.tenants.get('demo.main'))!, 'soon-disabled');
+      clock.t += 5_000;
+      expectProblem(await open(r.body.content_url).then(asReply), 403);
     });
   },
   { now: () => clock.t },
