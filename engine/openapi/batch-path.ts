@@ -83,7 +83,7 @@ export function batchPath(registry: Registry): Json {
           headers: headers(['Idempotency-Replayed'], true),
           content: { 'application/json': { schema: { $ref: '#/components/schemas/batch.response' } } },
         },
-        ...errorRefs([400, 401, 403, 404, 405, 409, 412, 413, 415, 422, 428, 429]),
+        ...errorRefs([400, 401, 403, 404, 405, 409, 412, 413, 415, 422, 428, 429, 503]),
       },
     },
   };

@@ -113,7 +113,7 @@ export function eventsPath(registry: Registry): Json {
             },
           },
         },
-        ...errorRefs([400, 401, 405, 410, 429]),
+        ...errorRefs([400, 401, 405, 410, 429, 503]),
       },
     },
   };

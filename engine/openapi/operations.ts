@@ -70,13 +70,13 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
     description:
       'Makes a cursor (a snapshot of the matching ids) and answers a page of it; with $cursor, answers another page of that snapshot.',
     parameters: [...reservedParameters(site.resource), ...filterParameters(site.resource)],
-    responses: { '200': listResponse(site), ...errorRefs([400, 401, 403, 405, 410, 429]) },
+    responses: { '200': listResponse(site), ...errorRefs([400, 401, 403, 405, 410, 429, 503]) },
   }),
   childList: (site) => ({
     ...OPERATION_DOCS.list(site),
     operationId: `list_${site.resource.name}_of_${site.parent!.resource.name}`,
     summary: `List the ${pluralName(site.resource.name)}${ofParent(site)}`,
-    responses: { '200': listResponse(site), ...errorRefs([400, 401, 403, 404, 405, 410, 429]) },
+    responses: { '200': listResponse(site), ...errorRefs([400, 401, 403, 404, 405, 410, 429, 503]) },
   }),
   create: (site) => {
     const example = createExample(site.resource, fromPath(site));
@@ -87,7 +87,7 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
       requestBody: body(site.resource, 'create', 'The new record.', example),
       responses: {
         '201': recordResponse(site.resource, 'Created: the record as stored.', stored(site, example), ['Location', 'Idempotency-Replayed']),
-        ...errorRefs([400, 401, 403, 405, 409, 413, 415, 422, 429]),
+        ...errorRefs([400, 401, 403, 405, 409, 413, 415, 422, 429, 503]),
       },
     };
   },
@@ -98,7 +98,7 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
       operationId: `create_${site.resource.name}_of_${site.parent!.resource.name}`,
       summary: `Create ${oneOf(site.resource.name)}${underParent(site)}`,
       description: `${site.parent!.field} is taken from the path; a different value in the body is 422.`,
-      responses: { ...(docs.responses as Json), ...errorRefs([400, 401, 403, 404, 405, 409, 413, 415, 422, 429]) },
+      responses: { ...(docs.responses as Json), ...errorRefs([400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 503]) },
     };
   },
   read: (site) => ({
@@ -112,7 +112,7 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
           'Not modified: If-None-Match names the current ETag, or (without it) If-Modified-Since is not before Last-Modified. No body.',
         headers: headers(['ETag', 'Last-Modified'], true),
       },
-      ...errorRefs([400, 401, 403, 404, 405, 429]),
+      ...errorRefs([400, 401, 403, 404, 405, 429, 503]),
     },
   }),
   replace: (site) => {
@@ -124,7 +124,7 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
       requestBody: body(site.resource, 'replace', 'The whole record; optional fields left out are reset to their defaults.', example),
       responses: {
         '200': recordResponse(site.resource, 'The record as stored.', stored(site, example)),
-        ...errorRefs([400, 401, 403, 404, 405, 412, 413, 415, 422, 428, 429]),
+        ...errorRefs([400, 401, 403, 404, 405, 412, 413, 415, 422, 428, 429, 503]),
       },
     };
   },
@@ -137,7 +137,7 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
       requestBody: body(site.resource, 'patch', 'The fields to change.', example),
       responses: {
         '200': recordResponse(site.resource, 'The record as stored.', { ...stored(site), ...example }, ['Idempotency-Replayed']),
-        ...errorRefs([400, 401, 403, 404, 405, 409, 412, 413, 415, 422, 428, 429]),
+        ...errorRefs([400, 401, 403, 404, 405, 409, 412, 413, 415, 422, 428, 429, 503]),
       },
     };
   },
@@ -148,7 +148,7 @@ export const OPERATION_DOCS: Record<OperationName, (site: OperationSite) => Json
     parameters: [IF_MATCH],
     responses: {
       '204': { description: 'Deleted: the record leaves lists and reads.', headers: headers([], true) },
-      ...errorRefs([400, 401, 403, 404, 405, 412, 428, 429]),
+      ...errorRefs([400, 401, 403, 404, 405, 412, 428, 429, 503]),
     },
   }),
 };

@@ -23,7 +23,7 @@ export const HEADERS = {
   'X-RateLimit-Reset': integerHeader('Whole seconds until the window ends.'),
   'RateLimit-Policy': stringHeader('The policy, IETF draft form: `"default";q=<calls>;w=<seconds>`.'),
   RateLimit: stringHeader('The window state, IETF draft form: `"default";r=<remaining>;t=<seconds left>`.'),
-  'Retry-After': integerHeader('Whole seconds to wait before calling again (equal to X-RateLimit-Reset).'),
+  'Retry-After': integerHeader('Whole seconds to wait before calling again (on a 429, equal to X-RateLimit-Reset).'),
   Location: stringHeader("The new record's absolute path."),
   ETag: stringHeader(
     "The record's strong entity tag: it changes with every write to the record. Send it in If-Match to write only that version, or in If-None-Match to get 304 while it is current.",
@@ -76,7 +76,7 @@ export const PROBLEM_SCHEMA: Json = {
   required: ['type', 'title', 'status', 'detail'],
 };
 
-export const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 416, 422, 428, 429] as const;
+export const ERROR_STATUSES = [400, 401, 403, 404, 405, 409, 410, 412, 413, 415, 416, 422, 428, 429, 503] as const;
 export type ErrorStatus = (typeof ERROR_STATUSES)[number];
 
 const ERRORS: Record<ErrorStatus, { name: string; description: string; headers: HeaderName[] }> = {
@@ -132,6 +132,12 @@ const ERRORS: Record<ErrorStatus, { name: string; description: string; headers: 
   },
   428: { name: 'PreconditionRequired', description: 'REQUIRE_IF_MATCH is on and the request has no If-Match header.', headers: [] },
   429: { name: 'TooManyRequests', description: 'Rate limit exceeded; nothing was done.', headers: ['Retry-After'] },
+  503: {
+    name: 'ServiceUnavailable',
+    description:
+      "During a deploy (type ending definitions-changed): the tenant's tables and this server's definitions differ, because the tables moved past a server that must restart, or the tenant is not yet migrated to this server's; nothing was done. Call again after Retry-After. Also a server shutting down (type ending unavailable).",
+    headers: ['Retry-After'],
+  },
 };
 
 /** `components.responses`: one problem+json response per error status. */

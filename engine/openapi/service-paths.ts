@@ -33,7 +33,7 @@ export function authenticatePath(): Json {
           },
         },
       },
-      responses: { '200': tokenAnswer, ...errorRefs([400, 401, 405, 413, 415, 429]) },
+      responses: { '200': tokenAnswer, ...errorRefs([400, 401, 405, 413, 415, 429, 503]) },
     },
   };
 }
@@ -78,7 +78,7 @@ export function refreshPath(): Json {
           },
         },
       },
-      responses: { '200': tokenAnswer, ...errorRefs([400, 404, 405, 413, 415, 429]) },
+      responses: { '200': tokenAnswer, ...errorRefs([400, 404, 405, 413, 415, 429, 503]) },
     },
   };
 }

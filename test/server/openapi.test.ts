@@ -289,7 +289,15 @@ describeEachDatabase('GET {base}/openapi.json', (h) => {
       '422',
       '428',
       '429',
+      '503',
     ]);
+    // A deploy's 503 (definitions-changed) is declared wherever a tenant's tables are reached.
+    for (const item of Object.values(doc.paths) as Json[])
+      for (const op of Object.values(item) as Json[])
+        if (op.responses?.['429']) expect(op.responses['503']).toEqual({ $ref: '#/components/responses/ServiceUnavailable' });
+    const unavailable = doc.components.responses.ServiceUnavailable;
+    expect(Object.keys(unavailable.headers)).toContain('Retry-After');
+    expect(unavailable.description).toMatch(/definitions-changed/);
     expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearer: [] }]);
   });
