@@ -66,6 +66,17 @@ export const {
   TooManyRequests,
   ServiceUnavailable,
 } = KINDS;
+/** Each typed error's name as a type too, for annotations (`(e: NotFound) => ...`). */
+export type BadRequest = ApiError;
+export type Unauthorized = ApiError;
+export type Forbidden = ApiError;
+export type NotFound = ApiError;
+export type Conflict = ApiError;
+export type Gone = ApiError;
+export type Unprocessable = ApiError;
+export type PreconditionRequired = ApiError;
+export type TooManyRequests = ApiError;
+export type ServiceUnavailable = ApiError;
 
 /** The server could not be reached (or the connection broke) on every attempt. */
 export class NetworkError extends Error {

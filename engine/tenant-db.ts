@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { databaseOf } from './dialects/index.ts';
 import type { TenantDb } from './dialects/types.ts';
+import { noteHostDb } from './host-db.ts';
 import { OUTSIDE, TenantState } from './tenant-state.ts';
 
 export interface TenantDbOptions {
@@ -25,8 +26,10 @@ export function tenantDb(db: Kysely<any>, options: TenantDbOptions = {}): Tenant
   let schemas = bound.get(db);
   if (!schemas) bound.set(db, (schemas = new Map()));
   let b = schemas.get(schema ?? '');
-  if (!b)
+  if (!b) {
     schemas.set(schema ?? '', (b = { db: schema === undefined ? db : kind.catalog.bindSchema(db, schema), state: new TenantState() }));
+    noteHostDb(b.db, db);
+  }
   const t: TenantDb =
     schema === undefined ? { key, db: b.db, ...kind, state: b.state } : { key, db: b.db, ...kind, schema, state: b.state };
   b.state.get(OUTSIDE, () => t);

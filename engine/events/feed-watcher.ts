@@ -13,7 +13,9 @@ export type FeedListener = (highest: number) => void;
  * therefore holds no database connection and runs no statement of its own; it reads its new
  * events when told the feed rose past its position. Polling rather than LISTEN/NOTIFY because
  * it sees changes made by any process on the database and works through a pooler in
- * transaction mode (PgBouncer), where a session's LISTEN is lost.
+ * transaction mode (PgBouncer), where a session's LISTEN is lost. Polls fall on the same instants
+ * for every tenant, so PostgreSQL answers those of all the followed schemas of a database in one
+ * statement; SQLite, a file per tenant, is polled file by file.
  */
 export class FeedWatcher {
   readonly #tenant: TenantDb;
@@ -81,7 +83,9 @@ export class FeedWatcher {
       // followers wait a little longer, none misses an event, as each reads from its own position.
     } finally {
       this.#polling = false;
-      if (this.#listeners.size > 0) this.#schedule(this.#intervalMs);
+      // On the interval's instants of the clock, the same for every watcher: polls of many tenants
+      // then fall together, and a database answers them in one statement (EventLog.highest).
+      if (this.#listeners.size > 0) this.#schedule(this.#intervalMs - (Date.now() % this.#intervalMs));
     }
   }
 }

@@ -34,3 +34,10 @@ describe('the typed errors', () => {
     expect(error.problem).toEqual({ status: 418, title: "I'm a teapot", detail: 'teapot' });
   });
 });
+
+describe('the typed errors as types', () => {
+  it('each name annotates a value too (npm run typecheck fails otherwise)', () => {
+    const statusOf = (e: client.NotFound | client.Conflict | client.TooManyRequests): number => e.status;
+    expect(statusOf(new client.NotFound(404, {}, new Headers()))).toBe(404);
+  });
+});

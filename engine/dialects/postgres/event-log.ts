@@ -7,6 +7,7 @@ import { sweepEvents } from '../../events/event-sweep.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { outsideTransactions } from '../../tenant-state.ts';
+import { batchedHighest } from './highest-batch.ts';
 
 /** What a feed statement knows of its tenant's database: its schema (the setup's). */
 type InSchema = Pick<TenantDb, 'schema'>;
@@ -64,7 +65,7 @@ export const postgresEvents: EventLog = {
   // SQLite does) cost it twenty times the page's read (BENCHMARKS.md); a row's text costs it
   // about what the row's columns do.
   readJson: (t, q) => numberedFirst(readText, t, q),
-  highest: (t) => numberEvents(t),
+  highest: (t) => highestOf(t),
   // Unnumbered events were committed after any reader's highest (a reader numbers what it sees).
   writtenAfter: (t, seq) => sql<SqlBool>`(seq > ${seq} or (seq is null and ${pendingFrom(t)}))`,
   writeOrder: sql`seq nulls last, pos`,
@@ -227,3 +228,10 @@ async function numberEvents(t: TenantDb): Promise<number> {
   }
   throw numberingLost();
 }
+
+/** Many tenants' polls in one statement: see batchedHighest. */
+const highestOf = batchedHighest(
+  (t) => numberEvents(t),
+  EVENT_COUNTER,
+  (t) => pendingFrom(t),
+);
