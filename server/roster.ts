@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Registry } from '../engine/registry.ts';
 import type { Config } from './config.ts';
+import { migrateShared } from './migrations/shared/index.ts';
 import { postgresServerDb } from './tenants/postgres.ts';
 import { sqliteCatalogDb } from './tenants/sqlite.ts';
 
@@ -33,29 +34,12 @@ export interface Roster {
 const fieldsOf = (registry: Registry): string =>
   JSON.stringify(Object.fromEntries([...registry.resources.values()].map((r) => [r.name, r.fieldNames])));
 
-const madeAlready = (e: unknown) => {
-  const code = (e as { code?: unknown }).code;
-  if (code !== '23505' && code !== '42P07' && !/already exists/.test(String(e))) throw e;
-};
-
 export async function openRoster(config: Pick<Config, 'databaseUrl' | 'dataDir'>, now: () => number = Date.now): Promise<Roster> {
   const { db, schema } = config.databaseUrl
     ? await postgresServerDb(config.databaseUrl)
     : { db: sqliteCatalogDb(config.dataDir), schema: undefined };
-  const ddl = schema ? db.schema.withSchema(schema) : db.schema;
   const q: Kysely<any> = schema ? db.withSchema(schema) : db;
-  await ddl
-    .createTable('servers')
-    .ifNotExists()
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('fingerprint', 'text', (c) => c.notNull())
-    .addColumn('host', 'text', (c) => c.notNull())
-    .addColumn('pid', 'integer', (c) => c.notNull())
-    .addColumn('started', 'text', (c) => c.notNull())
-    .addColumn('seen', 'text', (c) => c.notNull())
-    .addColumn('fields', 'text', (c) => c.notNull())
-    .execute()
-    .catch(madeAlready);
+  await migrateShared(q, schema);
   let timer: ReturnType<typeof setInterval> | undefined;
   let me: RunningServer | undefined;
   const beat = async () => {

@@ -2,7 +2,10 @@ import { expect, it } from 'vitest';
 import { string } from '../../engine/define.ts';
 import { createRegistry } from '../../engine/registry.ts';
 import { schemaFingerprint } from '../../engine/schema/index.ts';
+import { servers } from '../../server/migrations/shared/001-servers.ts';
 import { openRoster } from '../../server/roster.ts';
+import { postgresServerDb } from '../../server/tenants/postgres.ts';
+import { sqliteCatalogDb } from '../../server/tenants/sqlite.ts';
 import { withWorkOrderFields } from '../support/changed-definitions.ts';
 import { useCli } from '../support/cli.ts';
 import { describeEachDatabase } from '../support/harness.ts';
@@ -35,6 +38,40 @@ describeEachDatabase('mrs migrate names the servers running older definitions', 
       expect(r.err).not.toMatch(/older definitions/);
     } finally {
       await current.close();
+    }
+  });
+});
+
+describeEachDatabase("the roster's table, a migration of the service's shared tables", (h) => {
+  it('is recorded in the shared mrs_migration_service, adopting the table a release before made on first use', async () => {
+    const config = h().service.config;
+    const { db, schema } = config.databaseUrl
+      ? await postgresServerDb(config.databaseUrl)
+      : { db: sqliteCatalogDb(config.dataDir), schema: undefined };
+    const q = schema ? db.withSchema(schema) : db;
+    try {
+      // As the release before made it: no migration recorded, a server's row in it.
+      await q.schema.dropTable('servers').ifExists().execute();
+      await q.schema.dropTable('mrs_migration_service').ifExists().execute();
+      await servers.up(q);
+      await q
+        .insertInto('servers')
+        .values({
+          id: 'x',
+          fingerprint: 'f',
+          host: 'h',
+          pid: 1,
+          started: new Date().toISOString(),
+          seen: new Date().toISOString(),
+          fields: '{}',
+        })
+        .execute();
+      const rosters = await Promise.all([openRoster(config), openRoster(config), openRoster(config)]);
+      for (const r of rosters) await r.close();
+      expect((await q.selectFrom('mrs_migration_service').select('name').execute()).map((r) => r.name)).toEqual(['001-servers']);
+      expect((await q.selectFrom('servers').select('id').execute()).map((r) => r.id)).toEqual(['x']);
+    } finally {
+      await db.destroy();
     }
   });
 });

@@ -1,0 +1,30 @@
+import { Migrator, type Kysely, type Migration } from 'kysely';
+import { servers } from './001-servers.ts';
+
+/**
+ * The service's tables shared by every tenant (PostgreSQL's `mrs_server` schema, SQLite's catalog
+ * file), recorded in that place's own `mrs_migration_service`.
+ */
+export const SHARED_MIGRATIONS: Record<string, Migration> = {
+  '001-servers': servers,
+};
+
+/**
+ * Runs the pending shared migrations. The SQLite catalog has no migration lock, so processes
+ * starting together may collide on recording one: the loser tries again and finds it done.
+ */
+export async function migrateShared(db: Kysely<any>, schema: string | undefined, attempts = 5): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => SHARED_MIGRATIONS },
+    migrationTableName: 'mrs_migration_service',
+    migrationLockTableName: 'mrs_migration_service_lock',
+    ...(schema !== undefined ? { migrationTableSchema: schema } : {}),
+  });
+  for (let attempt = 1; ; attempt++) {
+    const { error } = await migrator.migrateToLatest();
+    if (!error) return;
+    if (attempt >= attempts) throw error;
+    await new Promise((r) => setTimeout(r, 20 * attempt));
+  }
+}
