@@ -223,11 +223,12 @@ export function valueProblems(u: UsedShape): string[] {
   return problems;
 }
 
-// Positional placeholders, replaced by compiledStatement: kept until their last callers move.
+// Builders with positional placeholders (the cursor's, snapshots', idempotency's and row lookups') share compiledStatement's
+// cache and its checks; new code names its placeholders with compiledStatement instead.
 
 type Positional<R> = (...placeholders: any[]) => CompiledQuery<R>;
 
-/** A legacy builder as a statement of shape `{ n, key }`, its `n` values the list `args`. */
+/** A positional builder as a statement of shape `{ n, key }`, its `n` values the list `args`. */
 function positional<K, R>(
   name: string,
   build: (key: K, db: Kysely<any>, p: Placeholder[]) => CompiledQuery<R>,

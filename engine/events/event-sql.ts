@@ -115,7 +115,7 @@ export interface WriteEvent {
 
 /**
  * A statement that writes a record (returning its row) and appends its event, the record's JSON
- * written from the row returned (`recordJson` of alias `w`): for a database whose statements can
+ * written from the row returned (`recordJson` of alias WRITTEN): for a database whose statements can
  * write two tables (Supports.eventInStatement), where the two in one statement are one round trip and
  * atomic without a transaction. The event takes no seq here (PostgreSQL numbers events later).
  */
@@ -125,8 +125,11 @@ export function eventOfWrite(
   recordJson: Expression<string>,
   e: WrittenEvent,
 ): RawBuilder<Record<string, unknown>> {
-  return sql`with w as (${write}), e as (${eventInsertFrom(t, 'w', recordJson, e)}) select * from w`;
+  return sql`with written as (${write}), event as (${eventInsertFrom(t, WRITTEN, recordJson, e)}) select * from written`;
 }
+
+/** The alias eventOfWrite gives the rows its write returned: its `recordJson` and parent columns read them. */
+export const WRITTEN = 'written';
 
 /** What eventOfWrite's event takes besides the record: values, or placeholders for them. */
 export interface WrittenEvent {

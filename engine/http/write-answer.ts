@@ -1,5 +1,6 @@
-import { answerOf, type KeptAnswer } from '../idempotency/index.ts';
-import type { Written } from '../records.ts';
+import type { KeptAnswer } from '../idempotency/index.ts';
+import { jsonOf, type Written } from '../records.ts';
+import { etagOf } from './conditional.ts';
 import { joinHeaders } from './headers.ts';
 
 /** A write's answer, whether sent alone or as an entry of a batch's: its status, the record's JSON text, Location and ETag. */
@@ -9,6 +10,17 @@ export interface WriteAnswer {
   readonly location?: string | undefined;
   readonly etag?: string | undefined;
 }
+
+/**
+ * A write's answer, as sent and as kept for its Idempotency-Key: the record's JSON (the text its
+ * write made for its event, when it did: jsonOf), its Location when given, the ETag of its version.
+ */
+const answerOf = (status: number, written: Written, location?: string): KeptAnswer => ({
+  status,
+  body: jsonOf(written),
+  location,
+  etag: etagOf(written.version),
+});
 
 /** 201: the record, its Location under the collection's path and its ETag. */
 export const createdAnswer = (written: Written, collectionPath: string): KeptAnswer =>

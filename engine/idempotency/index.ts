@@ -6,7 +6,7 @@ import type { KeyedRequest } from './key.ts';
 import { findKept, forget, keep, sweep, type Claim, type KeptAnswer } from './store.ts';
 
 export { fingerprintOf, parseIdempotencyKey, type KeyedRequest } from './key.ts';
-export { answerOf, type Claim, type KeptAnswer } from './store.ts';
+export { type Claim, type KeptAnswer } from './store.ts';
 
 export interface IdempotencySettings {
   /** How long an answer is kept. */

@@ -3,8 +3,6 @@ import { compiledOnce, compiledQueriesByKey } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import type { KeyedRequest } from './key.ts';
-import { etagOf } from '../http/conditional.ts';
-import { jsonOf, type Written } from '../records.ts';
 
 /** An answer as kept for a key: what a replay sends again. */
 export interface KeptAnswer {
@@ -13,15 +11,6 @@ export interface KeptAnswer {
   readonly body: string;
   readonly location?: string | undefined;
   readonly etag?: string | undefined;
-}
-
-/**
- * A write's answer, as sent and as kept for its Idempotency-Key: the record's JSON (the text its
- * write made for its event, when it did: jsonOf), its Location when given, the ETag of its
- * version.
- */
-export function answerOf(status: number, written: Written, location?: string): KeptAnswer {
-  return { status, body: jsonOf(written), location, etag: etagOf(written.version) };
 }
 
 const TABLE = 'mrs_idempotency';

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { EngineError, valueOf, type ProblemItem } from '../errors.ts';
 import type { Resource } from '../registry.ts';
 import { now, storedOf, toRow, writtenOf, type ApiRecord, type Written } from '../records.ts';
-import { answerOf, keepQuery, type Claim, type KeptAnswer } from '../idempotency/store.ts';
+import { keepQuery, type Claim, type KeptAnswer } from '../idempotency/store.ts';
+import { createdAnswer } from '../http/write-answer.ts';
 import {
   insertRow,
   insertRowClaimed,
@@ -185,7 +186,7 @@ export async function createClaimed(
   resource: Resource,
   body: unknown,
   claim: Claim,
-  locationPrefix: string,
+  collectionPath: string,
 ): Promise<KeptAnswer | undefined> {
   const { tenant } = ctx;
   if (!nothingToLookUp(resource, body, undefined)) return undefined;
@@ -194,7 +195,10 @@ export async function createClaimed(
   if (writer.claimsInStatement) {
     const row = checkedRow(ctx, resource, { body, problems: [] }, []);
     const event = { at: eventTime(ctx), changed: createdFields(resource), user: ctx.user ?? null };
-    const kept = await insertRowClaimed(tenant, tenant.db, resource, row, event, claim, { status: 201, locationPrefix });
+    const kept = await insertRowClaimed(tenant, tenant.db, resource, row, event, claim, {
+      status: 201,
+      locationPrefix: `${collectionPath}/`,
+    });
     if (kept) writer.wrote(tenant);
     return kept;
   }
@@ -207,7 +211,7 @@ export async function createClaimed(
   await insertRowIfKeyFreeThen(writeThen, tenant, resource.name, row, claim, (inserted) => {
     const written = writtenOf(storedOf(resource, tenant.flavour, inserted)); // its JSON for the event and the answer
     const event = eventOf(ctx, resource, 'create', written.record, createdFields(resource), written.json);
-    answer = answerOf(201, written, `${locationPrefix}${written.record.id}`);
+    answer = createdAnswer(written, collectionPath);
     return [events.appendQuery!(tenant, tenant.db, event), keepQuery(tenant.db, claim, answer, claim.expiresAt)];
   });
   return answer;

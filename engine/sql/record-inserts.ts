@@ -2,7 +2,7 @@ import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import type { Then, WriteThen } from './write-then.ts';
 import type { TenantDb } from '../dialects/types.ts';
-import { eventInsertFrom, eventOfWrite, type WriteEvent } from '../events/event-sql.ts';
+import { eventInsertFrom, eventOfWrite, WRITTEN, type WriteEvent } from '../events/event-sql.ts';
 import { eventParentSql } from '../events/event-parent.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import { claimable, keepFrom, unclaimed, type Claim, type KeptAnswer } from '../idempotency/store.ts';
@@ -159,13 +159,13 @@ export async function insertRowsWithEvents(
       const values = Array.from({ length: n }, (_, i) => rowOf(columns, p.slice(i * columns.length, (i + 1) * columns.length)));
       const [at, changed, user] = p.slice(n * columns.length);
       const insert = db.insertInto(table).values(values).returningAll();
-      return eventOfWrite(t, insert, recordJsonOf(t.flavour, resource, 'w'), {
+      return eventOfWrite(t, insert, recordJsonOf(t.flavour, resource, WRITTEN), {
         at,
         collection: table,
         op: 'create',
         changed,
         user,
-        parent: eventParentSql(resource, 'w'),
+        parent: eventParentSql(resource, WRITTEN),
       }).compile(db);
     },
     ...rows.flatMap((row) => columns.map((c) => row[c])),
@@ -202,13 +202,13 @@ export async function insertRowWithEvent(
     (...p) => {
       const [at, changed, user] = p.slice(columns.length);
       const insert = insertWhere(t, table, columns, p, liveParents(t, columns, p, links));
-      return eventOfWrite(t, insert, recordJsonOf(t.flavour, resource, 'w'), {
+      return eventOfWrite(t, insert, recordJsonOf(t.flavour, resource, WRITTEN), {
         at,
         collection: table,
         op: 'create',
         changed,
         user,
-        parent: eventParentSql(resource, 'w'),
+        parent: eventParentSql(resource, WRITTEN),
       }).compile(db);
     },
     ...columns.map((c) => row[c]),
@@ -237,23 +237,23 @@ export async function insertRowClaimed(
 ): Promise<KeptAnswer | undefined> {
   const table = resource.name;
   const columns = Object.keys(row);
-  const version = sql.ref(`j.${VERSION_COLUMN}`);
+  const version = sql.ref(`written_json.${VERSION_COLUMN}`);
   const { rows } = await writes<KeptAnswer>(
     db,
     `insert+event+claim\0${table}\0${columns.join('\0')}`,
     (...p) => {
       const [at, changed, user, lock, owner, key, fingerprint, expiresAt, status, locationPrefix] = p.slice(columns.length);
       const c = { lock, owner, key, fingerprint, expiresAt };
-      return sql<KeptAnswer>`with w as (${insertWhere(t, table, columns, p, claimable(t, c))}),
-        j as (select w.id, ${sql.ref(`w.${VERSION_COLUMN}`)}, ${recordJsonOf(t.flavour, resource, 'w')} as json from w),
-        e as (${eventInsertFrom(t, 'j', sql.ref('j.json'), { at, collection: table, op: 'create', changed, user })}),
-        k as (${keepFrom(t, c, 'j', {
+      return sql<KeptAnswer>`with written as (${insertWhere(t, table, columns, p, claimable(t, c))}),
+        written_json as (select written.id, ${sql.ref(`written.${VERSION_COLUMN}`)}, ${recordJsonOf(t.flavour, resource, 'written')} as json from written),
+        event as (${eventInsertFrom(t, 'written_json', sql.ref('written_json.json'), { at, collection: table, op: 'create', changed, user })}),
+        key_claim as (${keepFrom(t, c, 'written_json', {
           status,
-          body: sql.ref('j.json'),
-          location: sql`cast(${locationPrefix} as text) || j.id`,
+          body: sql.ref('written_json.json'),
+          location: sql`cast(${locationPrefix} as text) || written_json.id`,
           etag: sql`'"' || ${version} || '"'`, // etagOf (engine/http/conditional.ts)
         })})
-        select status, body, location, etag from k`.compile(db);
+        select status, body, location, etag from key_claim`.compile(db);
     },
     ...columns.map((c) => row[c]),
     event.at,

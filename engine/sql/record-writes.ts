@@ -68,24 +68,24 @@ export async function updateRowWithEvent(
       // `updated` after the stamp of the row replaced, as nextTimestamp, from the row as the lock
       // finds it: a write that did not read the record first (update.ts) has no stamp to follow.
       if ('updated' in set) set.updated = sql`greatest(cast(${set.updated} as timestamptz), updated + interval '1 millisecond')`;
-      // After `o` has locked the row: `o` is then the row the UPDATE replaces.
+      // After `before_write` has locked the row: it is then the row the UPDATE replaces.
       const q = db
         .updateTable(table)
         .set(set)
         .where('id', '=', rowId)
-        .where(sql<boolean>`exists (select 1 from o)`);
+        .where(sql<boolean>`exists (select 1 from before_write)`);
       const update = (cas ? q.where(VERSION_COLUMN, '=', version) : q).returningAll();
       // Each changed field as `,"name"`, the first comma cut: a chain of ||, not concat_ws (at most 100 arguments).
       const changed = sql.join(
         Object.keys(resource.definition.fields).map(
           (name) =>
-            sql`coalesce(case when ${sql.ref(`o.${name}`)} is distinct from ${sql.ref(`w.${name}`)} then ${sql.lit(`,${JSON.stringify(name)}`)} end, '')`,
+            sql`coalesce(case when ${sql.ref(`before_write.${name}`)} is distinct from ${sql.ref(`written.${name}`)} then ${sql.lit(`,${JSON.stringify(name)}`)} end, '')`,
         ),
         sql` || `,
       );
       // What the write's rules ask of the row (engine/writes/rules/), its values the statement's parameters.
       const keeps = condition ? sql` and ${conditionSql(t, resource, condition, () => conditionParams.shift())}` : sql``;
-      // `o` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
+      // `before_write` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
       // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
       // event's before_row). Without the lock, a write committed meanwhile would be missed by
       // both; a compare-and-set instead made writes of one row retry each other, hundreds of
@@ -95,14 +95,14 @@ export async function updateRowWithEvent(
       // again on the row as that write left it, once the lock is taken.
       return sql<
         Record<string, unknown>
-      >`with o as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps} for update),
-        w as (${update}),
-        e as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
-          select cast(${at} as text), ${sql.lit(table)}, w.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
-            ${recordJsonOf(t.flavour, resource, 'w')}, cast(${user} as text), ${t.flavour.rowJson('o', resource.fieldNames)},
-            ${eventParentSql(resource, 'w')}
-          from w left join o on true)
-        select * from w`.compile(db);
+      >`with before_write as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps} for update),
+        written as (${update}),
+        event as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
+          select cast(${at} as text), ${sql.lit(table)}, written.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
+            ${recordJsonOf(t.flavour, resource, 'written')}, cast(${user} as text), ${t.flavour.rowJson('before_write', resource.fieldNames)},
+            ${eventParentSql(resource, 'written')}
+          from written left join before_write on true)
+        select * from written`.compile(db);
     },
     ...columns.map((c) => row[c]),
     id,
