@@ -114,7 +114,7 @@ describeEachDatabase('each write is one transaction', (h) => {
       ctx.registry.get('work_orders')!,
       { ...WORK_ORDER, department_id: 5152 },
       claim,
-      `${M}/work_orders/`,
+      `${M}/work_orders`,
     );
     expect([...new Set(calls)]).toEqual([expected]);
     expect(kept?.status).toBe(201);
@@ -122,7 +122,7 @@ describeEachDatabase('each write is one transaction', (h) => {
     expect(read.text).toBe(kept!.body);
     expect(read.headers.get('etag')).toBe(kept!.etag);
     expect(
-      await createClaimed(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5152 }, claim, `${M}/work_orders/`),
+      await createClaimed(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5152 }, claim, `${M}/work_orders`),
     ).toBeUndefined();
     expect((await h().get(`${M}/work_orders?department_id=5152`)).body).toHaveLength(1);
     const events = (await h().get(`${BASE}/events?collection=work_orders&$limit=1000`)).body.filter(

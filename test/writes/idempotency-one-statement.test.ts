@@ -115,7 +115,7 @@ describeEachDatabase('one key claimed with its write through two connections to 
         };
         const body = { ...WORK_ORDER, department_id: department, priority: round % 9 };
         const settled = await Promise.allSettled(
-          contexts.map((ctx) => createClaimed(ctx, ctx.registry.get('work_orders')!, body, claim, `${M}/work_orders/`)),
+          contexts.map((ctx) => createClaimed(ctx, ctx.registry.get('work_orders')!, body, claim, `${M}/work_orders`)),
         );
         // The loser found the key taken (nothing written) or, on PostgreSQL, failed on the
         // winner's kept answer (its whole statement undone): either way the caller's
