@@ -25,7 +25,10 @@ export function refusals(resource: Resource, write: UpdateWrite, current: Stored
     rule.refusal(resource, write, current, facts),
   );
   if (refused.length === 0) return { value: current };
-  const problems = bodyProblemsOf(...refused.map((error) => ({ error })));
+  const invalid = refused.filter((error) => error.code === 'invalid-body');
+  // One rule's refusal keeps its own detail; several are reported together.
+  if (invalid.length === 1) return { error: invalid[0]! };
+  const problems = bodyProblemsOf(...invalid.map((error) => ({ error })));
   return {
     error: problems.length ? new EngineError('invalid-body', 'The body is not a valid record: see errors.', problems) : refused[0]!,
   };
