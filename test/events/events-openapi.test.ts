@@ -26,7 +26,7 @@ describeEachDatabase('the change feed in openapi.json', (h) => {
     expect(op.parameters.find((p: Json) => p.name === 'op').schema.items.enum).toEqual(['create', 'update', 'delete']);
     expect(Object.keys(op.responses['200'].headers)).toContain('X-Change-Seq');
     expect(doc.components.headers['X-Change-Seq']).toBeDefined();
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '405', '410', '429']);
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '405', '410', '429', '503']);
     expect(op.responses['200'].content['application/json'].schema).toEqual({
       type: 'array',
       items: { $ref: '#/components/schemas/event' },
