@@ -48,10 +48,14 @@ export function openPostgres(url: string, options: PostgresOptions = {}): { pool
 
 const SERVER_SCHEMA = 'mrs_server';
 
-/** `if not exists` can still fail when two processes create the same object at once; the loser finds it made. */
+/**
+ * `if not exists` can still fail when two processes create the same object at once; the loser finds
+ * it made: a unique violation in the catalog, a schema or table that exists, or the table's row type
+ * that exists (duplicate_object).
+ */
+const RACE_CODES = new Set(['23505', '42P06', '42P07', '42710']);
 const ignoreRace = (e: unknown) => {
-  const code = (e as { code?: unknown }).code;
-  if (code !== '23505' && code !== '42P06' && code !== '42P07') throw e;
+  if (!RACE_CODES.has(String((e as { code?: unknown }).code))) throw e;
 };
 
 /** The server schema on a pool of one, for the servers' roster (server/roster.ts). */
