@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { string } from '../../engine/define.ts';
 import type { MigrationStep } from '../../engine/schema/index.ts';
@@ -6,7 +5,7 @@ import { migrateTenants } from '../../server/migrate-tenants.ts';
 import { seedWorkOrders } from '../../server/seed.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createService } from '../../server/service.ts';
-import { DEFAULTS, withWorkOrderFields, type Definitions } from '../support/changed-definitions.ts';
+import { DEFAULTS, withWorkOrderFields, fillSite, type Definitions } from '../support/changed-definitions.ts';
 import { WORK_ORDER } from '../support/fixtures.ts';
 import { DATABASES, M, makeHarness, startHarness, type DatabaseName, type Harness, type Reply } from '../support/harness.ts';
 
@@ -17,14 +16,6 @@ const NEXT = withWorkOrderFields({
   site: string({ required: true }),
   shift: string({ nullable: true }),
 });
-const fillSite: MigrationStep = {
-  name: '0001-fill-site',
-  up: async ({ db }) =>
-    void (await db
-      .updateTable('work_orders')
-      .set({ site: sql`'plant-' || ${sql.ref('department_id')}` })
-      .execute()),
-};
 /** Only added: a nullable field and an index on it. */
 const ADDED = withWorkOrderFields({ shift: string({ nullable: true, filterable: true }) }, [
   ['department_id', 'status'],

@@ -1,12 +1,10 @@
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { string } from '../../engine/define.ts';
-import type { MigrationStep } from '../../engine/schema/index.ts';
 import { loadConfig } from '../../server/config.ts';
 import { migrateTenants } from '../../server/migrate-tenants.ts';
 import { createService } from '../../server/service.ts';
 import { login } from '../support/auth.ts';
-import { DEFAULTS, withWorkOrderFields } from '../support/changed-definitions.ts';
+import { DEFAULTS, withWorkOrderFields, fillSite } from '../support/changed-definitions.ts';
 import { WORK_ORDER } from '../support/fixtures.ts';
 import { DATABASES, M, startHarness, type Reply } from '../support/harness.ts';
 import { schemaDump } from '../support/schema-dump.ts';
@@ -17,14 +15,6 @@ const NEWER = withWorkOrderFields({
   summary: string({ nullable: true, renamedFrom: 'description' }),
   site: string({ required: true }),
 });
-const fillSite: MigrationStep = {
-  name: '0001-fill-site',
-  up: async ({ db }) =>
-    void (await db
-      .updateTable('work_orders')
-      .set({ site: sql`'plant-' || ${sql.ref('department_id')}` })
-      .execute()),
-};
 
 const TENANTS = ['demo.main', 'late.main'];
 

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { expect, it } from 'vitest';
 import { defineResource, string, type ResourceDefinition } from '../../engine/define.ts';
 import type { MigrationStep } from '../../engine/schema/index.ts';
@@ -6,6 +5,7 @@ import notes from '../../resources/notes.ts';
 import serviceRequests from '../../resources/service-requests.ts';
 import workOrders from '../../resources/work-orders.ts';
 import { seedWorkOrders } from '../../server/seed.ts';
+import { fillSite } from '../support/changed-definitions.ts';
 import { describeEachDatabase, startHarness, type Harness } from '../support/harness.ts';
 
 const SHIPPED: readonly ResourceDefinition[] = [workOrders, notes, serviceRequests];
@@ -15,16 +15,6 @@ const WITH_SITE: readonly ResourceDefinition[] = [
   notes,
   serviceRequests,
 ];
-
-const fillSite: MigrationStep = {
-  name: '0001-fill-site',
-  async up({ db }) {
-    await db
-      .updateTable('work_orders')
-      .set({ site: sql`'plant-' || ${sql.ref('department_id')}` })
-      .execute();
-  },
-};
 
 type Started = Awaited<ReturnType<typeof startHarness>>;
 

@@ -1,8 +1,10 @@
+import { sql } from 'kysely';
 import { expect } from 'vitest';
 import { defineResource, type FieldDef } from '../../engine/define.ts';
 import notes from '../../resources/notes.ts';
 import serviceRequests from '../../resources/service-requests.ts';
 import workOrders from '../../resources/work-orders.ts';
+import type { MigrationStep } from '../../engine/schema/index.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createService } from '../../server/service.ts';
 import { startHarness, type DatabaseName, type Harness } from './harness.ts';
@@ -20,6 +22,16 @@ export const withWorkOrderFields = (fields: Record<string, FieldDef | undefined>
     FieldDef
   >;
   return [defineResource({ ...workOrders, fields: merged, ...(indexes ? { indexes } : {}) }), notes, serviceRequests];
+};
+
+/** A team's step filling a new required `site` from each work order's department. */
+export const fillSite: MigrationStep = {
+  name: '0001-fill-site',
+  up: async ({ db }) =>
+    void (await db
+      .updateTable('work_orders')
+      .set({ site: sql`'plant-' || ${sql.ref('department_id')}` })
+      .execute()),
 };
 
 /** Data made by a service on `resources`, then stopped: where it lives, and how to remove it. */
