@@ -107,10 +107,16 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
   };
   const exists = async (schema: string) =>
     (await sql`select 1 from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db)).rows.length > 0;
+  /** A tenant's tables are made in one transaction, so a creation cut short leaves at most its schema, empty. */
+  const whole = async (schema: string) =>
+    (
+      await sql`select 1 from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = ${schema} and c.relname = 'mrs_meta'`.execute(db)
+    ).rows.length > 0;
   return {
     get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),
     async create(clientDb) {
-      if (open.has(clientDb) || (await exists(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);
+      if (open.has(clientDb) || (await whole(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);
       return load(clientDb);
     },
     async list() {
