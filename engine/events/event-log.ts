@@ -32,7 +32,7 @@ export interface EventLog {
    * A condition on an event row: written after the one at `seq` (which a reader saw as the
    * highest committed), numbered or not yet (engine/cursor/lazy.ts).
    */
-  writtenAfter(t: TenantDb, seq: Expression<unknown>): RawBuilder<SqlBool>;
+  writtenAfter(t: Pick<TenantDb, 'schema'>, seq: Expression<unknown>): RawBuilder<SqlBool>;
   /** The order events were written in, numbered or not yet: an ORDER BY list over event rows. */
   readonly writeOrder: RawBuilder<unknown>;
   /**

@@ -8,7 +8,7 @@ export type FeedListener = (highest: number) => void;
 
 /**
  * Notices new events of one tenant's feed for everything in this process that follows it (event
- * streams, webhook deliveries): one poll of `EventLog.highest` every POLL_INTERVAL_MS, shared by
+ * streams): one poll of `EventLog.highest` every POLL_INTERVAL_MS, shared by
  * all of them, running only while one of them listens. A follower waiting for the next event
  * therefore holds no database connection and runs no statement of its own; it reads its new
  * events when told the feed rose past its position. Polling rather than LISTEN/NOTIFY because

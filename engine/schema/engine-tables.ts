@@ -1,4 +1,4 @@
-import { Migrator, type Migration } from 'kysely';
+import type { Migration } from 'kysely';
 import { BASELINE, ENGINE_MIGRATION_NAMES, engineMigrations, MIGRATIONS_BEFORE_BASELINE } from './migrations/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
 
@@ -41,8 +41,16 @@ export function checkMigrationOwners(hosts: MigrationOwners): void {
   }
 }
 
-/** Runs the engine's migrations in a tenant database, then each host's. */
+/** Runs the engine's migrations in a tenant database, then each host's, in one transaction under the tenant's migration lock. */
 export async function migrateEngineTables(t: TenantDb, hosts: MigrationOwners = {}): Promise<void> {
+  await t.db.transaction().execute(async (trx) => {
+    await t.locks.forMigration(trx, t.key);
+    await migrateEngineTablesIn({ ...t, db: trx }, hosts);
+  });
+}
+
+/** migrateEngineTables inside the caller's transaction, which holds the tenant's migration lock. */
+export async function migrateEngineTablesIn(t: TenantDb, hosts: MigrationOwners = {}): Promise<void> {
   checkMigrationOwners(hosts);
   await migrateOwners(t, { [ENGINE_OWNER]: engineMigrations(t), ...hosts });
 }
@@ -88,18 +96,35 @@ function engineAsRan(t: TenantDb, migrations: Record<string, Migration>, ran: Re
 const hostAsRan = (migrations: Record<string, Migration>, ran: ReadonlySet<string>): Record<string, Migration> =>
   Object.fromEntries(Object.entries(migrations).map(([name, m]) => [name, ran.has(name) ? RAN_BEFORE : m]));
 
+/**
+ * Runs an owner's migrations not yet recorded in its table, in the order of their names, and
+ * records each, in the caller's transaction. The table is Kysely's Migrator's, so a release that
+ * still runs it reads the same rows; unlike it, nothing here reads the whole database's catalog,
+ * whose size grows with every tenant's schema.
+ */
 async function runMigrations(t: TenantDb, owner: string, migrations: Record<string, Migration>): Promise<void> {
-  const migrator = new Migrator({
-    db: t.db,
-    provider: { getMigrations: async () => migrations },
-    migrationTableName: migrationTableOf(owner),
-    migrationLockTableName: `${migrationTableOf(owner)}_lock`,
-    allowUnorderedMigrations: true,
-    ...(t.schema !== undefined ? { migrationTableSchema: t.schema } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    throw new Error(`migration ${owner}/${failed ?? ''} failed in ${t.key}: ${error instanceof Error ? error.message : String(error)}`);
+  const table = migrationTableOf(owner);
+  const made = (await t.catalog.columns(t, table)).size > 0;
+  if (!made)
+    await t.db.schema
+      .createTable(table)
+      .ifNotExists()
+      .addColumn('name', 'varchar(255)', (c) => c.notNull().primaryKey())
+      .addColumn('timestamp', 'varchar(255)', (c) => c.notNull())
+      .execute();
+  const ran = made ? new Set((await t.db.selectFrom(table).select('name').execute()).map((r) => r.name as string)) : new Set<string>();
+  const unknown = [...ran].filter((name) => !(name in migrations));
+  if (unknown.length > 0)
+    throw new Error(
+      `migration ${owner} in ${t.key}: ran ${unknown.join(', ')}, which this release does not know (a newer release migrated it)`,
+    );
+  for (const name of Object.keys(migrations).sort()) {
+    if (ran.has(name)) continue;
+    try {
+      await migrations[name]!.up(t.db);
+    } catch (e) {
+      throw new Error(`migration ${owner}/${name} failed in ${t.key}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    await t.db.insertInto(table).values({ name, timestamp: new Date().toISOString() }).execute();
   }
 }

@@ -1,6 +1,6 @@
 import type { TenantDb } from '../dialects/types.ts';
 import type { Registry } from '../registry.ts';
-import { migrateEngineTables, type MigrationOwners } from './engine-tables.ts';
+import { migrateEngineTablesIn, type MigrationOwners } from './engine-tables.ts';
 import { migrateResources } from './migrate.ts';
 import { planTenant, type TenantPlan } from './plan-tenant.ts';
 import type { MigrationStep } from './steps.ts';
@@ -14,8 +14,8 @@ export { isEmptyPlan, type TablePlan } from './plan.ts';
 
 /**
  * Everything a tenant database needs: one table per resource, then the engine's tables and the
- * hosts' (each owner's migrations). The resource tables go first, in one transaction, so a
- * refused plan leaves the tenant as it was.
+ * hosts' (each owner's migrations), all in one transaction, so a refused plan, or a process
+ * stopped part way, leaves the tenant as it was.
  */
 export async function migrateTenant(
   t: TenantDb,
@@ -26,8 +26,8 @@ export async function migrateTenant(
   await t.db.transaction().execute(async (trx) => {
     await t.locks.forMigration(trx, t.key);
     await migrateResources({ ...t, db: trx }, registry, steps);
+    await migrateEngineTablesIn({ ...t, db: trx }, hosts);
   });
-  await migrateEngineTables(t, hosts);
 }
 
 /**

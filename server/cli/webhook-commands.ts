@@ -22,7 +22,7 @@ const onWebhook = (verb: 'delete' | 'enable', summary: string, change: typeof de
     const found = await withTenant(clientDb, async (t, s) => {
       const changed = await change(t, id);
       // The servers' dispatchers look at the noted tenants; one without webhooks left is un-noted by them.
-      if (changed && verb === 'enable') await s.tenants.noteWebhooks(clientDb, true);
+      if (changed && verb === 'enable') await s.tenants.webhooks.note(clientDb, true);
       return changed;
     });
     if (!found) throw new CommandError(`webhook ${id} does not exist in ${clientDb}`);
@@ -57,7 +57,7 @@ export const WEBHOOK_COMMANDS: Record<string, Command> = {
         const unknown = collections.find((c) => !known.includes(c));
         if (unknown !== undefined) throw new UsageError(`--collection ${unknown}: no such collection (collections: ${known.join(', ')})`);
         const made = await createWebhook(t, url.href, collections);
-        await s.tenants.noteWebhooks(clientDb, true);
+        await s.tenants.webhooks.note(clientDb, true);
         return made;
       });
       process.stdout.write(`${made.id}\n${made.secret}\n`);

@@ -12,8 +12,8 @@ export interface OpenOnceOptions {
 /**
  * Opens (and migrates) each tenant once per process: concurrent first requests share one
  * opening, and a failed opening is forgotten so the next request tries again. With `idleMs`, a
- * tenant nobody asked for in that long, and whose feed nobody follows (an event stream, a
- * webhook), and on which no request runs (`usingTenant`), is released, and opened again on
+ * tenant nobody asked for in that long, and whose feed nobody follows (an event stream),
+ * and on which no request runs (`usingTenant`), is released, and opened again on
  * its next request: memory follows the active tenants, not all of them.
  */
 export function openOnce(make: (clientDb: string) => Promise<TenantDb>, options: OpenOnceOptions = {}) {

@@ -8,6 +8,8 @@ import { namedStatementPool, type OnUnnamed } from './named-statements.ts';
 import { settled } from './settled.ts';
 import { openOnce } from './open-once.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
+import { webhookWorkOf, webhookWorkSql, type WebhookWork } from '../webhooks/store.ts';
+import { databaseOf } from '../../engine/dialects/index.ts';
 
 const INT8 = 20;
 const DATE = 1082;
@@ -47,6 +49,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): { pool
 }
 
 const SERVER_SCHEMA = 'mrs_server';
+/** Schemas one statement asks for their webhooks' work, at most. */
+const WORK_CHUNK = 500;
 
 /**
  * `if not exists` can still fail when two processes create the same object at once; the loser finds
@@ -73,6 +77,7 @@ export function schemaOf(clientDb: string): string {
 /** One schema per tenant in one database; every tenant shares the process's pool. */
 export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>, options: PostgresOptions = {}): TenantStore {
   const { db, pool } = openPostgres(url, options);
+  const { events } = databaseOf(db);
   const { open, load, stop } = openOnce(
     async (clientDb) => {
       const schema = schemaOf(clientDb);
@@ -102,10 +107,16 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
   };
   const exists = async (schema: string) =>
     (await sql`select 1 from pg_catalog.pg_namespace where nspname = ${schema}`.execute(db)).rows.length > 0;
+  /** A tenant's tables are made in one transaction, so a creation cut short leaves at most its schema, empty. */
+  const whole = async (schema: string) =>
+    (
+      await sql`select 1 from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = ${schema} and c.relname = 'mrs_meta'`.execute(db)
+    ).rows.length > 0;
   return {
     get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),
     async create(clientDb) {
-      if (open.has(clientDb) || (await exists(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);
+      if (open.has(clientDb) || (await whole(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);
       return load(clientDb);
     },
     async list() {
@@ -145,24 +156,42 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
         .onConflict((oc) => oc.column('client_db').doUpdateSet({ fingerprint }))
         .execute();
     },
-    async webhookTenants() {
-      const rows = await (
-        await serverTable('tenant_webhooks', 'client_db', 'active')
-      )
-        .selectFrom('tenant_webhooks')
-        .select('client_db')
-        .execute();
-      const names = rows.map((r) => r.client_db as string);
-      return names.includes('') ? new Set(names) : undefined;
-    },
-    async noteWebhooks(clientDb, active) {
-      const table = await serverTable('tenant_webhooks', 'client_db', 'active');
-      if (!active) return void (await table.deleteFrom('tenant_webhooks').where('client_db', '=', clientDb).execute());
-      await table
-        .insertInto('tenant_webhooks')
-        .values({ client_db: clientDb, active: 'yes' })
-        .onConflict((oc) => oc.column('client_db').doNothing())
-        .execute();
+    webhooks: {
+      async noted() {
+        const rows = await (
+          await serverTable('tenant_webhooks', 'client_db', 'active')
+        )
+          .selectFrom('tenant_webhooks')
+          .select('client_db')
+          .execute();
+        const names = rows.map((r) => r.client_db as string);
+        return names.includes('') ? new Set(names) : undefined;
+      },
+      async note(clientDb, active) {
+        const table = await serverTable('tenant_webhooks', 'client_db', 'active');
+        if (!active) return void (await table.deleteFrom('tenant_webhooks').where('client_db', '=', clientDb).execute());
+        await table
+          .insertInto('tenant_webhooks')
+          .values({ client_db: clientDb, active: 'yes' })
+          .onConflict((oc) => oc.column('client_db').doNothing())
+          .execute();
+      },
+      async work(names, now) {
+        const found = new Map<string, WebhookWork>();
+        const ask = async (some: readonly string[]) => {
+          const parts = some.map(
+            (name, n) => sql`select ${sql.lit(n)} as n, w.* from (${webhookWorkSql({ schema: schemaOf(name), events }, now)}) w`,
+          );
+          const { rows } = await sql<{ n: number; active: unknown; due: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
+          for (const row of rows) found.set(some[Number(row.n)]!, webhookWorkOf(row));
+        };
+        for (let i = 0; i < names.length; i += WORK_CHUNK) {
+          const chunk = names.slice(i, i + WORK_CHUNK);
+          // A schema without the tables (dropped meanwhile, never migrated) fails the statement: then one by one.
+          await ask(chunk).catch(() => Promise.all(chunk.map((name) => ask([name]).catch(() => {}))));
+        }
+        return found;
+      },
     },
     opened: async () => settled(open.values()),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),

@@ -10,6 +10,11 @@ import { tenantDb } from '../../engine/tenant-db.ts';
 import { openOnce } from './open-once.ts';
 import { settled } from './settled.ts';
 import { TenantExistsError, type TenantStore } from './types.ts';
+import { webhookWorkOf, webhookWorkSql, type WebhookWork } from '../webhooks/store.ts';
+import { sqliteEvents } from '../../engine/dialects/sqlite/event-log.ts';
+
+/** A tenant file's tables as the webhooks' work query names them: no schema. */
+const SQLITE_TENANT = { schema: undefined, events: sqliteEvents };
 
 const SUFFIX = '.sqlite';
 /** The server's own SQLite file in the data directory (not a tenant: no `.sqlite` suffix). */
@@ -55,6 +60,8 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
   const fileOf = (clientDb: string) => join(dataDir, clientDb + SUFFIX);
   let checkpointer: Checkpointer | undefined;
   let catalogDb: Database.Database | undefined;
+  /** Compiles the webhooks' work query (runs nothing). */
+  let compiler: Kysely<any> | undefined;
   /** The server's own file beside the tenants' (not a tenant: no `.sqlite` suffix), shared by every process on the directory. */
   const catalog = () => {
     if (catalogDb) return catalogDb;
@@ -130,15 +137,36 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
         )
         .run(clientDb, fingerprint);
     },
-    async webhookTenants() {
-      const rows = catalog().prepare('select client_db from tenant_webhooks').pluck().all() as string[];
-      return rows.includes('') ? new Set(rows) : undefined;
-    },
-    async noteWebhooks(clientDb, active) {
-      const statement = active
-        ? 'insert or ignore into tenant_webhooks (client_db) values (?)'
-        : 'delete from tenant_webhooks where client_db = ?';
-      catalog().prepare(statement).run(clientDb);
+    webhooks: {
+      async noted() {
+        const rows = catalog().prepare('select client_db from tenant_webhooks').pluck().all() as string[];
+        return rows.includes('') ? new Set(rows) : undefined;
+      },
+      async note(clientDb, active) {
+        const statement = active
+          ? 'insert or ignore into tenant_webhooks (client_db) values (?)'
+          : 'delete from tenant_webhooks where client_db = ?';
+        catalog().prepare(statement).run(clientDb);
+      },
+      /** File by file, each on a read-only connection of its own, closed at once: none is opened as a tenant. */
+      async work(names, now) {
+        const query = webhookWorkSql(SQLITE_TENANT, now).compile(
+          (compiler ??= new Kysely<any>({ dialect: new SqliteDialect({ database: catalog() }) })),
+        );
+        const found = new Map<string, WebhookWork>();
+        for (const name of names) {
+          let d: Database.Database | undefined;
+          try {
+            d = new Database(fileOf(name), { readonly: true, fileMustExist: true });
+            found.set(name, webhookWorkOf(d.prepare(query.sql).get(...query.parameters) as { active: unknown; due: unknown }));
+          } catch {
+            // A file removed meanwhile, or not migrated: left out.
+          } finally {
+            d?.close();
+          }
+        }
+        return found;
+      },
     },
     opened: async () => settled(open.values()),
     poolStats: () => undefined,
@@ -154,6 +182,7 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
       await checkpointer?.stop();
       catalogDb?.close();
       catalogDb = undefined;
+      compiler = undefined;
       checkpointer = undefined;
       for (const r of all) if (r.status === 'fulfilled') await r.value.db.destroy();
     },

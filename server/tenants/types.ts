@@ -1,4 +1,5 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import type { WebhookWork } from '../webhooks/store.ts';
 
 /** Maps `client_db` names to tenant databases; one SQLite file or one PostgreSQL schema each. */
 export interface TenantStore {
@@ -17,13 +18,8 @@ export interface TenantStore {
   fingerprints(): Promise<Map<string, string>>;
   /** Records that a tenant was migrated to a fingerprint (after its migration committed). */
   recordFingerprint(clientDb: string, fingerprint: string): Promise<void>;
-  /**
-   * The tenants noted to have active webhooks, shared by every process on the same data (one
-   * read); undefined until every tenant has been looked at once (`noteWebhooks('', true)`).
-   */
-  webhookTenants(): Promise<Set<string> | undefined>;
-  /** Notes whether a tenant has active webhooks; `''`: every tenant has been looked at. */
-  noteWebhooks(clientDb: string, active: boolean): Promise<void>;
+  /** Which tenants have webhooks, for the dispatcher. */
+  readonly webhooks: WebhookNotes;
   /** The tenant databases this process has open (for metrics; opens nothing). */
   opened(): Promise<TenantDb[]>;
   /** PostgreSQL: the connection pool's counts; SQLite: undefined (no pool). */
@@ -43,4 +39,20 @@ export class TenantExistsError extends Error {
   constructor(clientDb: string) {
     super(`tenant ${clientDb} already exists`);
   }
+}
+
+/** The tenants with webhooks, shared by every process on the same data. */
+export interface WebhookNotes {
+  /**
+   * The tenants noted to have active webhooks (one read); undefined until every tenant has been
+   * looked at once (`note('', true)`).
+   */
+  noted(): Promise<Set<string> | undefined>;
+  /** Notes whether a tenant has active webhooks; `''`: every tenant has been looked at. */
+  note(clientDb: string, active: boolean): Promise<void>;
+  /**
+   * What each named tenant's webhooks ask (`webhookWorkSql`), without opening any: PostgreSQL
+   * asks many schemas in one statement. A tenant that could not be read is left out.
+   */
+  work(names: readonly string[], now: number): Promise<Map<string, WebhookWork>>;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { eventJson } from '../../engine/events/event-log.ts';
-import { feedWatcher } from '../../engine/events/feed-watcher.ts';
+import { usingTenant } from '../../engine/tenant-use.ts';
 import type { Logger } from '../logging.ts';
 import type { TenantStore } from '../tenants/types.ts';
 import { deliver } from './deliver.ts';
@@ -15,9 +15,9 @@ export interface DispatcherOptions {
   readonly allowPrivate: boolean;
   readonly maxBackoffS: number;
   readonly giveUpS: number;
-  /** How often tenants are searched for active webhooks (default 5000 ms). */
+  /** How often the note of tenants with webhooks is read again (default 5000 ms). */
   readonly refreshMs?: number;
-  /** How often the feeds of tenants with webhooks are polled (default 250 ms). */
+  /** How often the tenants with webhooks are asked for new events (default 250 ms). */
   readonly pollMs?: number;
   readonly now?: () => number;
 }
@@ -37,28 +37,29 @@ interface Known {
   readonly tenant: TenantDb;
   readonly clientDb: string;
   webhook: Webhook;
-  busy: boolean;
 }
 
 /** Retry wait after the n-th failure in a row: 1 s, doubling, capped (SPEC 9). */
 export const backoffMs = (attempts: number, maxBackoffS: number): number => Math.min(2 ** Math.min(attempts - 1, 30), maxBackoffS) * 1000;
 
 /**
- * Delivers each tenant's change feed to its webhooks, off the request path. Every few seconds
- * it lists the tenants' active webhooks; every poll it reads each such tenant's feed end and,
- * for a webhook behind it, claims the webhook with a lease (one process delivers it), sends its
- * events one at a time in seq order, and advances its position after each 2xx. A failure
- * stops the webhook's events until its backoff has passed. Without webhooks no feed is read.
+ * Delivers each tenant's change feed to its webhooks, off the request path. Every poll one query
+ * (per store: `TenantStore.webhooks.work`) asks the tenants with webhooks which have one behind
+ * its feed and due, opening none of them; only such a tenant is opened, to deliver, and is then
+ * released by the idle rule like any other. For each such webhook it claims a lease (one process
+ * delivers it), sends its events one at a time in seq order, advances its position after each
+ * 2xx and lets the lease go. A failure stops the webhook's events until its backoff has passed.
  */
 export function createDispatcher(o: DispatcherOptions): Dispatcher {
   const me = randomUUID();
   const now = o.now ?? Date.now;
   const refreshMs = o.refreshMs ?? 5000;
   const pollMs = o.pollMs ?? 250;
-  let known = new Map<string, Known>();
-  let notedTenants = new Set<string>();
-  /** Per tenant with webhooks: the feed's highest seq as its FeedWatcher last told, and how to stop listening. */
-  const watched = new Map<string, { highest: number; stop: () => void }>();
+  let noted = new Set<string>();
+  /** The webhooks met per tenant, for their metrics. */
+  const met = new Map<string, Set<string>>();
+  /** Tenants being delivered now. */
+  const busy = new Set<string>();
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let lastRefresh = -Infinity;
@@ -66,74 +67,55 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   let abort = new AbortController();
 
   /**
-   * The tenants whose webhooks to look at: those noted to have some (one read, shared by every
-   * process) and those open in this process (a webhook made since is noted here). Every tenant is
-   * looked at only once per data set, the first time no note exists.
+   * The tenants noted to have webhooks (one read, shared by every process); on a data set where no
+   * process has looked yet, every tenant is asked once, in the stores' one query, none opened.
    */
-  async function candidates(): Promise<Map<string, TenantDb>> {
-    let noted = await o.tenants.webhookTenants();
-    if (!noted) {
-      for (const clientDb of await o.tenants.list()) {
-        const tenant = await o.tenants.get(clientDb).catch(() => undefined);
-        if (tenant && (await listWebhooks(tenant, 'active').catch(() => [])).length > 0) await o.tenants.noteWebhooks(clientDb, true);
-      }
-      await o.tenants.noteWebhooks('', true);
-      noted = (await o.tenants.webhookTenants()) ?? new Set();
-    }
-    notedTenants = noted;
-    const found = new Map((await o.tenants.opened()).map((t) => [t.key, t] as const));
-    for (const clientDb of noted) {
-      if (clientDb === '' || found.has(clientDb)) continue;
-      const tenant = await o.tenants.get(clientDb).catch(() => undefined);
-      if (tenant) found.set(clientDb, tenant);
-    }
-    return found;
+  async function notedTenants(): Promise<Set<string>> {
+    const notes = o.tenants.webhooks;
+    const known = await notes.noted();
+    if (known) return known;
+    for (const [clientDb, work] of await notes.work(await o.tenants.list(), now())) if (work !== 'none') await notes.note(clientDb, true);
+    await notes.note('', true);
+    return (await notes.noted()) ?? new Set();
   }
 
-  async function refresh(): Promise<void> {
-    const next = new Map<string, Known>();
-    for (const [clientDb, tenant] of await candidates()) {
-      // One tenant that cannot be read (being migrated, refused) keeps the others going; its known webhooks stay.
-      try {
-        const active = await listWebhooks(tenant, 'active');
-        if (active.length > 0 !== notedTenants.has(clientDb)) await o.tenants.noteWebhooks(clientDb, active.length > 0);
-        for (const webhook of active) {
-          const k = `${clientDb}\n${webhook.id}`;
-          const old = known.get(k);
-          next.set(k, old ? Object.assign(old, { webhook: old.busy ? old.webhook : webhook }) : { tenant, clientDb, webhook, busy: false });
-        }
-      } catch (err) {
-        o.logger.error({ err, tenant: clientDb }, 'webhooks of a tenant could not be read');
-        for (const [k, w] of known) if (w.clientDb === clientDb) next.set(k, w);
-      }
-    }
-    for (const [k, w] of known) if (!next.has(k)) o.metrics.forget(w.clientDb, w.webhook.id);
-    known = next;
-    watch(new Map([...next.values()].map((w) => [w.clientDb, w.tenant])));
+  function forget(clientDb: string, keep: ReadonlySet<string> = new Set()): void {
+    for (const id of met.get(clientDb) ?? []) if (!keep.has(id)) o.metrics.forget(clientDb, id);
+    if (keep.size === 0) met.delete(clientDb);
+    else met.set(clientDb, new Set(keep));
   }
 
-  /** Follows the feeds of exactly these tenants: the poll is shared with the process's event streams. */
-  function watch(tenants: Map<string, TenantDb>): void {
-    for (const [clientDb, w] of watched)
-      if (!tenants.has(clientDb)) {
-        w.stop();
-        watched.delete(clientDb);
+  /** Opens the tenant, and delivers each of its active webhooks behind the feed and due. */
+  async function deliverTenant(clientDb: string): Promise<void> {
+    const tenant = await o.tenants.get(clientDb);
+    if (!tenant) return;
+    await usingTenant(tenant, async () => {
+      const active = await listWebhooks(tenant, 'active');
+      forget(clientDb, new Set(active.map((w) => w.id)));
+      const highest = await tenant.events.highest(tenant);
+      for (const webhook of active) {
+        if (!running) return;
+        o.metrics.lag(clientDb, webhook.id, Math.max(highest - webhook.position, 0));
+        if (highest <= webhook.position) continue;
+        if (webhook.nextAttemptAt !== null && webhook.nextAttemptAt > now()) continue;
+        await run({ tenant, clientDb, webhook });
       }
-    for (const [clientDb, tenant] of tenants) {
-      if (watched.has(clientDb)) continue;
-      const entry = { highest: -1, stop: () => {} };
-      watched.set(clientDb, entry);
-      entry.stop = feedWatcher(tenant).listen((highest) => {
-        entry.highest = highest;
-        if (running) void tick().catch((err) => o.logger.error({ err }, 'webhook poll failed'));
-      });
-    }
+    });
   }
 
   /** Sends what the webhook has not had yet, while it succeeds and the lease holds. */
   async function run(w: Known): Promise<void> {
-    let webhook = await claimWebhook(w.tenant, w.webhook.id, me, now(), now() + LEASE_MS);
-    if (!webhook) return;
+    const claimed = await claimWebhook(w.tenant, w.webhook.id, me, now(), now() + LEASE_MS);
+    if (!claimed) return;
+    try {
+      await send(w, claimed);
+    } finally {
+      await releaseWebhook(w.tenant, w.webhook.id, me).catch(() => {});
+    }
+  }
+
+  async function send(w: Known, claimed: Webhook): Promise<void> {
+    let webhook = claimed;
     while (running) {
       w.webhook = webhook;
       const collections = webhook.collections.length > 0 ? webhook.collections : undefined;
@@ -193,7 +175,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
         { ...log, failingSinceS: Math.round((at - failingSince) / 1000) },
         'webhook disabled: deliveries failed for WEBHOOK_GIVE_UP_S',
       );
-      known.delete(`${w.clientDb}\n${webhook.id}`);
+      met.get(w.clientDb)?.delete(webhook.id);
       o.metrics.forget(w.clientDb, webhook.id);
     } else if (attempts === 1) o.logger.warn(log, 'webhook failing: retrying with backoff');
   }
@@ -201,21 +183,27 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
   async function tick(): Promise<void> {
     if (now() - lastRefresh >= refreshMs) {
       lastRefresh = now();
-      await refresh();
+      noted = await notedTenants();
     }
-    for (const w of known.values()) {
+    // Those open here too: a webhook made in this process's tenant before it was noted.
+    const names = new Set([...noted, ...(await o.tenants.opened()).map((t) => t.key)]);
+    names.delete('');
+    for (const clientDb of busy) names.delete(clientDb);
+    if (names.size === 0) return;
+    for (const [clientDb, work] of await o.tenants.webhooks.work([...names], now())) {
       if (!running) return;
-      if (w.busy) continue;
-      const end = watched.get(w.clientDb)?.highest ?? -1;
-      if (end < 0) continue; // its feed not read yet
-      o.metrics.lag(w.clientDb, w.webhook.id, Math.max(end - w.webhook.position, 0));
-      if (end <= w.webhook.position) continue;
-      if (w.webhook.nextAttemptAt !== null && w.webhook.nextAttemptAt > now()) continue;
-      w.busy = true;
-      const task = run(w)
-        .catch((err) => o.logger.error({ err, tenant: w.clientDb, webhook: w.webhook.id }, 'webhook dispatch failed'))
+      if ((work === 'none') === noted.has(clientDb)) {
+        await o.tenants.webhooks.note(clientDb, work !== 'none');
+        if (work === 'none') noted.delete(clientDb);
+        else noted.add(clientDb);
+      }
+      if (work === 'none') forget(clientDb);
+      if (work !== 'due') continue;
+      busy.add(clientDb);
+      const task = deliverTenant(clientDb)
+        .catch((err) => o.logger.error({ err, tenant: clientDb }, 'webhook dispatch failed'))
         .finally(() => {
-          w.busy = false;
+          busy.delete(clientDb);
           inFlight.delete(task);
         });
       inFlight.add(task);
@@ -245,8 +233,6 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       abort.abort();
       await ticking;
       await Promise.allSettled([...inFlight]);
-      watch(new Map());
-      for (const w of known.values()) await releaseWebhook(w.tenant, w.webhook.id, me).catch(() => {});
     },
   };
 }

@@ -1,5 +1,8 @@
+import { sql, type RawBuilder } from 'kysely';
 import { randomBytes } from 'node:crypto';
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import { EVENTS_TABLE } from '../../engine/events/event-log.ts';
+import { tableRef } from '../../engine/dialects/table-ref.ts';
 import { newSecret } from './signature.ts';
 
 /** The rows of `mrs_webhooks` (server/migrations/011-webhooks.ts) and every statement on them. */
@@ -138,3 +141,23 @@ export async function failWebhook(
     .where('lease_owner', '=', owner)
     .execute();
 }
+
+/** What a tenant's webhooks ask of the dispatcher: none is active, none is due, or one is due. */
+export type WebhookWork = 'none' | 'idle' | 'due';
+
+/**
+ * A select of one row, `active` and `due`, over a tenant's tables (in its schema, if it has one):
+ * whether it has an active webhook, and whether one is due: behind its feed (events written after
+ * its position, numbered or not yet) and not waiting out a backoff. Stores ask it of many tenants
+ * in one statement, none of them opened.
+ */
+export function webhookWorkSql(t: Pick<TenantDb, 'schema' | 'events'>, now: number): RawBuilder<{ active: unknown; due: unknown }> {
+  const hooks = tableRef(t, 'mrs_webhooks');
+  return sql`select exists (select 1 from ${hooks} where state = 'active') as active,
+    exists (select 1 from ${hooks} w where w.state = 'active' and (w.next_attempt_at is null or w.next_attempt_at <= ${now})
+      and exists (select 1 from ${tableRef(t, EVENTS_TABLE)} where ${t.events.writtenAfter(t, sql.ref('w.position'))})) as due`;
+}
+
+/** The answer of webhookWorkSql as a WebhookWork (booleans come back as 0 and 1 from SQLite). */
+export const webhookWorkOf = (row: { active: unknown; due: unknown }): WebhookWork =>
+  Number(row.due) ? 'due' : Number(row.active) ? 'idle' : 'none';

@@ -2,8 +2,9 @@ import { expect, it } from 'vitest';
 import { createService } from '../../server/service.ts';
 import { createWebhook } from '../../server/webhooks/store.ts';
 import { makeWorkOrder } from '../support/fixtures.ts';
-import { BASE, describeEachDatabase, M, type Harness } from '../support/harness.ts';
-import { eventually, startReceiver } from '../support/webhook-receiver.ts';
+import { BASE, describeEachDatabase, M, makeHarness, type Harness } from '../support/harness.ts';
+import { eventually, startReceiver, verified } from '../support/webhook-receiver.ts';
+import { eventJson } from '../../engine/events/event-log.ts';
 
 /** What /metrics says of the tenants this process has open. */
 const tenantsOpen = async (h: Harness) => Number(/^mrs_tenants_open (\d+)/m.exec((await h.get('/metrics')).text)?.[1]);
@@ -37,11 +38,10 @@ describeEachDatabase(
         try {
           const t = (await cli.tenants.get('demo.main'))!;
           await createWebhook(t, receiver.url, []);
-          await cli.tenants.noteWebhooks('demo.main', true);
+          await cli.tenants.webhooks.note('demo.main', true);
         } finally {
           await cli.close();
         }
-        await eventually(async () => (await tenantsOpen(h())) === 1, 'the dispatcher opened the noted tenant');
         const wo = await makeWorkOrder(h());
         await eventually(() => receiver.acked().some((r) => JSON.parse(r.body).id === wo.id), 'the new work order delivered');
       } finally {
@@ -49,6 +49,58 @@ describeEachDatabase(
         await receiver.close();
       }
     });
+
+    it('a tenant with webhooks is released when idle like any other; events written while it is closed are delivered, signed, in seq order', async () => {
+      const receiver = await startReceiver();
+      const { token } = await h().login({ clientDb: 'hooks.main' });
+      try {
+        const hook = await createWebhook((await h().service.tenants.get('hooks.main'))!, receiver.url, []);
+        await h().service.tenants.webhooks.note('hooks.main', true);
+        h().service.webhooks.start();
+        await eventually(async () => (await tenantsOpen(h())) === 0, 'the tenant with a webhook released');
+        // Written by another process: nothing here opens the tenant but the dispatcher, to deliver.
+        const other = await createService(h().service.config);
+        let feed;
+        try {
+          const writer = makeHarness(h().db, other, token);
+          for (let i = 0; i < 3; i++) await makeWorkOrder(writer);
+          const t = (await other.tenants.get('hooks.main'))!;
+          feed = (await t.events.read(t, { after: hook.position, limit: 100 })).events;
+        } finally {
+          await other.close();
+        }
+        expect(feed.length).toBe(3);
+        await eventually(() => receiver.acked().length >= feed.length, 'the events written while closed delivered');
+        expect(receiver.acked().map((r) => r.id)).toEqual(feed.map((e) => `evt_${e.seq}`));
+        for (const [i, r] of receiver.acked().entries()) expect(verified(hook.secret, r)).toEqual(JSON.parse(eventJson(feed[i]!)));
+        await eventually(async () => (await tenantsOpen(h())) === 0, 'the tenant released again after delivering');
+      } finally {
+        await h().service.webhooks.stop();
+        await receiver.close();
+      }
+    });
   },
   { env: { TENANT_IDLE_S: '2', WEBHOOK_ALLOW_PRIVATE: 'true' }, webhookRefreshMs: 100 },
+);
+
+describeEachDatabase(
+  'webhooks on data where no process has looked for them yet',
+  (h) => {
+    it('the first look finds the tenants with webhooks without opening any tenant', async () => {
+      await h().login({ clientDb: 'scan.a' });
+      await h().login({ clientDb: 'scan.b' });
+      await createWebhook((await h().service.tenants.get('scan.a'))!, 'http://127.0.0.1:9/hook', []);
+      expect(await h().service.tenants.webhooks.noted()).toBeUndefined();
+      await eventually(async () => (await tenantsOpen(h())) === 0, 'every tenant released');
+      try {
+        h().service.webhooks.start();
+        await eventually(async () => (await h().service.tenants.webhooks.noted()) !== undefined, 'every tenant looked at');
+        expect([...(await h().service.tenants.webhooks.noted())!].sort()).toEqual(['', 'scan.a']);
+        expect(await tenantsOpen(h())).toBe(0);
+      } finally {
+        await h().service.webhooks.stop();
+      }
+    });
+  },
+  { env: { TENANT_IDLE_S: '1', WEBHOOK_ALLOW_PRIVATE: 'true' }, webhookRefreshMs: 100 },
 );
