@@ -134,7 +134,7 @@ async function updateOnce(
   const updated =
     event === 'statement'
       ? await updateRowWithEvent(ctx.tenant, trx, resource, id, row, guarded, { at: eventTime(ctx), user: ctx.user ?? null })
-      : await updateRow(trx, resource.name, id, row, guarded);
+      : await updateRow(trx, resource, id, row, guarded);
   if (!updated && expected !== undefined) return lostRace(trx, ctx, resource, id);
   // Deleted since it was read: the statement writes a live record only; a transaction's read held its lock.
   if (!updated && guarded === undefined) throw notFound(resource.name, id);

@@ -1,6 +1,7 @@
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
-import { compiledQueriesByKey } from '../compiled-queries.ts';
+import { compiledStatement, type ListPlaceholder } from '../compiled-queries.ts';
+import { databaseOf } from '../dialects/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { EVENT_COLUMNS } from '../events/event-sql.ts';
 import { eventParentSql } from '../events/event-parent.ts';
@@ -8,20 +9,34 @@ import { tableRef } from '../dialects/table-ref.ts';
 import type { Resource } from '../registry.ts';
 import { EVENTS_TABLE } from '../events/event-log.ts';
 import { recordJsonOf } from './records-json.ts';
-import { all, conditionShape, conditionSql, conditionValues, type RowCondition } from '../writes/conditions.ts';
+import { all, conditionSql, conditionTemplate, conditionValues, type RowCondition } from '../writes/conditions.ts';
 
 /**
- * A record's INSERT and UPDATE, compiled once per shape: the table and the columns written
- * (a PATCH writes the fields it was sent), so building the query is paid once per shape, not
- * per write. Both return the whole row.
+ * A record's UPDATE, compiled once per shape: the table and the columns written (a PATCH writes
+ * the fields it was sent), so building the query is paid once per shape, not per write. It
+ * returns the whole row.
  */
-export const queries = compiledQueriesByKey(500);
-export const writes = <R>(db: Kysely<any>, key: string, build: (...p: any[]) => CompiledQuery<R>, ...args: readonly unknown[]) =>
-  db.executeQuery<R>(queries(db, key, build, ...args));
 
-/** The columns' placeholders as a row object, for a builder's values() or set(). */
-export const rowOf = (columns: readonly string[], placeholders: readonly unknown[]) =>
-  Object.fromEntries(columns.map((c, i) => [c, placeholders[i]]));
+type Row = Record<string, unknown>;
+
+/** What decides an UPDATE's SQL. */
+interface UpdateShape {
+  readonly schema: string | undefined;
+  readonly resource: Resource;
+  readonly columns: readonly string[];
+  /** A compare-and-set on the version read. */
+  readonly cas: boolean;
+}
+
+/** An UPDATE's values: the row's in column order, the record's id, and the version it must be at (a compare-and-set's). */
+interface UpdateValues {
+  readonly row: readonly unknown[];
+  readonly id: number;
+  readonly version: number | null;
+}
+
+/** The columns' placeholders as a row object, for a builder's set(). */
+const setOf = (columns: readonly string[], row: ListPlaceholder) => Object.fromEntries(columns.map((c, i) => [c, row.at(i)]));
 
 /**
  * updateRow and the record's update event in one statement (Supports.eventInStatement: PostgreSQL's
@@ -45,65 +60,82 @@ export async function updateRowWithEvent(
   event: { readonly at: string; readonly user: string | null; readonly op?: 'update' | 'delete' },
   conditions: readonly RowCondition[] = [],
 ): Promise<Record<string, unknown> | undefined> {
-  const table = resource.name;
-  const columns = Object.keys(row);
-  const cas = expectedVersion !== undefined;
-  const op = event.op ?? 'update';
   const condition = conditions.length ? all(conditions) : undefined;
-  const { rows } = await writes<Record<string, unknown>>(
-    db,
-    `${op}+event\0${table}\0${cas}\0${columns.join('\0')}\0where\0${condition ? conditionShape(condition) : ''}`,
-    (...p) => {
-      const [rowId, version, at, user, ...conditionParams] = p.slice(columns.length);
-      const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
-      // `updated` after the stamp of the row replaced, as nextTimestamp, from the row as the lock
-      // finds it: a write that did not read the record first (update.ts) has no stamp to follow.
-      if ('updated' in set) set.updated = sql`greatest(cast(${set.updated} as timestamptz), updated + interval '1 millisecond')`;
-      // After `before_write` has locked the row: it is then the row the UPDATE replaces.
-      const q = db
-        .updateTable(table)
-        .set(set)
-        .where('id', '=', rowId)
-        .where(sql<boolean>`exists (select 1 from before_write)`);
-      const update = (cas ? q.where(VERSION_COLUMN, '=', version) : q).returningAll();
-      // Each changed field as `,"name"`, the first comma cut: a chain of ||, not concat_ws (at most 100 arguments).
-      const changed = sql.join(
-        Object.keys(resource.definition.fields).map(
-          (name) =>
-            sql`coalesce(case when ${sql.ref(`before_write.${name}`)} is distinct from ${sql.ref(`written.${name}`)} then ${sql.lit(`,${JSON.stringify(name)}`)} end, '')`,
-        ),
-        sql` || `,
-      );
-      // What the write's rules ask of the row (engine/writes/rules/), its values the statement's parameters.
-      const keeps = condition ? sql` and ${conditionSql(t, resource, condition, () => conditionParams.shift())}` : sql``;
-      // `before_write` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
-      // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
-      // event's before_row). Without the lock, a write committed meanwhile would be missed by
-      // both; a compare-and-set instead made writes of one row retry each other, hundreds of
-      // times a second under load (BENCHMARKS.md, "Lazy snapshots"). A live row only: one deleted
-      // meanwhile is not written (no row: the caller says why, 404 or through its read).
-      // The checks are the lock's WHERE: under a write committed meanwhile, PostgreSQL checks it
-      // again on the row as that write left it, once the lock is taken.
-      return sql<
-        Record<string, unknown>
-      >`with before_write as (select * from ${tableRef(t, table)} where id = ${rowId} and deleted = false${keeps} for update),
+  const op = event.op ?? 'update';
+  const shape = { ...updateShape(t, resource, row, expectedVersion), op, where: condition && conditionTemplate(condition) };
+  const values = {
+    ...updateValues(row, id, expectedVersion),
+    at: event.at,
+    user: event.user,
+    where: condition ? conditionValues(condition, resource, t.flavour) : [],
+  };
+  return (await updateWithEvent.run(db, shape, values)).rows[0];
+}
+
+const updateShape = (t: Pick<TenantDb, 'schema'>, resource: Resource, row: Row, expectedVersion: number | undefined): UpdateShape => ({
+  schema: t.schema,
+  resource,
+  columns: Object.keys(row),
+  cas: expectedVersion !== undefined,
+});
+
+const updateValues = (row: Row, id: number, expectedVersion: number | undefined): UpdateValues => ({
+  row: Object.values(row),
+  id,
+  version: expectedVersion ?? null,
+});
+
+const updateWithEvent = compiledStatement<
+  UpdateShape & { readonly op: 'update' | 'delete'; readonly where: RowCondition | undefined },
+  UpdateValues & { readonly at: string; readonly user: string | null; readonly where: readonly unknown[] },
+  Row
+>(
+  'record update with event',
+  (db, shape, p) => {
+    const { resource, columns, cas, op, where } = shape;
+    const table = resource.name;
+    const t = { ...databaseOf(db), schema: shape.schema };
+    const set: Record<string, unknown> = Object.assign(setOf(columns, p.row), { [VERSION_COLUMN]: nextVersion });
+    // `updated` after the stamp of the row replaced, as nextTimestamp, from the row as the lock
+    // finds it: a write that did not read the record first (update.ts) has no stamp to follow.
+    if ('updated' in set) set.updated = sql`greatest(cast(${set.updated} as timestamptz), updated + interval '1 millisecond')`;
+    // After `before_write` has locked the row: it is then the row the UPDATE replaces.
+    const q = db
+      .updateTable(table)
+      .set(set)
+      .where('id', '=', p.id)
+      .where(sql<boolean>`exists (select 1 from before_write)`);
+    const update = (cas ? q.where(VERSION_COLUMN, '=', p.version) : q).returningAll();
+    // Each changed field as `,"name"`, the first comma cut: a chain of ||, not concat_ws (at most 100 arguments).
+    const changed = sql.join(
+      Object.keys(resource.definition.fields).map(
+        (name) =>
+          sql`coalesce(case when ${sql.ref(`before_write.${name}`)} is distinct from ${sql.ref(`written.${name}`)} then ${sql.lit(`,${JSON.stringify(name)}`)} end, '')`,
+      ),
+      sql` || `,
+    );
+    // What the write's rules ask of the row (engine/writes/rules/), its values the statement's parameters.
+    let w = 0;
+    const keeps = where ? sql` and ${conditionSql(t, resource, where, () => p.where.at(w++))}` : sql``;
+    // `before_write` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
+    // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
+    // event's before_row). Without the lock, a write committed meanwhile would be missed by
+    // both; a compare-and-set instead made writes of one row retry each other, hundreds of
+    // times a second under load (BENCHMARKS.md, "Lazy snapshots"). A live row only: one deleted
+    // meanwhile is not written (no row: the caller says why, 404 or through its read).
+    // The checks are the lock's WHERE: under a write committed meanwhile, PostgreSQL checks it
+    // again on the row as that write left it, once the lock is taken.
+    return sql<Row>`with before_write as (select * from ${tableRef(t, table)} where id = ${p.id} and deleted = false${keeps} for update),
         written as (${update}),
         event as (insert into ${tableRef(t, EVENTS_TABLE)} ${EVENT_COLUMNS}
-          select cast(${at} as text), ${sql.lit(table)}, written.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
-            ${recordJsonOf(t.flavour, resource, 'written')}, cast(${user} as text), ${t.flavour.rowJson('before_write', resource.fieldNames)},
+          select cast(${p.at} as text), ${sql.lit(table)}, written.id, ${sql.lit(op)}, ${op === 'delete' ? sql.lit(DELETE_CHANGED) : sql`'[' || substr(${changed}, 2) || ']'`},
+            ${recordJsonOf(t.flavour, resource, 'written')}, cast(${p.user} as text), ${t.flavour.rowJson('before_write', resource.fieldNames)},
             ${eventParentSql(resource, 'written')}
           from written left join before_write on true)
-        select * from written`.compile(db);
-    },
-    ...columns.map((c) => row[c]),
-    id,
-    cas ? expectedVersion : null,
-    event.at,
-    event.user,
-    ...(condition ? conditionValues(condition, resource, t.flavour) : []),
-  );
-  return rows[0];
-}
+        select * from written`;
+  },
+  500,
+);
 
 /** A soft delete's `changed`, as engine/operations/events.ts names it. */
 const DELETE_CHANGED = JSON.stringify(['deleted']);
@@ -118,24 +150,23 @@ export const nextVersion = sql`${sql.ref(VERSION_COLUMN)} + 1`;
  */
 export async function updateRow(
   db: Kysely<any>,
-  table: string,
+  resource: Resource,
   id: number,
   row: Record<string, unknown>,
   expectedVersion?: number,
 ): Promise<Record<string, unknown> | undefined> {
-  const columns = Object.keys(row);
-  const cas = expectedVersion !== undefined;
-  const { rows } = await writes<Record<string, unknown>>(
-    db,
-    `update\0${table}\0${cas}\0${columns.join('\0')}`,
-    (...p) => {
-      const set = Object.assign(rowOf(columns, p), { [VERSION_COLUMN]: nextVersion });
-      const q = db.updateTable(table).set(set).where('id', '=', p[columns.length]);
-      return (cas ? q.where(VERSION_COLUMN, '=', p[columns.length + 1]) : q).returningAll().compile();
-    },
-    ...columns.map((c) => row[c]),
-    id,
-    ...(cas ? [expectedVersion] : []),
-  );
-  return rows[0];
+  const shape = updateShape({ schema: undefined }, resource, row, expectedVersion);
+  return (await update.run(db, shape, updateValues(row, id, expectedVersion))).rows[0];
 }
+
+const update = compiledStatement<UpdateShape, UpdateValues, Row>(
+  'record update',
+  (db, { resource, columns, cas }, p) => {
+    const q = db
+      .updateTable(resource.name)
+      .set(Object.assign(setOf(columns, p.row), { [VERSION_COLUMN]: nextVersion }))
+      .where('id', '=', p.id);
+    return (cas ? q.where(VERSION_COLUMN, '=', p.version) : q).returningAll();
+  },
+  500,
+);

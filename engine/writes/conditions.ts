@@ -121,28 +121,6 @@ export async function factsFor(
 const namesRecords = (c: RowCondition): boolean =>
   c.is === 'live' || (c.is === 'not' ? namesRecords(c.of) : c.is === 'all' || c.is === 'any' ? c.of.some(namesRecords) : false);
 
-/** What decides a condition's SQL (its values left out): part of a compiled statement's key. */
-export function conditionShape(c: RowCondition): string {
-  switch (c.is) {
-    case 'eq':
-    case 'set':
-      return `${c.is}(${c.field})`;
-    case 'in':
-      return `in(${c.field},${c.values.length})`;
-    case 'shows':
-      return `shows(${c.fields.join(',')})`;
-    case 'version':
-      return 'version';
-    case 'live':
-      return `live(${c.table})`;
-    case 'not':
-      return `not(${conditionShape(c.of)})`;
-    case 'all':
-    case 'any':
-      return `${c.is}(${c.of.map(conditionShape).join(',')})`;
-  }
-}
-
 /**
  * The condition with its values left out (each a zero, a list as long): what decides its SQL,
  * the part of a compiled statement's shape (engine/compiled-queries.ts) conditionSql builds from.
