@@ -1,44 +1,20 @@
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { compileOnlyDb } from '../test/support/compile-only.ts';
-import {
-  compiledOnce,
-  compiledByKey,
-  compiledFamily,
-  compiledPer,
-  compiledStatement,
-  trackShapes,
-  valueProblems,
-} from './compiled-queries.ts';
+import { compiledByKey, compiledStatement, trackShapes, valueProblems } from './compiled-queries.ts';
 
-describe('queries compiled once', () => {
-  it('compiles a shape once and fills each run with its own values, in parameter order', async () => {
-    const { db, ran } = compileOnlyDb('sqlite');
-    let builds = 0;
-    const find = compiledOnce<[number, string, string]>((d, a, b, c) => {
-      builds++;
-      return d.selectFrom('t').selectAll().where('a', '=', a).where('b', 'in', [b, c]).where('d', '=', 'fixed').compile();
-    });
-    await find(db, 1, 'x', 'y');
-    await find(db, 2, 'p', 'q');
-    expect(builds).toBe(1);
-    expect(ran.map((q) => q.sql)).toEqual(Array(2).fill('select * from "t" where "a" = ? and "b" in (?, ?) and "d" = ?'));
-    expect(ran.map((q) => q.parameters)).toEqual([
-      [1, 'x', 'y', 'fixed'],
-      [2, 'p', 'q', 'fixed'],
-    ]);
-  });
-
+describe('compiled per database setup', () => {
   it('compiles again for another dialect or schema, but a transaction shares its database\u2019s', async () => {
     const lite = compileOnlyDb('sqlite');
     const pg = compileOnlyDb('postgres');
     const a = pg.db.withSchema('a');
     const b = pg.db.withSchema('b');
     let builds = 0;
-    const find = compiledOnce<[number]>((d, id) => {
+    const statement = compiledStatement<object, { id: number }>('find', (d, _shape, p) => {
       builds++;
-      return d.selectFrom('t').selectAll().where('id', '=', id).compile();
+      return d.selectFrom('t').selectAll().where('id', '=', p.id);
     });
+    const find = (db: Kysely<any>, id: number) => statement.run(db, {}, { id });
     await find(lite.db, 1);
     await find(pg.db, 2);
     await find(a, 3);
@@ -54,46 +30,6 @@ describe('queries compiled once', () => {
       ['select * from "b"."t" where "id" = $1', 4],
       ['select * from "a"."t" where "id" = $1', 5],
       ['select * from "a"."t" where "id" = $1', 6],
-    ]);
-  });
-
-  it('keeps one compiled member of a family per key', async () => {
-    const { db, ran } = compileOnlyDb('sqlite');
-    const builds: string[] = [];
-    const byTable = compiledFamily<[number]>((table, d, id) => {
-      builds.push(table);
-      return d.selectFrom(table).select('id').where('id', '=', id).compile();
-    });
-    await byTable('one', db, 1);
-    await byTable('two', db, 2);
-    await byTable('one', db, 3);
-    expect(builds).toEqual(['one', 'two']);
-    expect(ran.map((q) => [q.sql, q.parameters])).toEqual([
-      ['select "id" from "one" where "id" = ?', [1]],
-      ['select "id" from "two" where "id" = ?', [2]],
-      ['select "id" from "one" where "id" = ?', [3]],
-    ]);
-  });
-});
-
-describe('queries compiled per object', () => {
-  it('keeps one compiled member per object, apart for objects of the same name', async () => {
-    const { db, ran } = compileOnlyDb('sqlite');
-    const one = { name: 'things', column: 'a' };
-    const other = { name: 'things', column: 'b' }; // same name, another shape
-    let builds = 0;
-    const pick = compiledPer<typeof one, [number]>((o, d, id) => {
-      builds++;
-      return d.selectFrom(o.name).select(o.column).where('id', '=', id).compile();
-    });
-    await pick(one, db, 1);
-    await pick(other, db, 2);
-    await pick(one, db, 3);
-    expect(builds).toBe(2);
-    expect(ran.map((q) => [q.sql, q.parameters])).toEqual([
-      ['select "a" from "things" where "id" = ?', [1]],
-      ['select "b" from "things" where "id" = ?', [2]],
-      ['select "a" from "things" where "id" = ?', [3]],
     ]);
   });
 });

@@ -223,54 +223,11 @@ export function valueProblems(u: UsedShape): string[] {
   return problems;
 }
 
-// Builders with positional placeholders (the cursor's, snapshots', idempotency's and row lookups') share compiledStatement's
-// cache and its checks; new code names its placeholders with compiledStatement instead.
+// Statements kept by a key joined by hand, their builder the call's (a search's snapshot, a
+// write's statements) share compiledStatement's cache; new code names its placeholders with
+// compiledStatement instead.
 
 type Positional<R> = (...placeholders: any[]) => CompiledQuery<R>;
-
-/** A positional builder as a statement of shape `{ n, key }`, its `n` values the list `args`. */
-function positional<K, R>(
-  name: string,
-  build: (key: K, db: Kysely<any>, p: Placeholder[]) => CompiledQuery<R>,
-  max: number,
-  checked = true,
-) {
-  return statementOf<{ key: K; n: number }, { args: readonly unknown[] }, R>(
-    name,
-    (db, { key, n }, p) => ({
-      compile: () =>
-        build(
-          key,
-          db,
-          Array.from({ length: n }, (_, i) => p.args.at(i)),
-        ),
-    }),
-    max,
-    checked,
-  );
-}
-
-/** @deprecated Use compiledStatement (named placeholders, a declared shape). */
-export function compiledOnce<A extends readonly unknown[], R = unknown>(
-  build: (db: Kysely<any>, ...placeholders: { [K in keyof A]: any }) => CompiledQuery<R>,
-): (db: Kysely<any>, ...args: A) => Promise<QueryResult<R>> {
-  const s = positional<undefined, R>('compiledOnce', (_k, db, p) => build(db, ...(p as any)), 1);
-  return (db, ...args) => s.run(db, { key: undefined, n: args.length }, { args });
-}
-
-type Build<K, A extends readonly unknown[], R> = (key: K, db: Kysely<any>, ...placeholders: { [I in keyof A]: any }) => CompiledQuery<R>;
-
-/** @deprecated Use compiledStatement, the key a member of its shape. */
-export function compiledFamily<A extends readonly unknown[], R = unknown>(build: Build<string, A, R>) {
-  const s = positional<string, R>('compiledFamily', (key, db, p) => build(key, db, ...(p as any)), 100);
-  return (key: string, db: Kysely<any>, ...args: A) => s.run(db, { key, n: args.length }, { args });
-}
-
-/** @deprecated Use compiledStatement, the object (frozen: it stands for itself) a member of its shape. */
-export function compiledPer<K extends object, A extends readonly unknown[], R = unknown>(build: Build<K, A, R>) {
-  const s = positional<K, R>('compiledPer', (key, db, p) => build(key, db, ...(p as any)), 100);
-  return (key: K, db: Kysely<any>, ...args: A) => s.run(db, { key, n: args.length }, { args });
-}
 
 /** @deprecated Use compiledStatement: a key joined by hand serves another's SQL when it misses an input. */
 export function compiledByKey(max = 500) {
@@ -282,8 +239,13 @@ export function compiledByKey(max = 500) {
 /** @deprecated Use compiledStatement's `query`. */
 export function compiledQueriesByKey(max = 500) {
   let current: Positional<any> | undefined;
-  // The builder is the call's: not one to compile again with other values (valueProblems).
-  const s = positional<string, any>('compiledByKey', (_k, _db, p) => current!(...p), max, false);
+  // The builder is the call's: not one to compile again with other values (valueProblems), so unchecked.
+  const s = statementOf<{ key: string; n: number }, { args: readonly unknown[] }, any>(
+    'compiledByKey',
+    (_db, { n }, p) => ({ compile: () => current!(...Array.from({ length: n }, (_, i) => p.args.at(i))) }),
+    max,
+    false,
+  );
   return function query<R>(db: Kysely<any>, key: string, build: Positional<R>, ...args: readonly unknown[]): CompiledQuery<R> {
     current = build;
     try {

@@ -1,5 +1,5 @@
 import { sql, type AliasedExpression, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { compiledOnce } from '../compiled-queries.ts';
+import { compiledStatement } from '../compiled-queries.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import { idsPerChunkSql } from './layout.ts';
@@ -41,30 +41,32 @@ export interface PageReadForm {
  * whose range is computed in SQL from the cursor's own page size. Undefined: no such cursor.
  */
 export function pageReader(form: () => PageReadForm) {
-  const pageRows = compiledOnce<[string, number], Record<string, any>>((db, id, page) => {
-    const { ids, condition } = form();
-    // Two primary-key lookups in one statement: the head row, and the range of chunk rows the page
-    // needs, bounded by the cursor's own page size (an OR of both would scan every chunk row).
-    const head = db.selectFrom(CURSOR_TABLE).where('id', '=', id).where('chunk', '=', 0);
-    const pageSize = head.select('page_size');
-    const perChunk = head.select(sql.raw(idsPerChunkSql('width')).as('n'));
-    const p = sql`cast(${page} as integer)`;
-    const first = sql<number>`((${p} - 1) * (${pageSize})) / (${perChunk})`;
-    const last = sql<number>`(${p} * (${pageSize}) - 1) / (${perChunk})`;
-    return db
-      .selectFrom(CURSOR_TABLE)
-      .select([...META, 'page_size', sql<string | null>`null`.as('ids')])
-      .where((eb) => condition(eb.and([eb('id', '=', id), eb('chunk', '=', 0)])))
-      .unionAll(
-        db
-          .selectFrom(CURSOR_TABLE)
-          .select([...META, 'page_size', ids])
-          .where((eb) => condition(eb.and([eb('id', '=', id), eb('chunk', '>=', first), eb('chunk', '<=', last)]))),
-      )
-      .compile();
-  });
+  const pageRows = compiledStatement<object, { id: string; page: number }, Record<string, any>>(
+    'cursor page',
+    (db, _shape, { id, page }) => {
+      const { ids, condition } = form();
+      // Two primary-key lookups in one statement: the head row, and the range of chunk rows the page
+      // needs, bounded by the cursor's own page size (an OR of both would scan every chunk row).
+      const head = db.selectFrom(CURSOR_TABLE).where('id', '=', id).where('chunk', '=', 0);
+      const pageSize = head.select('page_size');
+      const perChunk = head.select(sql.raw(idsPerChunkSql('width')).as('n'));
+      const p = sql`cast(${page} as integer)`;
+      const first = sql<number>`((${p} - 1) * (${pageSize})) / (${perChunk})`;
+      const last = sql<number>`(${p} * (${pageSize}) - 1) / (${perChunk})`;
+      return db
+        .selectFrom(CURSOR_TABLE)
+        .select([...META, 'page_size', sql<string | null>`null`.as('ids')])
+        .where((eb) => condition(eb.and([eb('id', '=', id), eb('chunk', '=', 0)])))
+        .unionAll(
+          db
+            .selectFrom(CURSOR_TABLE)
+            .select([...META, 'page_size', ids])
+            .where((eb) => condition(eb.and([eb('id', '=', id), eb('chunk', '>=', first), eb('chunk', '<=', last)]))),
+        );
+    },
+  );
   return async (t: TenantDb, id: string, page: number): Promise<CursorRead | undefined> => {
-    const { rows } = await pageRows(t.db, id, page);
+    const { rows } = await pageRows.run(t.db, {}, { id, page });
     const head = rows.find((r) => Number(r.chunk) === 0);
     if (!head) return undefined;
     const chunks = new Map<number, string>();
@@ -73,13 +75,13 @@ export function pageReader(form: () => PageReadForm) {
   };
 }
 
-const touchHead = compiledOnce<[number, string]>((db, expiresAt, id) =>
-  db.updateTable(CURSOR_TABLE).set({ expires_at: expiresAt }).where('id', '=', id).where('chunk', '=', 0).compile(),
+const touchHead = compiledStatement<object, { id: string; expiresAt: number }>('cursor touch', (db, _shape, p) =>
+  db.updateTable(CURSOR_TABLE).set({ expires_at: p.expiresAt }).where('id', '=', p.id).where('chunk', '=', 0),
 );
 
 /** Moves the expiry on the head row, the one every read checks. */
 export async function touchCursor(t: TenantDb, id: string, expiresAt: number): Promise<void> {
-  await touchHead(t.db, expiresAt, id);
+  await touchHead.run(t.db, {}, { id, expiresAt });
 }
 
 export async function deleteCursor(t: TenantDb, id: string): Promise<void> {
@@ -132,48 +134,49 @@ export interface ChunkRowsForm {
  * the same rows.
  */
 export function cursorFiller(form: () => ChunkRowsForm) {
-  const insertRest = compiledOnce<[number, unknown, string]>((db, width, list, id) => {
-    const f = form();
-    const others = Object.keys(f.others);
-    const rows = db
-      .selectFrom([`${CURSOR_TABLE} as h`, f.rows(list).as('c')])
-      .select((eb) => [
-        'h.id',
-        eb.ref('c.n').as('chunk'),
-        'h.total',
-        sql<number>`cast(${width} as integer)`.as('width'),
-        'h.collection',
-        'h.scope',
-        'h.owner',
-        sql<string>`''`.as('query'),
-        'h.page_size',
-        'h.expires_at',
-        eb.ref('c.d').as(f.text),
-        ...others.map((c) => f.others[c]!.as(c)),
-      ])
-      .where('h.id', '=', id)
-      .where('h.chunk', '=', 0)
-      .where('h.as_of_id', 'is not', null);
-    return db
-      .insertInto(CURSOR_TABLE)
-      .columns(['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', f.text, ...others])
-      .expression(rows)
-      .onConflict((oc) => oc.columns(['id', 'chunk']).doNothing())
-      .compile();
-  });
-  const fillHead = compiledOnce<[number, string, string]>((db, width, text, id) =>
+  const insertRest = compiledStatement<object, { width: number; list: unknown; id: string }>(
+    'cursor fill chunks',
+    (db, _shape, { width, list, id }) => {
+      const f = form();
+      const others = Object.keys(f.others);
+      const rows = db
+        .selectFrom([`${CURSOR_TABLE} as h`, f.rows(list).as('c')])
+        .select((eb) => [
+          'h.id',
+          eb.ref('c.n').as('chunk'),
+          'h.total',
+          sql<number>`cast(${width} as integer)`.as('width'),
+          'h.collection',
+          'h.scope',
+          'h.owner',
+          sql<string>`''`.as('query'),
+          'h.page_size',
+          'h.expires_at',
+          eb.ref('c.d').as(f.text),
+          ...others.map((c) => f.others[c]!.as(c)),
+        ])
+        .where('h.id', '=', id)
+        .where('h.chunk', '=', 0)
+        .where('h.as_of_id', 'is not', null);
+      return db
+        .insertInto(CURSOR_TABLE)
+        .columns(['id', 'chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'page_size', 'expires_at', f.text, ...others])
+        .expression(rows)
+        .onConflict((oc) => oc.columns(['id', 'chunk']).doNothing());
+    },
+  );
+  const fillHead = compiledStatement<object, { width: number; text: string; id: string }>('cursor fill head', (db, _shape, p) =>
     db
       .updateTable(CURSOR_TABLE)
-      .set({ width, [form().text]: text, as_of_id: null })
-      .where('id', '=', id)
+      .set({ width: p.width, [form().text]: p.text, as_of_id: null })
+      .where('id', '=', p.id)
       .where('chunk', '=', 0)
-      .where('as_of_id', 'is not', null)
-      .compile(),
+      .where('as_of_id', 'is not', null),
   );
   return async (t: TenantDb, id: string, made: MadeIds): Promise<void> => {
     await t.db.transaction().execute(async (trx) => {
-      if (made.chunks.length > 1) await insertRest(trx, made.width, form().list(made.chunks.slice(1)), id);
-      await fillHead(trx, made.width, made.chunks[0] ?? '', id);
+      if (made.chunks.length > 1) await insertRest.run(trx, {}, { width: made.width, list: form().list(made.chunks.slice(1)), id });
+      await fillHead.run(trx, {}, { width: made.width, text: made.chunks[0] ?? '', id });
     });
   };
 }

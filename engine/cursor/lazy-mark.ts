@@ -1,5 +1,4 @@
 import { sql, type Expression, type Kysely } from 'kysely';
-import { compiledFamily } from '../compiled-queries.ts';
 
 /**
  * A collection's lazy-cursor mark: the time (the engine's clock, epoch ms) until which a lazy
@@ -30,9 +29,12 @@ export const lazyMarkOf = (db: Kysely<any>, table: string): Expression<number | 
     .where('key', '=', sql.lit(lazyMarkKey(table)))
     .$asScalar();
 
-/** Raises the collection's mark to `until` (never lowers it: another process may have raised it further). */
-export const raiseLazyMark = compiledFamily<[number], unknown>((table, db, until) =>
-  db
+/**
+ * Raises the collection's mark to `until` (never lowers it: another process may have raised it
+ * further). Plain Kysely: it runs about once a cursor lifetime, not once a request.
+ */
+export async function raiseLazyMark(table: string, db: Kysely<any>, until: number): Promise<void> {
+  await db
     .insertInto('mrs_meta')
     .values({ key: sql.lit(lazyMarkKey(table)), value: sql`cast(${until} as text)` })
     .onConflict((oc) =>
@@ -41,5 +43,5 @@ export const raiseLazyMark = compiledFamily<[number], unknown>((table, db, until
         .doUpdateSet({ value: sql`excluded.value` })
         .where(sql`cast(mrs_meta.value as integer)`, '<', sql`cast(excluded.value as integer)`),
     )
-    .compile(),
-);
+    .execute();
+}

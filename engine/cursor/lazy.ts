@@ -1,5 +1,4 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { compiledByKey } from '../compiled-queries.ts';
 import { EVENTS_GONE_KEY, EVENTS_TABLE } from '../events/event-log.ts';
 import { orderBySql } from '../dialects/order-by.ts';
 import { tableRef } from '../dialects/table-ref.ts';
@@ -39,8 +38,6 @@ export interface LazySearch {
   readonly order: Reserved['order'];
   /** The collection's columns a condition or order may read, with their kinds (`id` included). */
   readonly columns: readonly { readonly name: string; readonly kind: FieldKind | 'id' }[];
-  /** Determines the search completely (as SnapshotArgs.searchKey). */
-  readonly searchKey: string;
 }
 
 /** A lazy cursor's ids, made: the layout (width column) and its chunk rows' text, chunk 0 first. */
@@ -55,16 +52,14 @@ export interface MadeIds {
  */
 export type Unmakeable = 'events-gone' | 'events-without-rows' | 'total-differs';
 
-const statements = compiledByKey(200);
-
 /**
  * The statement that reads a lazy cursor's ids as of its seq, in its order, as decimal text each
  * followed by a comma; whether an event after the seq lacks its row (`stale`); and the feed's
  * gone mark. Compiled without the database's plugins (the table names are written in full): its
- * CTEs are its own names, which a schema plugin would otherwise qualify. Built only on a miss of
- * the compiled statements (`seq` and `largest` are their placeholders).
+ * CTEs are its own names, which a schema plugin would otherwise qualify. Plain Kysely: it runs
+ * once a cursor, and reads far more than its compile costs.
  */
-function asOfStatement(t: TenantDb, search: LazySearch, seq: unknown, largest: unknown) {
+function asOfStatement(t: TenantDb, search: LazySearch, seq: number, largest: number | undefined) {
   const db = t.db.withoutPlugins();
   const table = tableRef(t, search.table);
   const events = tableRef(t, EVENTS_TABLE);
@@ -90,13 +85,7 @@ function asOfStatement(t: TenantDb, search: LazySearch, seq: unknown, largest: u
 /** A lazy cursor's ids as of its seq (see the module's comment), or why they cannot be made. */
 export async function idsAsOf(t: TenantDb, meta: CursorMeta, search: LazySearch): Promise<Float64Array | Unmakeable> {
   const seq = meta.changeSeq ?? 0;
-  const { rows } = await statements<{ ids: string; stale: unknown; gone: unknown }>(
-    t.db,
-    `asof\0${search.searchKey}`,
-    (seq: unknown, largest: unknown) => asOfStatement(t, search, seq, largest),
-    seq,
-    meta.asOfId,
-  );
+  const { rows } = await t.db.executeQuery(asOfStatement(t, search, seq, meta.asOfId));
   const row = rows[0]!;
   if (Number(row.gone ?? 0) > seq) return 'events-gone';
   if (row.stale === true || Number(row.stale) === 1) return 'events-without-rows';

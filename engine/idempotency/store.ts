@@ -1,5 +1,5 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type RawBuilder } from 'kysely';
-import { compiledOnce, compiledQueriesByKey } from '../compiled-queries.ts';
+import { compiledStatement } from '../compiled-queries.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import type { KeyedRequest } from './key.ts';
@@ -21,17 +21,16 @@ export interface KeptRow extends KeptAnswer {
 }
 
 // Compiled once: a keyed request runs both, and building a Kysely query costs more than running it.
-const keptRow = compiledOnce<[string, string], Record<string, any>>((db, owner, key) =>
+const keptRow = compiledStatement<object, { owner: string; key: string }, Record<string, any>>('idempotency kept', (db, _shape, p) =>
   db
     .selectFrom(TABLE)
     .select(['fingerprint', 'status', 'body', 'location', 'etag', 'expires_at'])
-    .where('owner', '=', owner)
-    .where('key', '=', key)
-    .compile(),
+    .where('owner', '=', p.owner)
+    .where('key', '=', p.key),
 );
 
 export async function findKept(db: Kysely<any>, req: KeyedRequest): Promise<KeptRow | undefined> {
-  const row = (await keptRow(db, req.owner, req.key)).rows[0];
+  const row = (await keptRow.run(db, {}, { owner: req.owner, key: req.key })).rows[0];
   if (!row) return undefined;
   return {
     fingerprint: row.fingerprint,
@@ -47,56 +46,58 @@ export async function forget(db: Kysely<any>, req: KeyedRequest): Promise<void> 
   await db.deleteFrom(TABLE).where('owner', '=', req.owner).where('key', '=', req.key).execute();
 }
 
-type KeepArgs = [string, string, string, number, string, string | null, string | null, number];
-const keepValues = (db: Kysely<any>, p: unknown[]) =>
-  db
-    .insertInto(TABLE)
-    .values({ owner: p[0], key: p[1], fingerprint: p[2], status: p[3], body: p[4], location: p[5], etag: p[6], expires_at: p[7] });
-const keepRow = compiledOnce<KeepArgs>((db, ...p) => keepValues(db, p).compile());
-const keepRowIfAbsent = compiledOnce<KeepArgs>((db, ...p) =>
-  keepValues(db, p)
-    .onConflict((oc) => oc.columns(['owner', 'key']).doNothing())
-    .compile(),
-);
+/** A kept answer's row as an INSERT's values. */
+interface KeepValues {
+  owner: string;
+  key: string;
+  fingerprint: string;
+  status: number;
+  body: string;
+  location: string | null;
+  etag: string | null;
+  expires_at: number;
+}
+
+/** `ifAbsent`: a key another request claimed meanwhile stays as it is. */
+const keepRow = compiledStatement<{ ifAbsent: boolean }, KeepValues>('idempotency keep', (db, { ifAbsent }, p) => {
+  const insert = db.insertInto(TABLE).values({
+    owner: p.owner,
+    key: p.key,
+    fingerprint: p.fingerprint,
+    status: p.status,
+    body: p.body,
+    location: p.location,
+    etag: p.etag,
+    expires_at: p.expires_at,
+  });
+  return ifAbsent ? insert.onConflict((oc) => oc.columns(['owner', 'key']).doNothing()) : insert;
+});
+
+const keepValues = (req: KeyedRequest, answer: KeptAnswer, expiresAt: number): KeepValues => ({
+  owner: req.owner,
+  key: req.key,
+  fingerprint: req.fingerprint,
+  status: answer.status,
+  body: answer.body,
+  location: answer.location ?? null,
+  etag: answer.etag ?? null,
+  expires_at: expiresAt,
+});
 
 /**
  * Keeps the answer. Inside the write's transaction this is the key's claim: it commits with the
  * write or not at all. `ifAbsent`: a key another request claimed meanwhile stays as it is.
  */
 export async function keep(db: Kysely<any>, req: KeyedRequest, answer: KeptAnswer, expiresAt: number, ifAbsent = false): Promise<void> {
-  const args: KeepArgs = [
-    req.owner,
-    req.key,
-    req.fingerprint,
-    answer.status,
-    answer.body,
-    answer.location ?? null,
-    answer.etag ?? null,
-    expiresAt,
-  ];
-  await (ifAbsent ? keepRowIfAbsent : keepRow)(db, ...args);
+  await keepRow.run(db, { ifAbsent }, keepValues(req, answer, expiresAt));
 }
-
-const keepQueries = compiledQueriesByKey(1);
 
 /**
  * `keep`'s INSERT, compiled and not run: for a write whose handle runs it right after the write
  * (engine/sql/write-then.ts), where the key was found free by the write's own statement.
  */
 export function keepQuery(db: Kysely<any>, req: KeyedRequest, answer: KeptAnswer, expiresAt: number): CompiledQuery {
-  return keepQueries(
-    db,
-    'keep',
-    (...p) => keepValues(db, p).compile(),
-    req.owner,
-    req.key,
-    req.fingerprint,
-    answer.status,
-    answer.body,
-    answer.location ?? null,
-    answer.etag ?? null,
-    expiresAt,
-  );
+  return keepRow.query(db, { ifAbsent: false }, keepValues(req, answer, expiresAt));
 }
 
 /**

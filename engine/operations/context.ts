@@ -4,7 +4,7 @@ import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { storedOf, type Stored } from '../records.ts';
-import { compiledFamily, compiledPer } from '../compiled-queries.ts';
+import { compiledStatement } from '../compiled-queries.ts';
 import { databaseOf } from '../dialects/index.ts';
 import { lazyMarkOf } from '../cursor/lazy-mark.ts';
 
@@ -36,8 +36,8 @@ export const inTransaction = <T>(db: Kysely<any>, fn: (trx: Kysely<any>) => Prom
 
 export const notFound = (resource: string, id: number) => new EngineError('not-found', `${resource} ${id} does not exist or was deleted.`);
 
-const rowById = compiledFamily<[number], Record<string, unknown>>((table, db, id) =>
-  db.selectFrom(table).selectAll().where('id', '=', id).compile(),
+const rowById = compiledStatement<{ table: string }, { id: number }, Record<string, unknown>>('row by id', (db, { table }, p) =>
+  db.selectFrom(table).selectAll().where('id', '=', p.id),
 );
 
 /** The column a write's read of its row carries the row's JSON in (rowJson): no field is named so. */
@@ -48,15 +48,18 @@ const BEFORE_ROW = 'mrs_before_row';
  * row's JSON) and database setup. `now`: the write's time, against the collection's lazy-cursor
  * mark where the database keeps rows only while it lasts.
  */
-const rowForWrite = compiledPer<Resource, [number, number], Record<string, unknown>>((resource, db, id, now) => {
-  const { flavour, supports } = databaseOf(db);
-  const json = flavour.rowJson('r', resource.fieldNames);
-  const before = supports.beforeRowsOnlyWhileMarked
-    ? sql<string | null>`case when ${lazyMarkOf(db, resource.name)} >= ${now} then ${json} end`
-    : json;
-  const read = db.selectFrom(`${resource.name} as r`).selectAll('r').select(before.as(BEFORE_ROW)).where('r.id', '=', id);
-  return (supports.rowLocks ? read.forUpdate() : read).compile();
-});
+const rowForWrite = compiledStatement<{ resource: Resource }, { id: number; now: number }, Record<string, unknown>>(
+  'row for write',
+  (db, { resource }, { id, now }) => {
+    const { flavour, supports } = databaseOf(db);
+    const json = flavour.rowJson('r', resource.fieldNames);
+    const before = supports.beforeRowsOnlyWhileMarked
+      ? sql<string | null>`case when ${lazyMarkOf(db, resource.name)} >= ${now} then ${json} end`
+      : json;
+    const read = db.selectFrom(`${resource.name} as r`).selectAll('r').select(before.as(BEFORE_ROW)).where('r.id', '=', id);
+    return supports.rowLocks ? read.forUpdate() : read;
+  },
+);
 
 /**
  * loadRecord for a write in a transaction: the live record, and its row as the database's rowJson
@@ -71,7 +74,7 @@ export async function loadForWrite(
   resource: Resource,
   id: number,
 ): Promise<ReadForWrite | undefined> {
-  const row = (await rowForWrite(resource, db, id, ctx.cursors.now())).rows[0];
+  const row = (await rowForWrite.run(db, { resource }, { id, now: ctx.cursors.now() })).rows[0];
   const stored = recordOf(ctx, resource, row, false);
   return stored && { record: stored.record, version: stored.version, before: row![BEFORE_ROW] as string | undefined };
 }
@@ -89,7 +92,7 @@ export async function loadRecord(
   id: number,
   includeDeleted = false,
 ): Promise<Stored | undefined> {
-  return recordOf(ctx, resource, (await rowById(resource.name, db, id)).rows[0], includeDeleted);
+  return recordOf(ctx, resource, (await rowById.run(db, { table: resource.name }, { id })).rows[0], includeDeleted);
 }
 
 /** A row read as its record: live only unless asked otherwise. */

@@ -1,4 +1,4 @@
-import { cursorsFor, searchKeyOf, type CursorPage, type Cursors } from '../cursor/index.ts';
+import { cursorsFor, type CursorPage, type Cursors } from '../cursor/index.ts';
 import type { CursorBinding } from '../cursor/snapshot-store.ts';
 import { canonicalize, type CanonicalQuery } from '../query/canonical.ts';
 import type { LazySearch } from '../cursor/lazy.ts';
@@ -90,6 +90,5 @@ function lazySearch(ctx: OperationContext, resource: Resource, stored: Canonical
     where: where.where,
     order: { field, direction },
     columns: resource.fieldNames.map((name) => ({ name, kind: name === 'id' ? ('id' as const) : resource.fields[name]!.kind })),
-    searchKey: searchKeyOf(resource.name, where, stored.order),
   };
 }

@@ -1,5 +1,5 @@
 import { expressionBuilder, sql } from 'kysely';
-import { compiledOnce } from '../../compiled-queries.ts';
+import { compiledStatement } from '../../compiled-queries.ts';
 import { CURSOR_TABLE } from '../../cursor/cursor-rows.ts';
 import { LAZY } from '../../cursor/layout.ts';
 import { lazyMarkOf, raiseLazyMark } from '../../cursor/lazy-mark.ts';
@@ -30,11 +30,9 @@ interface LazyRead {
 }
 
 /** A lazy cursor's head row: chunk 0 without ids, with its seq and the largest id. */
-const insertLazyHead = compiledOnce<unknown[]>((db, ...values) =>
-  db
-    .insertInto(CURSOR_TABLE)
-    .values(Object.fromEntries([...CHUNK_COLUMNS, 'as_of_id'].map((c, i) => [c, values[i]])))
-    .compile(),
+const HEAD_COLUMNS = [...CHUNK_COLUMNS, 'as_of_id'] as const;
+const insertLazyHead = compiledStatement<object, Record<(typeof HEAD_COLUMNS)[number], unknown>>('lazy cursor head', (db, _shape, p) =>
+  db.insertInto(CURSOR_TABLE).values(Object.fromEntries(HEAD_COLUMNS.map((c) => [c, p[c]]))),
 );
 
 export async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
@@ -51,21 +49,24 @@ export async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Sna
   const total = Number(row.total);
   const seq = Number(row.change_seq);
   const b = args.binding;
-  await insertLazyHead(
+  await insertLazyHead.run(
     t.db,
-    args.id,
-    0,
-    total,
-    LAZY,
-    b.collection,
-    b.scope,
-    b.owner,
-    JSON.stringify(args.query),
-    args.query.limit,
-    args.expiresAt,
-    '',
-    seq,
-    Number(row.largest ?? 0),
+    {},
+    {
+      id: args.id,
+      chunk: 0,
+      total,
+      width: LAZY,
+      collection: b.collection,
+      scope: b.scope,
+      owner: b.owner,
+      query: JSON.stringify(args.query),
+      page_size: args.query.limit,
+      expires_at: args.expiresAt,
+      ids: '',
+      change_seq: seq,
+      as_of_id: Number(row.largest ?? 0),
+    },
   );
   return { total, records: { json: row.page }, changeSeq: seq };
 }

@@ -1,4 +1,4 @@
-import { compiledByKey, compiledFamily } from '../../compiled-queries.ts';
+import { compiledByKey, compiledStatement } from '../../compiled-queries.ts';
 import { CURSOR_TABLE } from '../../cursor/cursor-rows.ts';
 import { widthFor } from '../../cursor/layout.ts';
 import { searchStatsOf } from '../../cursor/search-stats.ts';
@@ -16,13 +16,12 @@ export const whereOf = (args: SnapshotArgs) => (eb: any) => opaqueValues(args.wh
 /** The feed's seq the snapshot reflects, read in the packing statement itself (SPEC 9: lists join the feed). */
 export const changeSeq = highestSeqSql();
 
-const largestId = compiledFamily<[], { m: number | null }>((table, db) => largestIdQuery(db, table).compile());
-
-/** The width a table's ids were last packed at (SearchStats), the next statement's first guess. */
+/** The width a table's ids were last packed at (SearchStats), the next statement's first guess; read once a table, so plain Kysely. */
 export async function widthGuess(t: TenantDb, table: string): Promise<number> {
   const stats = searchStatsOf(t);
   let width = stats.width(table);
-  if (width === undefined) stats.setWidth(table, (width = widthFor(Number((await largestId(table, t.db)).rows[0]?.m ?? 0))));
+  if (width === undefined)
+    stats.setWidth(table, (width = widthFor(Number((await largestIdQuery(t.db, table).executeTakeFirst())?.m ?? 0))));
   return width;
 }
 
@@ -44,11 +43,11 @@ export const CHUNK_COLUMNS = [
   'change_seq',
 ] as const;
 
-/** An INSERT of n chunk rows (the key), compiled once per n. */
-const insertChunks = compiledFamily<unknown[]>((n, db, ...values) => {
+/** An INSERT of n chunk rows, compiled once per n: `values` row after row, in CHUNK_COLUMNS order. */
+const insertChunks = compiledStatement<{ n: number }, { values: readonly unknown[] }>('snapshot chunks', (db, { n }, p) => {
   const rows = [];
-  for (let r = 0; r < Number(n); r++) rows.push(Object.fromEntries(CHUNK_COLUMNS.map((c, i) => [c, values[r * CHUNK_COLUMNS.length + i]])));
-  return db.insertInto(CURSOR_TABLE).values(rows).compile();
+  for (let r = 0; r < n; r++) rows.push(Object.fromEntries(CHUNK_COLUMNS.map((c, i) => [c, p.values.at(r * CHUNK_COLUMNS.length + i)])));
+  return db.insertInto(CURSOR_TABLE).values(rows);
 });
 
 /** A search's snapshot statement, compiled once while it stays among the recent ones. */
@@ -86,12 +85,12 @@ export async function insertSnapshot(
     return out;
   };
   const count = chunks.length;
-  if (count <= ROWS_PER_INSERT) await insertChunks(String(count), t.db, ...values(0, count));
+  if (count <= ROWS_PER_INSERT) await insertChunks.run(t.db, { n: count }, { values: values(0, count) });
   else
     await t.db.transaction().execute(async (trx) => {
       for (let from = 0; from < count; from += ROWS_PER_INSERT) {
         const to = Math.min(count, from + ROWS_PER_INSERT);
-        await insertChunks(String(to - from), trx, ...values(from, to));
+        await insertChunks.run(trx, { n: to - from }, { values: values(from, to) });
       }
     });
 }

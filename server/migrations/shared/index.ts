@@ -14,6 +14,7 @@ export const SHARED_MIGRATIONS: Record<string, Migration> = {
  * starting together may collide on recording one: the loser tries again and finds it done.
  */
 export async function migrateShared(db: Kysely<any>, schema: string | undefined, attempts = 5): Promise<void> {
+  if (await allRan(db)) return;
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => SHARED_MIGRATIONS },
@@ -26,5 +27,19 @@ export async function migrateShared(db: Kysely<any>, schema: string | undefined,
     if (!error) return;
     if (attempt >= attempts) throw error;
     await new Promise((r) => setTimeout(r, 20 * attempt));
+  }
+}
+
+/**
+ * Whether every shared migration is recorded: one read. Kysely's Migrator first reads every table
+ * of the database (its introspection), which on PostgreSQL grows with the tenants' schemas.
+ */
+async function allRan(db: Kysely<any>): Promise<boolean> {
+  try {
+    const rows = await db.selectFrom('mrs_migration_service').select('name').execute();
+    const ran = new Set(rows.map((r) => r.name as string));
+    return Object.keys(SHARED_MIGRATIONS).every((name) => ran.has(name));
+  } catch {
+    return false; // not made yet
   }
 }
