@@ -120,7 +120,7 @@ export interface WriteEvent {
  * atomic without a transaction. The event takes no seq here (PostgreSQL numbers events later).
  */
 export function eventOfWrite(
-  t: TenantDb,
+  t: InSchema,
   write: OperationNodeSource,
   recordJson: Expression<string>,
   e: WrittenEvent,
@@ -148,7 +148,7 @@ export interface WrittenEvent {
  * from `from`'s columns), in id order: the events of a multi-row insert follow its rows. No seq
  * (see eventOfWrite).
  */
-export function eventInsertFrom(t: TenantDb, from: string, recordJson: Expression<string>, e: WrittenEvent): RawBuilder<unknown> {
+export function eventInsertFrom(t: InSchema, from: string, recordJson: Expression<string>, e: WrittenEvent): RawBuilder<unknown> {
   return sql`insert into ${tableRef(t, EVENTS_TABLE)} (at, collection, record_id, op, changed, record, username, parent_collection, parent_id)
       select cast(${e.at} as text), ${sql.lit(e.collection)}, ${sql.ref(`${from}.id`)}, ${sql.lit(e.op)}, cast(${e.changed} as text), ${recordJson}, cast(${e.user} as text),
         ${e.parent ?? sql`null, null`} from ${sql.table(from)}

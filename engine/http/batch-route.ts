@@ -1,10 +1,11 @@
 import { EngineError, valueOrUndefined, type ProblemItem, type Result } from '../errors.ts';
 import { parseIdempotencyKey, type IdempotencySettings, type KeptAnswer, type Outcome } from '../idempotency/index.ts';
-import { create, insertPlainCreates, plainCreateRow } from '../operations/create.ts';
+import { create, createAll, plainCreate } from '../operations/create.ts';
 import type { OperationContext } from '../operations/context.ts';
 import { softDelete } from '../operations/soft-delete.ts';
 import { patch, replace } from '../operations/update.ts';
 import type { Written } from '../records.ts';
+import type { InsertPlan } from '../writes/plan.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { isPlainObject } from '../validate/body.ts';
 import { readJsonBodyOnce } from './body.ts';
@@ -159,20 +160,20 @@ function asBatchError(e: unknown, i: number): unknown {
 /**
  * Every operation in order on one transaction; the first that fails undoes them all. Creates
  * with nothing to look up first that follow each other, in one collection and of one shape, are
- * checked one by one and inserted together (insertPlainCreates): one or two statements for the
+ * planned one by one and written together (createAll): one or two statements for the
  * run instead of one or two each. A run is written before the operation after it runs.
  */
 async function runAll(deps: BatchDeps, ctx: OperationContext, ops: readonly Planned[]): Promise<KeptAnswer> {
   return inCallTransaction(ctx, async (inTrx) => {
     const outcomes: WriteAnswer[] = [];
-    let run: { resource: Resource; shape: string; rows: Record<string, unknown>[]; from: number } | undefined;
+    let run: { resource: Resource; shape: string; plans: InsertPlan[]; from: number } | undefined;
     const flush = async () => {
       if (!run) return;
-      const { resource, rows, from } = run;
+      const { resource, plans, from } = run;
       run = undefined;
       let records: Written[];
       try {
-        records = await insertPlainCreates(inTrx, resource, rows);
+        records = await createAll(inTrx, plans);
       } catch (e) {
         throw asBatchError(e, from); // a failure of the statement as a whole: its first operation's
       }
@@ -181,12 +182,12 @@ async function runAll(deps: BatchDeps, ctx: OperationContext, ops: readonly Plan
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       try {
-        const row = op.method === 'POST' ? plainCreateRow(inTrx, op.match.resource, op.body, op.match.parent) : undefined;
-        if (row) {
-          const shape = Object.keys(row).join('\0');
+        const plainPlan = op.method === 'POST' ? plainCreate(inTrx, op.match.resource, op.body, op.match.parent) : undefined;
+        if (plainPlan) {
+          const shape = Object.keys(plainPlan.row).join('\0');
           if (run && (run.resource !== op.match.resource || run.shape !== shape)) await flush();
-          if (!run) run = { resource: op.match.resource, shape, rows: [], from: i };
-          run.rows.push(row);
+          if (!run) run = { resource: op.match.resource, shape, plans: [], from: i };
+          run.plans.push(plainPlan);
           continue;
         }
         await flush();

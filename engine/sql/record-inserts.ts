@@ -1,272 +1,205 @@
 import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
-import type { Then, WriteThen } from './write-then.ts';
-import type { TenantDb } from '../dialects/types.ts';
-import { eventInsertFrom, eventOfWrite, WRITTEN, type WriteEvent } from '../events/event-sql.ts';
+import { compiledStatement, type Compilable, type ListPlaceholder } from '../compiled-queries.ts';
+import { databaseOf } from '../dialects/index.ts';
+import type { DatabaseKind, TenantDb } from '../dialects/types.ts';
+import { eventInsertFrom, eventOfWrite, WRITTEN } from '../events/event-sql.ts';
 import { eventParentSql } from '../events/event-parent.ts';
-import { tableRef } from '../dialects/table-ref.ts';
 import { claimable, keepFrom, unclaimed, type Claim, type KeptAnswer } from '../idempotency/store.ts';
 import type { Resource } from '../registry.ts';
 import { recordJsonOf } from './records-json.ts';
-import { linkedKey, liveRecord, queries, rowOf, writes, type LinkCheck } from './record-writes.ts';
+import { all, conditionSql, conditionTemplate, conditionValues, type RowCondition } from '../writes/conditions.ts';
+import type { InsertPlan } from '../writes/plan.ts';
 
-/** A record's INSERTs, each compiled once per shape (record-writes.ts), returning the whole row. */
+/**
+ * A record's INSERT of its plans' rows (engine/writes/plan.ts), returning each whole row: alone,
+ * with its event in the same statement, or claiming an Idempotency-Key too. Each compiled once
+ * per shape (the table, the columns, how many rows, the conditions' template): building a query
+ * costs more than running it (engine/compiled-queries.ts).
+ */
 
-const insertQuery = (db: Kysely<any>, table: string, row: Record<string, unknown>) => {
-  const columns = Object.keys(row);
-  return queries<Record<string, unknown>>(
-    db,
-    `insert\0${table}\0${columns.join('\0')}`,
-    (...p) => db.insertInto(table).values(rowOf(columns, p)).returningAll().compile(),
-    ...columns.map((c) => row[c]),
-  );
-};
+type Row = Record<string, unknown>;
 
-export async function insertRow(
-  db: Kysely<any>,
-  table: string,
-  row: Record<string, unknown>,
-): Promise<Record<string, unknown> | undefined> {
-  return (await db.executeQuery(insertQuery(db, table, row))).rows[0];
+/** What decides an INSERT's SQL. */
+interface InsertShape {
+  readonly schema: string | undefined;
+  readonly resource: Resource;
+  readonly columns: readonly string[];
+  readonly rows: number;
+  /** The plan's conditions without their values; none: a VALUES list. */
+  readonly where: RowCondition | undefined;
+}
+
+/** An INSERT's values: the rows' in column order, then the conditions' (conditionValues). */
+interface InsertValues {
+  readonly row: readonly unknown[];
+  readonly where: readonly unknown[];
+}
+
+/** A create event's values, written from the inserted row by the same statement. */
+interface EventValues {
+  readonly at: string;
+  readonly changed: string;
+  readonly user: string | null;
+}
+
+/** The database a compiled statement is built for: its kind, from the handle, and the tenant's schema, from the shape. */
+const setup = (db: Kysely<any>, schema: string | undefined): DatabaseKind & { readonly schema: string | undefined } => ({
+  ...databaseOf(db),
+  schema,
+});
+
+/**
+ * The rows inserted only where the conditions hold: INSERT ... SELECT ... WHERE (PostgreSQL
+ * types the parameters from the columns, as for VALUES); without, a VALUES list.
+ */
+function insertSql(db: Kysely<any>, s: InsertShape, p: { row: ListPlaceholder; where: ListPlaceholder }, also?: RawBuilder<boolean>) {
+  const rows = Array.from({ length: s.rows }, (_, r) => s.columns.map((_c, i) => p.row.at(r * s.columns.length + i)));
+  let w = 0;
+  const t = setup(db, s.schema);
+  const wheres = [...(s.where ? [conditionSql(t, s.resource, s.where, () => p.where.at(w++))] : []), ...(also ? [also] : [])];
+  const insert = db.insertInto(s.resource.name);
+  if (wheres.length === 0) return insert.values(rows.map((r) => Object.fromEntries(s.columns.map((c, i) => [c, r[i]])))).returningAll();
+  return insert
+    .columns(s.columns)
+    .expression(sql`select ${sql.join(rows[0]!)} where ${sql.join(wheres, sql` and `)}`)
+    .returningAll();
+}
+
+const insertRows = compiledStatement<InsertShape, InsertValues, Row>(
+  'record insert',
+  (db, s, p) => insertSql(db, s, p) as Compilable<Row>,
+  500,
+);
+
+const insertRowsWithEvents = compiledStatement<InsertShape, InsertValues & EventValues, Row>(
+  'record insert with event',
+  (db, s, p) =>
+    eventOfWrite({ schema: s.schema }, insertSql(db, s, p), recordJsonOf(databaseOf(db).flavour, s.resource, WRITTEN), {
+      at: p.at,
+      collection: s.resource.name,
+      op: 'create',
+      changed: p.changed,
+      user: p.user,
+      parent: eventParentSql(s.resource, WRITTEN),
+    }),
+  500,
+);
+
+/** The shape and values of plans of one collection and shape (the first's conditions, when one). */
+function shapeOf(t: Pick<TenantDb, 'schema' | 'flavour'>, plans: readonly InsertPlan[]): { shape: InsertShape; values: InsertValues } {
+  const { resource, conditions } = plans[0]!;
+  const columns = Object.keys(plans[0]!.row);
+  const condition = conditions.length ? all(conditions) : undefined;
+  const row: unknown[] = [];
+  for (const plan of plans) for (const c of columns) row.push(plan.row[c]);
+  return {
+    shape: { schema: t.schema, resource, columns, rows: plans.length, where: condition && conditionTemplate(condition) },
+    values: { row, where: condition ? conditionValues(condition, resource, t.flavour) : [] },
+  };
+}
+
+const eventValues = (plan: InsertPlan): EventValues => ({
+  at: plan.event.at,
+  changed: JSON.stringify(plan.event.changed),
+  user: plan.event.user,
+});
+
+/**
+ * The INSERT of plans of one collection and shape (one plan with conditions, or any number
+ * without), returning the rows inserted in the order given (ids are taken in the VALUES list's
+ * order): none when the conditions do not hold.
+ */
+export function insertQuery(t: TenantDb, db: Kysely<any>, plans: readonly InsertPlan[]): CompiledQuery<Row> {
+  const { shape, values } = shapeOf(t, plans);
+  return insertRows.query(db, shape, values);
 }
 
 /**
- * insertRow, and right after it the statement `then` makes from the inserted row, the two kept
- * together (engine/sql/write-then.ts): a create and its event. With `links`, the row is inserted
- * only where each names a live record (liveParents). Undefined when no row was inserted: nothing
- * was written, and nothing run after.
+ * insertQuery with each row's create event in the same statement, the event's record written
+ * from the inserted row (Supports.eventInStatement: databases whose statements can write two
+ * tables), the events in the rows' order.
  */
-export async function insertRowThen(
-  writeThen: WriteThen,
-  t: TenantDb,
-  table: string,
-  row: Record<string, unknown>,
-  then: (inserted: Record<string, unknown>) => Then,
-  links: readonly LinkCheck[] = [],
-): Promise<Record<string, unknown> | undefined> {
-  const columns = Object.keys(row);
-  const insert =
-    links.length === 0
-      ? insertQuery(t.db, table, row)
-      : queries<Record<string, unknown>>(
-          t.db,
-          `insert+links\0${table}\0${columns.join('\0')}\0${linkedKey(links)}`,
-          (...p) => insertWhere(t, table, columns, p, liveParents(t, columns, p, links)).compile(t.db),
-          ...columns.map((c) => row[c]),
-        );
-  return thenIfInserted(writeThen, insert, then);
-}
-
-/** The write, and `then`'s statements right after it when it inserted a row (none when it did not). */
-async function thenIfInserted(
-  writeThen: WriteThen,
-  insert: CompiledQuery,
-  then: (inserted: Record<string, unknown>) => Then,
-): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await writeThen(insert, (result) => {
-    const inserted = result.rows[0] as Record<string, unknown> | undefined;
-    return inserted ? then(inserted) : [];
-  });
-  return rows[0] as Record<string, unknown> | undefined;
-}
-
-/**
- * An INSERT of the row's values (the first `columns.length` of `p`) only where `where` holds,
- * returning the row inserted: none when it does not. INSERT ... SELECT, for its WHERE:
- * PostgreSQL types the parameters from the columns, as for VALUES.
- */
-const insertWhere = (t: TenantDb, table: string, columns: readonly string[], p: readonly unknown[], where: RawBuilder<unknown>) =>
-  sql<Record<string, unknown>>`insert into ${tableRef(t, table)} (${sql.join(columns.map((name) => sql.ref(name)))})
-    select ${sql.join(p.slice(0, columns.length))} where ${where} returning *`;
-
-/** Each link names a live record: a create's parents looked up by its own INSERT (insertWhere). */
-const liveParents = (t: TenantDb, columns: readonly string[], p: readonly unknown[], links: readonly LinkCheck[]) =>
-  sql.join(
-    links.map(({ table, column }) => liveRecord(t, table, p[columns.indexOf(column)])),
-    sql` and `,
-  );
-
-/**
- * insertRowThen for a keyed create (engine/idempotency/) on a database whose writes of one key
- * cannot interleave (one writer: SQLite): the row is inserted only while no answer is kept for
- * the key, checked by the INSERT itself, and `then` (given the inserted row) makes the event's
- * and the kept answer's statements, run right after it and kept with it. Undefined when the key
- * was not free: nothing was written, and nothing run after.
- */
-export async function insertRowIfKeyFreeThen(
-  writeThen: WriteThen,
-  t: TenantDb,
-  table: string,
-  row: Record<string, unknown>,
-  key: { readonly owner: string; readonly key: string },
-  then: (inserted: Record<string, unknown>) => Then,
-): Promise<Record<string, unknown> | undefined> {
-  const columns = Object.keys(row);
-  const insert = queries<Record<string, unknown>>(
-    t.db,
-    `insert+unclaimed\0${table}\0${columns.join('\0')}`,
-    (...p) => {
-      const [owner, keyValue] = p.slice(columns.length);
-      return insertWhere(t, table, columns, p, unclaimed(t, owner, keyValue)).compile(t.db);
-    },
-    ...columns.map((c) => row[c]),
-    key.owner,
-    key.key,
-  );
-  return thenIfInserted(writeThen, insert, then);
-}
-
-/**
- * Rows of one shape (the same columns) inserted by one statement, returned in the order given
- * (ids are taken in the VALUES list's order). Compiled once per shape and number of rows.
- */
-export async function insertRows(
-  db: Kysely<any>,
-  table: string,
-  rows: readonly Record<string, unknown>[],
-): Promise<Record<string, unknown>[]> {
-  const columns = Object.keys(rows[0]!);
-  const n = rows.length;
-  const { rows: inserted } = await writes<Record<string, unknown>>(
-    db,
-    `insert*${n}\0${table}\0${columns.join('\0')}`,
-    (...p) =>
-      db
-        .insertInto(table)
-        .values(Array.from({ length: n }, (_, i) => rowOf(columns, p.slice(i * columns.length, (i + 1) * columns.length))))
-        .returningAll()
-        .compile(),
-    ...rows.flatMap((row) => columns.map((c) => row[c])),
-  );
-  return byId(inserted);
-}
-
-/** insertRows with each row's create event, in one statement (as insertRowWithEvent), the events in the rows' order. */
-export async function insertRowsWithEvents(
-  t: TenantDb,
-  db: Kysely<any>,
-  resource: Resource,
-  rows: readonly Record<string, unknown>[],
-  event: WriteEvent,
-): Promise<Record<string, unknown>[]> {
-  const table = resource.name;
-  const columns = Object.keys(rows[0]!);
-  const n = rows.length;
-  const { rows: inserted } = await writes<Record<string, unknown>>(
-    db,
-    `insert*${n}+event\0${table}\0${columns.join('\0')}`,
-    (...p) => {
-      const values = Array.from({ length: n }, (_, i) => rowOf(columns, p.slice(i * columns.length, (i + 1) * columns.length)));
-      const [at, changed, user] = p.slice(n * columns.length);
-      const insert = db.insertInto(table).values(values).returningAll();
-      return eventOfWrite(t, insert, recordJsonOf(t.flavour, resource, WRITTEN), {
-        at,
-        collection: table,
-        op: 'create',
-        changed,
-        user,
-        parent: eventParentSql(resource, WRITTEN),
-      }).compile(db);
-    },
-    ...rows.flatMap((row) => columns.map((c) => row[c])),
-    event.at,
-    JSON.stringify(event.changed),
-    event.user,
-  );
-  return byId(inserted);
+export function insertWithEventsQuery(t: TenantDb, db: Kysely<any>, plans: readonly InsertPlan[]): CompiledQuery<Row> {
+  const { shape, values } = shapeOf(t, plans);
+  return insertRowsWithEvents.query(db, shape, { ...values, ...eventValues(plans[0]!) });
 }
 
 /** Inserted rows in id order: the order their VALUES were given (RETURNING promises none). */
-const byId = (rows: Record<string, unknown>[]) => (rows.length < 2 ? rows : rows.sort((a, b) => Number(a.id) - Number(b.id)));
+export const byId = (rows: Row[]) => (rows.length < 2 ? rows : rows.sort((a, b) => Number(a.id) - Number(b.id)));
 
-/**
- * insertRow and the record's create event in one statement, the event's record written from the
- * inserted row (Supports.eventInStatement: databases whose statements can write two tables):
- * insertRowsWithEvents of one row. With `links`, the row is inserted only where each names a
- * live record (liveParents): undefined when one does not, nothing written.
- */
-export async function insertRowWithEvent(
-  t: TenantDb,
-  db: Kysely<any>,
-  resource: Resource,
-  row: Record<string, unknown>,
-  event: WriteEvent,
-  links: readonly LinkCheck[] = [],
-): Promise<Record<string, unknown> | undefined> {
-  if (links.length === 0) return (await insertRowsWithEvents(t, db, resource, [row], event))[0];
-  const table = resource.name;
-  const columns = Object.keys(row);
-  const { rows } = await writes<Record<string, unknown>>(
-    db,
-    `insert+links+event\0${table}\0${columns.join('\0')}\0${linkedKey(links)}`,
-    (...p) => {
-      const [at, changed, user] = p.slice(columns.length);
-      const insert = insertWhere(t, table, columns, p, liveParents(t, columns, p, links));
-      return eventOfWrite(t, insert, recordJsonOf(t.flavour, resource, WRITTEN), {
-        at,
-        collection: table,
-        op: 'create',
-        changed,
-        user,
-        parent: eventParentSql(resource, WRITTEN),
-      }).compile(db);
-    },
-    ...columns.map((c) => row[c]),
-    event.at,
-    JSON.stringify(event.changed),
-    event.user,
-  );
-  return rows[0];
+/** A key's values: what the lock, the check it is free and the kept answer take. */
+interface ClaimValues {
+  readonly lock: unknown;
+  readonly owner: string;
+  readonly key: string;
+  readonly fingerprint: string;
+  readonly expiresAt: number;
+  readonly status: number;
+  readonly locationPrefix: string;
 }
 
-/**
- * insertRowWithEvent with an Idempotency-Key's claim in the same statement (Locks.inStatement):
- * the row is inserted only when the key is claimable, and the answer kept for the key (status,
- * the record's JSON, its Location and ETag) is written from the inserted row, so the record, its
- * event and its key commit together or none of them, in one round trip. Undefined when the key
- * was not free (in flight elsewhere, or an answer kept): nothing was written.
- */
-export async function insertRowClaimed(
-  t: TenantDb,
-  db: Kysely<any>,
-  resource: Resource,
-  row: Record<string, unknown>,
-  event: WriteEvent,
-  claim: Claim,
-  answer: { readonly status: number; readonly locationPrefix: string },
-): Promise<KeptAnswer | undefined> {
-  const table = resource.name;
-  const columns = Object.keys(row);
-  const version = sql.ref(`written_json.${VERSION_COLUMN}`);
-  const { rows } = await writes<KeptAnswer>(
-    db,
-    `insert+event+claim\0${table}\0${columns.join('\0')}`,
-    (...p) => {
-      const [at, changed, user, lock, owner, key, fingerprint, expiresAt, status, locationPrefix] = p.slice(columns.length);
-      const c = { lock, owner, key, fingerprint, expiresAt };
-      return sql<KeptAnswer>`with written as (${insertWhere(t, table, columns, p, claimable(t, c))}),
-        written_json as (select written.id, ${sql.ref(`written.${VERSION_COLUMN}`)}, ${recordJsonOf(t.flavour, resource, 'written')} as json from written),
-        event as (${eventInsertFrom(t, 'written_json', sql.ref('written_json.json'), { at, collection: table, op: 'create', changed, user })}),
+// claimable, unclaimed and keepFrom read the database's kind and the tenant's schema only.
+const inStatement = (db: Kysely<any>, schema: string | undefined) => setup(db, schema) as TenantDb;
+
+const insertClaimed = compiledStatement<InsertShape, InsertValues & EventValues & ClaimValues, KeptAnswer>(
+  'record insert claiming its key',
+  (db, s, p) => {
+    const t = inStatement(db, s.schema);
+    const c = { lock: p.lock, owner: p.owner, key: p.key, fingerprint: p.fingerprint, expiresAt: p.expiresAt };
+    const version = sql.ref(`written_json.${VERSION_COLUMN}`);
+    const table = s.resource.name;
+    return sql<KeptAnswer>`with written as (${insertSql(db, s, p, claimable(t, c))}),
+        written_json as (select written.id, ${sql.ref(`written.${VERSION_COLUMN}`)}, ${recordJsonOf(t.flavour, s.resource, 'written')} as json from written),
+        event as (${eventInsertFrom(t, 'written_json', sql.ref('written_json.json'), { at: p.at, collection: table, op: 'create', changed: p.changed, user: p.user })}),
         key_claim as (${keepFrom(t, c, 'written_json', {
-          status,
+          status: p.status,
           body: sql.ref('written_json.json'),
-          location: sql`cast(${locationPrefix} as text) || written_json.id`,
+          location: sql`cast(${p.locationPrefix} as text) || written_json.id`,
           etag: sql`'"' || ${version} || '"'`, // etagOf (engine/http/conditional.ts)
         })})
-        select status, body, location, etag from key_claim`.compile(db);
-    },
-    ...columns.map((c) => row[c]),
-    event.at,
-    JSON.stringify(event.changed),
-    event.user,
-    claim.lock,
-    claim.owner,
-    claim.key,
-    claim.fingerprint,
-    claim.expiresAt,
-    answer.status,
-    answer.locationPrefix,
-  );
-  const kept = rows[0];
-  return kept && { status: Number(kept.status), body: kept.body, location: kept.location, etag: kept.etag };
+        select status, body, location, etag from key_claim`;
+  },
+);
+
+/**
+ * A plan's row and its create event with an Idempotency-Key's claim in the same statement
+ * (Locks.inStatement): inserted only when the key is claimable, and the answer kept for the key
+ * (201, the record's JSON, its Location and ETag) written from the inserted row, so the record,
+ * its event and its key commit together or none of them. No row: the key was not free.
+ */
+export function insertClaimedQuery(
+  t: TenantDb,
+  db: Kysely<any>,
+  plan: InsertPlan,
+  claim: Claim,
+  locationPrefix: string,
+): CompiledQuery<KeptAnswer> {
+  const { shape, values } = shapeOf(t, [plan]);
+  const { lock, owner, key, fingerprint, expiresAt } = claim;
+  return insertClaimed.query(db, shape, {
+    ...values,
+    ...eventValues(plan),
+    ...{ lock, owner, key, fingerprint, expiresAt, status: 201, locationPrefix },
+  });
+}
+
+const insertIfKeyFree = compiledStatement<InsertShape, InsertValues & { owner: string; key: string }, Row>(
+  'record insert if its key is free',
+  (db, s, p) => insertSql(db, s, p, unclaimed(inStatement(db, s.schema), p.owner, p.key)),
+);
+
+/**
+ * A plan's INSERT for a keyed create on a database whose writes of one key cannot interleave
+ * (one writer: SQLite): the row is inserted only while no answer is kept for the key. No row:
+ * the key was not free.
+ */
+export function insertIfKeyFreeQuery(
+  t: TenantDb,
+  db: Kysely<any>,
+  plan: InsertPlan,
+  key: { readonly owner: string; readonly key: string },
+): CompiledQuery<Row> {
+  const { shape, values } = shapeOf(t, [plan]);
+  return insertIfKeyFree.query(db, shape, { ...values, owner: key.owner, key: key.key });
 }

@@ -9,7 +9,6 @@ import type { Resource } from '../registry.ts';
 import { EVENTS_TABLE } from '../events/event-log.ts';
 import { recordJsonOf } from './records-json.ts';
 import { all, conditionShape, conditionSql, conditionValues, type RowCondition } from '../writes/conditions.ts';
-export { liveRecord } from '../writes/conditions.ts';
 
 /**
  * A record's INSERT and UPDATE, compiled once per shape: the table and the columns written
@@ -23,14 +22,6 @@ export const writes = <R>(db: Kysely<any>, key: string, build: (...p: any[]) => 
 /** The columns' placeholders as a row object, for a builder's values() or set(). */
 export const rowOf = (columns: readonly string[], placeholders: readonly unknown[]) =>
   Object.fromEntries(columns.map((c, i) => [c, placeholders[i]]));
-
-/** A parent link a create's INSERT checks itself: `column` names a record of `table`, which must be live. */
-export interface LinkCheck {
-  readonly table: string;
-  readonly column: string;
-}
-
-export const linkedKey = (links: readonly LinkCheck[]) => links.map((l) => `${l.column}>${l.table}`).join('\0');
 
 /**
  * updateRow and the record's update event in one statement (Supports.eventInStatement: PostgreSQL's

@@ -5,6 +5,9 @@ import type { Resource } from '../registry.ts';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { tableRef } from '../dialects/table-ref.ts';
 
+/** What a condition's SQL takes of the tenant's database: its schema and SQL flavour. */
+type InSchema = Pick<TenantDb, 'schema' | 'flavour'>;
+
 /** A value a condition compares a string, integer or boolean field with. */
 export type Scalar = string | number | boolean;
 
@@ -91,18 +94,19 @@ export function holds(c: RowCondition, stored: Stored, facts: Facts = NO_FACTS):
 /**
  * The facts `holds` needs to judge these conditions on a record read: each record named looked
  * up once, none where a branch that needs no lookup already decides (a link that keeps the
- * record's value names no parent to look up).
+ * record's value names no parent to look up). No record (a create): every record named.
  */
 export async function factsFor(
   conditions: readonly RowCondition[],
-  stored: Stored,
+  stored: Stored | undefined,
   isLive: (table: string, id: number) => Promise<boolean>,
 ): Promise<Facts> {
   const named: { table: string; id: number }[] = [];
   const collect = (c: RowCondition): void => {
     if (c.is === 'live') named.push(c);
     else if (c.is === 'not') collect(c.of);
-    else if (c.is === 'all' || (c.is === 'any' && !c.of.some((o) => !namesRecords(o) && holds(o, stored)))) c.of.forEach(collect);
+    else if (c.is === 'all' || (c.is === 'any' && !(stored && c.of.some((o) => !namesRecords(o) && holds(o, stored)))))
+      c.of.forEach(collect);
   };
   conditions.forEach(collect);
   if (named.length === 0) return NO_FACTS;
@@ -136,6 +140,32 @@ export function conditionShape(c: RowCondition): string {
     case 'all':
     case 'any':
       return `${c.is}(${c.of.map(conditionShape).join(',')})`;
+  }
+}
+
+/**
+ * The condition with its values left out (each a zero, a list as long): what decides its SQL,
+ * the part of a compiled statement's shape (engine/compiled-queries.ts) conditionSql builds from.
+ */
+export function conditionTemplate(c: RowCondition): RowCondition {
+  switch (c.is) {
+    case 'eq':
+      return { is: 'eq', field: c.field, value: 0 };
+    case 'in':
+      return { is: 'in', field: c.field, values: c.values.map(() => 0) };
+    case 'shows':
+      return { is: 'shows', fields: c.fields, json: '' };
+    case 'version':
+      return { is: 'version', value: 0 };
+    case 'live':
+      return { is: 'live', table: c.table, id: 0 };
+    case 'not':
+      return { is: 'not', of: conditionTemplate(c.of) };
+    case 'all':
+    case 'any':
+      return { is: c.is, of: c.of.map(conditionTemplate) };
+    case 'set':
+      return c;
   }
 }
 
@@ -175,7 +205,7 @@ export function conditionValues(c: RowCondition, resource: Resource, flavour: Sq
  * JavaScript form's. `next` gives the parameter of each value, in conditionValues' order: a
  * compiled statement's placeholders, or the values themselves.
  */
-export function conditionSql(t: TenantDb, resource: Resource, c: RowCondition, next: () => unknown): RawBuilder<boolean> {
+export function conditionSql(t: InSchema, resource: Resource, c: RowCondition, next: () => unknown): RawBuilder<boolean> {
   switch (c.is) {
     case 'eq':
       return sql<boolean>`coalesce(${sql.ref(c.field)} = ${next()}, false)`;
@@ -206,5 +236,5 @@ export function conditionSql(t: TenantDb, resource: Resource, c: RowCondition, n
 }
 
 /** A live record of `table` has this id. */
-export const liveRecord = (t: TenantDb, table: string, id: unknown) =>
+const liveRecord = (t: InSchema, table: string, id: unknown) =>
   sql<boolean>`exists (select 1 from ${tableRef(t, table)} where id = ${id} and deleted = false)`;

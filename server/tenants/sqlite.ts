@@ -1,7 +1,18 @@
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from './checkpointer.ts';
 import { GroupCommitKysely, GroupCommitSqliteDialect } from '../../adapters/sqlite/group-commit.ts';
@@ -54,6 +65,21 @@ export function sqliteCatalogDb(dataDir: string): Kysely<any> {
   return new Kysely<any>({ dialect: new SqliteDialect({ database }) });
 }
 
+/**
+ * How long a tenant file not written since is taken at its last answer to the webhooks' work
+ * query: a backoff (whole seconds) that ends meanwhile is seen at most this late.
+ */
+const RECHECK_MS = 1000;
+
+/** A tenant file's size and time of change, with its log's: any commit changes it. */
+function stampOf(file: string): string {
+  const of = (f: string) => {
+    const st = statSync(f, { throwIfNoEntry: false });
+    return st ? `${st.mtimeMs}:${st.size}` : '-';
+  };
+  return `${of(file)}/${of(`${file}-wal`)}`;
+}
+
 /** One SQLite file per tenant under the data directory. */
 export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise<void>, options: { idleMs?: number } = {}): TenantStore {
   mkdirSync(dataDir, { recursive: true });
@@ -62,6 +88,8 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
   let catalogDb: Database.Database | undefined;
   /** Compiles the webhooks' work query (runs nothing). */
   let compiler: Kysely<any> | undefined;
+  /** Per tenant file, what its webhooks' work was when last asked, and the file as it was then. */
+  const asked = new Map<string, { stamp: string; work: WebhookWork; at: number }>();
   /** The server's own file beside the tenants' (not a tenant: no `.sqlite` suffix), shared by every process on the directory. */
   const catalog = () => {
     if (catalogDb) return catalogDb;
@@ -155,10 +183,19 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
         );
         const found = new Map<string, WebhookWork>();
         for (const name of names) {
+          const stamp = stampOf(fileOf(name));
+          const last = asked.get(name);
+          // Not written since asked, and nothing was due then: nothing can be, but for a backoff ending.
+          if (last && last.stamp === stamp && last.work !== 'due' && performance.now() - last.at < RECHECK_MS) {
+            found.set(name, last.work);
+            continue;
+          }
           let d: Database.Database | undefined;
           try {
             d = new Database(fileOf(name), { readonly: true, fileMustExist: true });
-            found.set(name, webhookWorkOf(d.prepare(query.sql).get(...query.parameters) as { active: unknown; due: unknown }));
+            const work = webhookWorkOf(d.prepare(query.sql).get(...query.parameters) as { active: unknown; due: unknown });
+            found.set(name, work);
+            asked.set(name, { stamp, work, at: performance.now() });
           } catch {
             // A file removed meanwhile, or not migrated: left out.
           } finally {

@@ -184,9 +184,15 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     if (now() - lastRefresh >= refreshMs) {
       lastRefresh = now();
       noted = await notedTenants();
+      // Those open here too, at each refresh: a webhook made in this process's tenant before it was noted.
+      const unnoted = (await o.tenants.opened()).map((t) => t.key).filter((clientDb) => !noted.has(clientDb));
+      for (const [clientDb, work] of await o.tenants.webhooks.work(unnoted, now()))
+        if (work !== 'none') {
+          await o.tenants.webhooks.note(clientDb, true);
+          noted.add(clientDb);
+        }
     }
-    // Those open here too: a webhook made in this process's tenant before it was noted.
-    const names = new Set([...noted, ...(await o.tenants.opened()).map((t) => t.key)]);
+    const names = new Set(noted);
     names.delete('');
     for (const clientDb of busy) names.delete(clientDb);
     if (names.size === 0) return;

@@ -4,6 +4,7 @@ import { createRegistry } from '../../engine/registry.ts';
 import { schemaFingerprint } from '../../engine/schema/index.ts';
 import { servers } from '../../server/migrations/shared/001-servers.ts';
 import { migrateShared } from '../../server/migrations/shared/index.ts';
+import type { Config } from '../../server/config.ts';
 import { openRoster } from '../../server/roster.ts';
 import { postgresServerDb } from '../../server/tenants/postgres.ts';
 import { sqliteCatalogDb } from '../../server/tenants/sqlite.ts';
@@ -43,13 +44,18 @@ describeEachDatabase('mrs migrate names the servers running older definitions', 
   });
 });
 
+/** The place of the service's shared tables, as the roster opens it. */
+async function serverDb(config: Config) {
+  const { db, schema } = config.databaseUrl
+    ? await postgresServerDb(config.databaseUrl)
+    : { db: sqliteCatalogDb(config.dataDir), schema: undefined };
+  return { db, schema, q: schema ? db.withSchema(schema) : db };
+}
+
 describeEachDatabase("the roster's table, a migration of the service's shared tables", (h) => {
   it('is recorded in the shared mrs_migration_service, adopting the table a release before made on first use', async () => {
     const config = h().service.config;
-    const { db, schema } = config.databaseUrl
-      ? await postgresServerDb(config.databaseUrl)
-      : { db: sqliteCatalogDb(config.dataDir), schema: undefined };
-    const q = schema ? db.withSchema(schema) : db;
+    const { db, schema, q } = await serverDb(config);
     try {
       // As the release before made it: no migration recorded, a server's row in it.
       await q.schema.dropTable('servers').ifExists().execute();
@@ -80,10 +86,7 @@ describeEachDatabase("the roster's table, a migration of the service's shared ta
 describeEachDatabase("the service's shared tables when every migration of them is recorded", (h) => {
   it('are found current by one read: Kysely reading every table of the database (which grows with the tenants) is not asked', async () => {
     const config = h().service.config;
-    const { db, schema } = config.databaseUrl
-      ? await postgresServerDb(config.databaseUrl)
-      : { db: sqliteCatalogDb(config.dataDir), schema: undefined };
-    const q = schema ? db.withSchema(schema) : db;
+    const { db, schema, q } = await serverDb(config);
     try {
       await migrateShared(q, schema);
       Object.defineProperty(q, 'introspection', {

@@ -1,6 +1,6 @@
-import { EngineError } from '../../errors.ts';
+import { EngineError, type ProblemItem } from '../../errors.ts';
 import type { Resource } from '../../registry.ts';
-import { holds, type RowCondition } from '../conditions.ts';
+import { holds, type Facts, type RowCondition } from '../conditions.ts';
 import type { UpdateWrite, WriteRule } from './rule.ts';
 
 /** The parent links a write sends with an integer (checked even when other fields are invalid), each as its condition. */
@@ -32,3 +32,17 @@ export const parentLinksRule: WriteRule = {
         .map(({ table, field }) => ({ field, message: `names no live ${table} record` })),
     ),
 };
+
+/** A create's parent links sent with an integer, each naming a live record: its INSERT's conditions. */
+export const createLinkConditions = (resource: Resource, sent: Readonly<Record<string, unknown>>): RowCondition[] =>
+  [...resource.parents].flatMap(([table, field]) =>
+    Number.isSafeInteger(sent[field]) ? [{ is: 'live', table, id: sent[field] as number } as const] : [],
+  );
+
+/** The problems of a create's link conditions that do not hold, `facts` their records looked up. */
+export const createLinkProblems = (resource: Resource, conditions: readonly RowCondition[], facts: Facts): ProblemItem[] =>
+  conditions.flatMap((c) =>
+    c.is === 'live' && !facts.live(c.table, c.id)
+      ? [{ field: resource.parents.get(c.table)!, message: `names no live ${c.table} record` }]
+      : [],
+  );
