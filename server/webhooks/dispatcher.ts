@@ -85,7 +85,7 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     else met.set(clientDb, new Set(keep));
   }
 
-  /** Opens the tenant, and delivers each of its active webhooks behind the feed and due. */
+  /** Opens the tenant, and delivers each of its active webhooks behind the feed and due, side by side. */
   async function deliverTenant(clientDb: string): Promise<void> {
     const tenant = await o.tenants.get(clientDb);
     if (!tenant) return;
@@ -93,13 +93,16 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
       const active = await listWebhooks(tenant, 'active');
       forget(clientDb, new Set(active.map((w) => w.id)));
       const highest = await tenant.events.highest(tenant);
-      for (const webhook of active) {
-        if (!running) return;
-        o.metrics.lag(clientDb, webhook.id, Math.max(highest - webhook.position, 0));
-        if (highest <= webhook.position) continue;
-        if (webhook.nextAttemptAt !== null && webhook.nextAttemptAt > now()) continue;
-        await run({ tenant, clientDb, webhook });
-      }
+      for (const webhook of active) o.metrics.lag(clientDb, webhook.id, Math.max(highest - webhook.position, 0));
+      const due = active.filter((w) => highest > w.position && (w.nextAttemptAt === null || w.nextAttemptAt <= now()));
+      // Each webhook on its own: a slow receiver does not hold up the tenant's others.
+      await Promise.all(
+        due.map((webhook) =>
+          run({ tenant, clientDb, webhook }).catch((err) =>
+            o.logger.error({ err, tenant: clientDb, webhook: webhook.id }, 'webhook dispatch failed'),
+          ),
+        ),
+      );
     });
   }
 
