@@ -1,5 +1,5 @@
 import { checkResource, groupOf, linkedNameOf, SYSTEM_FIELDS, type FieldDef, type ResourceDefinition } from './define.ts';
-import { ATTACHED_FILES, attachedFilesDefinition } from './files/definition.ts';
+import { ATTACHED_FILES, attachedFiles } from './files/definition.ts';
 
 /** A definition placed among the others: all its fields, its parent link and its children. */
 export interface Resource {
@@ -23,6 +23,8 @@ export interface Resource {
   readonly path: string;
   /** Its name in a parent's `$linked`. */
   readonly linkedName: string;
+  /** Its events name their parent record (the one link a record holds): the engine's files' (engine/files/definition.ts). */
+  readonly eventsNameParent: boolean;
   /** `$linked` names this resource answers -> the child collection's name, in the children's order. */
   readonly linked: ReadonlyMap<string, string>;
 }
@@ -40,7 +42,8 @@ export const RESERVED_SEGMENTS: readonly string[] = ['authenticate', 'batch', 'b
 /** Checks the definitions together and freezes them; a bad set stops the start with one line. */
 export function createRegistry(declared: readonly ResourceDefinition[]): Registry {
   const byName = new Map<string, ResourceDefinition>();
-  const files = attachedFilesDefinition(declared);
+  const filesCollection = attachedFiles(declared);
+  const files = filesCollection?.definition;
   if (declared.some((d) => d.name === ATTACHED_FILES))
     throw new Error(`resource ${ATTACHED_FILES}: the name is the engine's, for the files of collections that declare files`);
   const definitions = files ? [...declared, files] : declared;
@@ -103,6 +106,7 @@ export function createRegistry(declared: readonly ResourceDefinition[]): Registr
         group: groupOf(d),
         path: groupOf(d) === '' ? `/${d.name}` : `/${groupOf(d)}/${d.name}`,
         linkedName: linkedNameOf(d),
+        eventsNameParent: filesCollection?.definition === d && filesCollection.eventsNameParent,
         linked: linked.get(d.name)!,
       }),
     );

@@ -15,6 +15,11 @@ export interface MigrateTenantsOptions {
   readonly all?: boolean;
   /** How many tenants are planned, and then migrated, at once (default 1). */
   readonly concurrency?: number;
+  /**
+   * Servers starting together: take the tenants in an order of this process's own, and pass one
+   * another process recorded migrated meanwhile, so each takes different tenants, not turns on each.
+   */
+  readonly spread?: boolean;
   /** Where the plans go (`--dry-run`). */
   readonly out: (text: string) => void;
   /** Where each tenant's progress line goes. */
@@ -144,6 +149,7 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
   const ahead = new Set<string>();
   for (const name of changed) if (await isAhead(tenants, engine.schemaFingerprint, recorded.get(name))) ahead.add(name);
   const due = changed.filter((name) => !ahead.has(name));
+  if (options.spread) shuffle(due);
   const unchanged = names.length - due.length;
   if (unchanged > ahead.size)
     options.progress(`${unchanged - ahead.size} tenant${unchanged - ahead.size === 1 ? '' : 's'} already up to date`);
@@ -177,8 +183,11 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
     return refusals;
   }
   let migrated = 0;
+  const doneElsewhere = options.spread ? recentFingerprints(tenants) : async () => new Map<string, string>();
   try {
     await eachLimited(planned, limit, async ({ name, plan }) => {
+      if ((await doneElsewhere()).get(name) === engine.schemaFingerprint)
+        return void options.step?.('migrating', ++migrated, planned.length);
       // Planned again inside its transaction: a change since is refused there, that tenant unchanged.
       const tenant = (await tenants.get(name))!;
       await usingTenant(tenant, () => engine.migrate(tenant)); // a migration may outlast TENANT_IDLE_S
@@ -190,4 +199,21 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
     summary(migrated);
   }
   return [];
+}
+
+/** Fisher-Yates, in place. */
+function shuffle<T>(items: T[]): void {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+}
+
+/** The recorded fingerprints, read again at most once a second however many tenants ask. */
+function recentFingerprints(tenants: TenantStore): () => Promise<Map<string, string>> {
+  let read: { at: number; map: Promise<Map<string, string>> } | undefined;
+  return () => {
+    if (!read || Date.now() - read.at > 1000) read = { at: Date.now(), map: tenants.fingerprints() };
+    return read.map;
+  };
 }

@@ -15,9 +15,16 @@ export const SERVE = [
 
 /**
  * Starts a server process (pinned to CPU 0 when taskset exists, unless `pin` is false: several
- * processes that should share the cores) and waits until it answers.
+ * processes that should share the cores) and waits until it answers, at most `waitMs` (a start
+ * that migrates many tenants first takes longer).
  */
-export async function startProcess(args: string[], env: Record<string, string>, probeUrl: string, pin = true): Promise<ChildProcess> {
+export async function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  probeUrl: string,
+  pin = true,
+  waitMs = 90_000,
+): Promise<ChildProcess> {
   const pinned = pin && process.platform === 'linux' ? ['taskset', '-c', '0', process.execPath] : [process.execPath];
   const child = spawn(pinned[0]!, [...pinned.slice(1), ...args], {
     cwd: ROOT,
@@ -27,7 +34,7 @@ export async function startProcess(args: string[], env: Record<string, string>, 
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   // A loaded machine may take a minute to start a process that compiles on first use.
-  for (const until = Date.now() + 90_000; Date.now() < until;) {
+  for (const until = Date.now() + waitMs; Date.now() < until;) {
     if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`);
     try {
       await fetch(probeUrl);

@@ -88,6 +88,8 @@ export interface EventQuery {
   readonly ops?: readonly EventOp[] | undefined;
   /** Events with a parent only when it is of one of these collections (undefined: any). */
   readonly parents?: readonly string[] | undefined;
+  /** With `parents`: the collections whose events name their parent (Resource.eventsNameParent). */
+  readonly named?: readonly string[] | undefined;
 }
 
 /** An event as stored: `changed` and `record` are JSON text, as written with the change. */

@@ -206,6 +206,8 @@ interface PageShape {
   readonly collections: number;
   readonly ops: number;
   readonly parents: number;
+  /** With parents: the collections whose events name their parent (EventQuery.named). */
+  readonly named: readonly string[];
 }
 
 /** A feed page statement's values. */
@@ -236,6 +238,7 @@ const pageShape = (t: TenantDb, q: EventQuery): PageShape => ({
   collections: q.collections ? q.collections.length : -1,
   ops: q.ops ? q.ops.length : -1,
   parents: q.parents ? q.parents.length : -1,
+  named: q.parents ? (q.named ?? NONE) : NONE,
 });
 const pageValues = (q: EventQuery): PageValues => ({
   after: q.after,
@@ -298,7 +301,7 @@ function pageFilters(shape: PageShape, p: Placeholders<PageValues>): RawBuilder<
       ? []
       : [shape.collections === 0 ? sql`1 = 0` : sql`collection in (${items(shape.collections, p.collections)})`]),
     ...(shape.ops < 0 ? [] : [shape.ops === 0 ? sql`1 = 0` : sql`op in (${items(shape.ops, p.ops)})`]),
-    ...(shape.parents < 0 ? [] : [parentsCondition(shape.parents === 0 ? undefined : items(shape.parents, p.parents))]),
+    ...(shape.parents < 0 ? [] : [parentsCondition(shape.parents === 0 ? undefined : items(shape.parents, p.parents), shape.named)]),
   ];
 }
 

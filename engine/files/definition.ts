@@ -11,18 +11,26 @@ export const parentFieldOf = (collection: string): string => `${collection}_id`;
 /** The fields a file's PATCH may change; the rest are the server's (SPEC 13). */
 export const PATCHABLE = ['filename', 'description'] as const;
 
+/** A collection the engine adds to the declared ones: its definition, and what the registry's Resource carries beside it. */
+export interface EngineCollection {
+  readonly definition: ResourceDefinition;
+  /** Its events name their parent record (Resource.eventsNameParent). */
+  readonly eventsNameParent: boolean;
+}
+
 /**
- * The definition of `attached_files` for a set of definitions: undefined when none declares
- * files. One table holds every parent's files; each file links to its parent by that
- * collection's field, so the engine's child lists, creates and link checks serve it unchanged.
+ * `attached_files` for a set of definitions: undefined when none declares files. One table
+ * holds every parent's files; each file links to its parent by that collection's field, so the
+ * engine's child lists, creates and link checks serve it unchanged. A file's events name its
+ * parent, by which the feed shows them to those who may read the parent's collection (SPEC 13).
  */
-export function attachedFilesDefinition(definitions: readonly ResourceDefinition[]): ResourceDefinition | undefined {
+export function attachedFiles(definitions: readonly ResourceDefinition[]): EngineCollection | undefined {
   const parents = definitions.filter((d) => d.files !== undefined).map((d) => d.name);
   if (parents.length === 0) return undefined;
   const links: Record<string, FieldDef> = Object.fromEntries(
     parents.map((p) => [parentFieldOf(p), integer({ nullable: true, filterable: true, parent: p })]),
   );
-  return defineResource({
+  const definition = defineResource({
     name: ATTACHED_FILES,
     linkedName: 'Files',
     description: 'A file attached to a record: its metadata; the bytes are at its content path.',
@@ -35,6 +43,7 @@ export function attachedFilesDefinition(definitions: readonly ResourceDefinition
       ...links,
     },
   });
+  return { definition, eventsNameParent: true };
 }
 
 /** What of the change feed a caller may read: collections, and the parents of files' events (undefined: no limit). */

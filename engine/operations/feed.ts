@@ -37,7 +37,8 @@ async function pageQuery(ctx: OperationContext, settings: FeedSettings, query: F
   await sweepIfDue(ctx.tenant, settings);
   const only = readable.collections;
   const collections = only === undefined ? query.collections : (query.collections ?? only).filter((c) => only.includes(c));
-  return { after: query.after, limit: query.limit, collections, ops: query.ops, parents: readable.parents };
+  const named = readable.parents && [...ctx.registry.resources.values()].filter((r) => r.eventsNameParent).map((r) => r.name);
+  return { after: query.after, limit: query.limit, collections, ops: query.ops, parents: readable.parents, named };
 }
 
 /** A position whose events retention already removed is 410 events-gone. */

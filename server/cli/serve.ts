@@ -64,7 +64,8 @@ async function migrateOrRefuse(config: Config): Promise<void> {
   const planning = await createService(config, { migrateOnOpen: false });
   let refusals: string[];
   try {
-    refusals = await migrateTenants(planning, { dryRun: false, out: () => {}, progress: () => {} });
+    const concurrency = config.migrateConcurrency;
+    refusals = await migrateTenants(planning, { dryRun: false, concurrency, spread: true, out: () => {}, progress: () => {} });
   } finally {
     await planning.close();
   }

@@ -68,10 +68,14 @@ export async function processPlace(kind: PlaceKind) {
 }
 
 /** `mrs serve` processes started at once (not pinned: they share the cores); their origins. */
-export async function startServers(n: number, env: Record<string, string>): Promise<{ origins: string[]; procs: ChildProcess[] }> {
+export async function startServers(
+  n: number,
+  env: Record<string, string>,
+  waitMs?: number,
+): Promise<{ origins: string[]; procs: ChildProcess[] }> {
   const ports = await Promise.all(Array.from({ length: n }, () => freePort()));
   const started = await Promise.allSettled(
-    ports.map((port) => startProcess(SERVE, { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`, false)),
+    ports.map((port) => startProcess(SERVE, { ...env, PORT: String(port) }, `http://127.0.0.1:${port}/readyz`, false, waitMs)),
   );
   const procs = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s) => s.status === 'rejected');
