@@ -223,9 +223,8 @@ export function valueProblems(u: UsedShape): string[] {
   return problems;
 }
 
-// Statements kept by a key joined by hand, their builder the call's (a search's snapshot, a
-// write's statements) share compiledStatement's cache; new code names its placeholders with
-// compiledStatement instead.
+// The snapshot stores' statements are kept by a key joined by hand, their builder the call's;
+// they share compiledStatement's cache. New code names its placeholders with compiledStatement.
 
 type Positional<R> = (...placeholders: any[]) => CompiledQuery<R>;
 
@@ -236,8 +235,7 @@ export function compiledByKey(max = 500) {
     db.executeQuery<R>(queries(db, key, build, ...args));
 }
 
-/** @deprecated Use compiledStatement's `query`. */
-export function compiledQueriesByKey(max = 500) {
+function compiledQueriesByKey(max = 500) {
   let current: Positional<any> | undefined;
   // The builder is the call's: not one to compile again with other values (valueProblems), so unchecked.
   const s = statementOf<{ key: string; n: number }, { args: readonly unknown[] }, any>(
