@@ -30,9 +30,13 @@ export const refusalsOf = (plan: TenantPlan): string[] => {
 /** Reads each resource table of a tenant (schema, then the facts its rules need) and plans it; changes nothing. */
 export async function planTenant(t: TenantDb, registry: Registry, steps: readonly MigrationStep[] = []): Promise<TenantPlan> {
   const tables: TablePlan[] = [];
-  for (const resource of registry.resources.values()) {
-    const spec = tableSpec(resource, t.supports);
-    const live = await t.catalog.liveTable(t, spec.name);
+  const specs = [...registry.resources.values()].map((resource) => tableSpec(resource, t.supports));
+  const lives = await t.catalog.liveTables(
+    t,
+    specs.map((spec) => spec.name),
+  );
+  for (const spec of specs) {
+    const live = lives.get(spec.name);
     const facts = live === undefined ? NO_ROWS : await readFacts(t, spec.name, questionsFor(spec, live));
     tables.push(planTable(spec, live, facts));
   }
