@@ -210,7 +210,11 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
       'none',
       NO_CONDITION,
       async (ctx, sent) => created(call, await create(ctx, call.resource, sent)),
-      (sent, claim) => createClaimed(call.ctx, call.resource, sent, claim, collectionPath(call)),
+      (sent, claim) =>
+        createClaimed(call.ctx, call.resource, sent, claim, {
+          collectionPath: collectionPath(call),
+          answer: (written) => created(call, written),
+        }),
     ),
   childCreate: (call) =>
     writeResponse(call, 'parent', NO_CONDITION, async (ctx, sent) => created(call, await create(ctx, call.resource, sent, call.parent))),

@@ -8,7 +8,8 @@ import {
   type KeptAnswer,
   type Outcome,
 } from '../idempotency/index.ts';
-import { inTransaction, type OperationContext } from '../operations/context.ts';
+import type { OperationContext } from '../operations/context.ts';
+import { inTransaction } from '../writes/transaction.ts';
 import type { Registry } from '../registry.ts';
 import type { Caller } from './caller.ts';
 

@@ -4,6 +4,7 @@ import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { storedOf, type Stored } from '../records.ts';
+import type { ReadForWrite } from '../writes/plan.ts';
 import { compiledStatement } from '../compiled-queries.ts';
 import { databaseOf } from '../dialects/index.ts';
 import { lazyMarkOf } from '../cursor/lazy-mark.ts';
@@ -26,13 +27,6 @@ export interface ParentScope {
   /** The child's field that links to the parent. */
   readonly field: string;
 }
-
-/**
- * Runs `fn` in a transaction: the caller's when `db` is one already (a keyed request runs its
- * write inside the transaction that claims its Idempotency-Key, and a batch all its writes in one).
- */
-export const inTransaction = <T>(db: Kysely<any>, fn: (trx: Kysely<any>) => Promise<T>): Promise<T> =>
-  db.isTransaction ? fn(db) : db.transaction().execute(fn);
 
 export const notFound = (resource: string, id: number) => new EngineError('not-found', `${resource} ${id} does not exist or was deleted.`);
 
@@ -79,9 +73,20 @@ export async function loadForWrite(
   return stored && { record: stored.record, version: stored.version, before: row![BEFORE_ROW] as string | undefined };
 }
 
-/** A record read by a write: with the row's JSON its event keeps (NewEvent.before), when kept. */
-export interface ReadForWrite extends Stored {
-  readonly before?: string | undefined;
+/**
+ * A change's read of its record (engine/writes/writer.ts `Change.replan`): under its lock
+ * (loadForWrite) or not (loadRecord); 404 when it is not live.
+ */
+export async function readForChange(
+  db: Kysely<any>,
+  ctx: OperationContext,
+  resource: Resource,
+  id: number,
+  lock: boolean,
+): Promise<ReadForWrite> {
+  const read = lock ? await loadForWrite(db, ctx, resource, id) : await loadRecord(db, ctx, resource, id);
+  if (!read) throw notFound(resource.name, id);
+  return read;
 }
 
 /** Loads one row, live only unless asked otherwise. */

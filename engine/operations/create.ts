@@ -5,11 +5,12 @@ import type { Claim, KeptAnswer } from '../idempotency/store.ts';
 import { factsFor } from '../writes/conditions.ts';
 import { planCreate, type InsertPlan, type WriteCaller } from '../writes/plan.ts';
 import { createLinkConditions, createLinkProblems } from '../writes/rules/parent-links.ts';
-import { writerOf } from '../writes/writer.ts';
+import { writerOf, type KeptCreate } from '../writes/writer.ts';
 import { isPlainObject } from '../validate/body.ts';
 import { throwIfAny } from './checks.ts';
-import { inTransaction, notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
-import { createdFields, eventTime } from './events.ts';
+import { notFound, loadRecord, type OperationContext, type ParentScope } from './context.ts';
+import { inTransaction } from '../writes/transaction.ts';
+import { changeCallerOf, createdFields } from './events.ts';
 
 /** Under a parent path the link comes from the path; a different link in the body is a problem. */
 function withPathLink(body: unknown, parent: ParentScope | undefined): { body: unknown; problems: ProblemItem[] } {
@@ -24,12 +25,7 @@ function withPathLink(body: unknown, parent: ParentScope | undefined): { body: u
 }
 
 /** Who writes and when, as a plan takes it. */
-const callerOf = (ctx: OperationContext): WriteCaller => ({
-  flavour: ctx.tenant.flavour,
-  at: eventTime(ctx),
-  user: ctx.user ?? null,
-  stamp: now(),
-});
+const callerOf = (ctx: OperationContext): WriteCaller => ({ ...changeCallerOf(ctx), stamp: now() });
 
 const planOf = (ctx: OperationContext, resource: Resource, body: unknown, problems: readonly ProblemItem[] = []) =>
   planCreate(resource, body, callerOf(ctx), createdFields(resource), problems);
@@ -87,10 +83,10 @@ export async function createClaimed(
   resource: Resource,
   body: unknown,
   claim: Claim,
-  collectionPath: string,
+  kept: KeptCreate,
 ): Promise<KeptAnswer | undefined> {
   const plan = plainCreate(ctx, resource, body, undefined);
-  return plan && writerOf(ctx.tenant).runClaimed(ctx.tenant, plan, claim, collectionPath);
+  return plan && writerOf(ctx.tenant).runClaimed(ctx.tenant, plan, claim, kept);
 }
 
 /**

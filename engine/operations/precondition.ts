@@ -17,25 +17,3 @@ export function expectedVersion(current: Stored, ifMatch: Condition | undefined)
   if (condition === undefined) return undefined;
   return valueOf(ifMatchHeld(condition, current)).version;
 }
-
-/** A compare-and-set that found the record at another version: 412 with the tag it has now (404 if it went). */
-export async function lostRace(db: Kysely<any>, ctx: OperationContext, resource: Resource, id: number): Promise<never> {
-  const now = await loadRecord(db, ctx, resource, id);
-  if (!now) throw notFound(resource.name, id);
-  throw preconditionFailed(etagOf(now.version));
-}
-
-/**
- * A write that wrote no live row: when it asked for a version (If-Match), 412 with the tag the
- * record has now (lostRace, 404 if it went); without, the record went: 404.
- */
-export async function notWritten(
-  db: Kysely<any>,
-  ctx: OperationContext,
-  resource: Resource,
-  id: number,
-  askedVersion: boolean,
-): Promise<never> {
-  if (askedVersion) return lostRace(db, ctx, resource, id);
-  throw notFound(resource.name, id);
-}

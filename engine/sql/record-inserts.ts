@@ -2,14 +2,14 @@ import { sql, type CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledStatement, type Compilable, type ListPlaceholder } from '../compiled-queries.ts';
 import { databaseOf } from '../dialects/index.ts';
-import type { DatabaseKind, TenantDb } from '../dialects/types.ts';
+import type { TenantDb } from '../dialects/types.ts';
 import { eventInsertFrom, eventOfWrite, WRITTEN } from '../events/event-sql.ts';
 import { eventParentSql } from '../events/event-parent.ts';
 import { claimable, keepFrom, unclaimed, type Claim, type KeptAnswer } from '../idempotency/store.ts';
 import type { Resource } from '../registry.ts';
 import { recordJsonOf } from './records-json.ts';
-import { all, conditionSql, conditionTemplate, conditionValues, type RowCondition } from '../writes/conditions.ts';
 import type { InsertPlan } from '../writes/plan.ts';
+import { setupOf, tableShapeOf, whereSql, type TableShape } from './table-shape.ts';
 
 /**
  * A record's INSERT of its plans' rows (engine/writes/plan.ts), returning each whole row: alone,
@@ -20,14 +20,9 @@ import type { InsertPlan } from '../writes/plan.ts';
 
 type Row = Record<string, unknown>;
 
-/** What decides an INSERT's SQL. */
-interface InsertShape {
-  readonly schema: string | undefined;
-  readonly resource: Resource;
-  readonly columns: readonly string[];
+/** What decides an INSERT's SQL: its table shape (no conditions: a VALUES list) and how many rows. */
+interface InsertShape extends TableShape {
   readonly rows: number;
-  /** The plan's conditions without their values; none: a VALUES list. */
-  readonly where: RowCondition | undefined;
 }
 
 /** An INSERT's values: the rows' in column order, then the conditions' (conditionValues). */
@@ -43,21 +38,13 @@ interface EventValues {
   readonly user: string | null;
 }
 
-/** The database a compiled statement is built for: its kind, from the handle, and the tenant's schema, from the shape. */
-const setup = (db: Kysely<any>, schema: string | undefined): DatabaseKind & { readonly schema: string | undefined } => ({
-  ...databaseOf(db),
-  schema,
-});
-
 /**
  * The rows inserted only where the conditions hold: INSERT ... SELECT ... WHERE (PostgreSQL
  * types the parameters from the columns, as for VALUES); without, a VALUES list.
  */
 function insertSql(db: Kysely<any>, s: InsertShape, p: { row: ListPlaceholder; where: ListPlaceholder }, also?: RawBuilder<boolean>) {
   const rows = Array.from({ length: s.rows }, (_, r) => s.columns.map((_c, i) => p.row.at(r * s.columns.length + i)));
-  let w = 0;
-  const t = setup(db, s.schema);
-  const wheres = [...(s.where ? [conditionSql(t, s.resource, s.where, () => p.where.at(w++))] : []), ...(also ? [also] : [])];
+  const wheres = [whereSql(db, s, p.where), also].filter((w) => w !== undefined);
   const insert = db.insertInto(s.resource.name);
   if (wheres.length === 0) return insert.values(rows.map((r) => Object.fromEntries(s.columns.map((c, i) => [c, r[i]])))).returningAll();
   return insert
@@ -90,13 +77,10 @@ const insertRowsWithEvents = compiledStatement<InsertShape, InsertValues & Event
 function shapeOf(t: Pick<TenantDb, 'schema' | 'flavour'>, plans: readonly InsertPlan[]): { shape: InsertShape; values: InsertValues } {
   const { resource, conditions } = plans[0]!;
   const columns = Object.keys(plans[0]!.row);
-  const condition = conditions.length ? all(conditions) : undefined;
+  const { shape, where } = tableShapeOf(t, resource, columns, conditions);
   const row: unknown[] = [];
   for (const plan of plans) for (const c of columns) row.push(plan.row[c]);
-  return {
-    shape: { schema: t.schema, resource, columns, rows: plans.length, where: condition && conditionTemplate(condition) },
-    values: { row, where: condition ? conditionValues(condition, resource, t.flavour) : [] },
-  };
+  return { shape: { ...shape, rows: plans.length }, values: { row, where } };
 }
 
 const eventValues = (plan: InsertPlan): EventValues => ({
@@ -140,7 +124,7 @@ interface ClaimValues {
 }
 
 // claimable, unclaimed and keepFrom read the database's kind and the tenant's schema only.
-const inStatement = (db: Kysely<any>, schema: string | undefined) => setup(db, schema) as TenantDb;
+const inStatement = (db: Kysely<any>, schema: string | undefined) => setupOf(db, { schema }) as TenantDb;
 
 const insertClaimed = compiledStatement<InsertShape, InsertValues & EventValues & ClaimValues, KeptAnswer>(
   'record insert claiming its key',

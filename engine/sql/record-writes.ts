@@ -1,111 +1,74 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledStatement, type ListPlaceholder } from '../compiled-queries.ts';
-import { databaseOf } from '../dialects/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { EVENT_COLUMNS } from '../events/event-sql.ts';
 import { eventParentSql } from '../events/event-parent.ts';
 import { tableRef } from '../dialects/table-ref.ts';
-import type { Resource } from '../registry.ts';
 import { EVENTS_TABLE } from '../events/event-log.ts';
 import { recordJsonOf } from './records-json.ts';
-import { all, conditionSql, conditionTemplate, conditionValues, type RowCondition } from '../writes/conditions.ts';
+import { DELETED_FIELDS, type ChangePlan } from '../writes/plan.ts';
+import { setupOf, tableShapeOf, whereSql, type TableShape } from './table-shape.ts';
 
 /**
- * A record's UPDATE, compiled once per shape: the table and the columns written (a PATCH writes
- * the fields it was sent), so building the query is paid once per shape, not per write. It
- * returns the whole row.
+ * A record's UPDATE of its plan (engine/writes/plan.ts: a PATCH, PUT or soft delete), alone or
+ * with its event in the same statement, returning the whole row. Compiled once per shape (the
+ * table, the columns written, the conditions' template), so building the query is paid once
+ * per shape, not per write.
  */
 
 type Row = Record<string, unknown>;
 
-/** What decides an UPDATE's SQL. */
-interface UpdateShape {
-  readonly schema: string | undefined;
-  readonly resource: Resource;
-  readonly columns: readonly string[];
-  /** A compare-and-set on the version read. */
-  readonly cas: boolean;
-}
-
-/** An UPDATE's values: the row's in column order, the record's id, and the version it must be at (a compare-and-set's). */
+/** An UPDATE's values: the row's in column order, the record's id, the conditions' (conditionValues). */
 interface UpdateValues {
   readonly row: readonly unknown[];
   readonly id: number;
-  readonly version: number | null;
+  readonly where: readonly unknown[];
 }
 
 /** The columns' placeholders as a row object, for a builder's set(). */
 const setOf = (columns: readonly string[], row: ListPlaceholder) => Object.fromEntries(columns.map((c, i) => [c, row.at(i)]));
 
-/**
- * updateRow and the record's update event in one statement (Supports.eventInStatement: PostgreSQL's
- * data-modifying CTEs), the event's record written from the updated row and its `changed` (the
- * collection's own fields whose value the UPDATE changed) from that row against the one it
- * replaced: a PATCH or PUT is this one statement (after a read when its checks need the record),
- * atomic without a transaction. The event keeps the row the UPDATE replaced (before_row), read
- * under the row's lock in the same statement. Undefined when no live row was written. A soft
- * delete (`op`) is this statement too, `deleted` among the row's values, its `changed` that one.
- * With `conditions`, the row is written only where they hold, checked on the row it locks: a
- * write's rules made by its statement, without reading the record first (no row: the caller's
- * read says which failed).
- */
-export async function updateRowWithEvent(
-  t: TenantDb,
-  db: Kysely<any>,
-  resource: Resource,
-  id: number,
-  row: Record<string, unknown>,
-  expectedVersion: number | undefined,
-  event: { readonly at: string; readonly user: string | null; readonly op?: 'update' | 'delete' },
-  conditions: readonly RowCondition[] = [],
-): Promise<Record<string, unknown> | undefined> {
-  const condition = conditions.length ? all(conditions) : undefined;
-  const op = event.op ?? 'update';
-  const shape = { ...updateShape(t, resource, row, expectedVersion), op, where: condition && conditionTemplate(condition) };
-  const values = {
-    ...updateValues(row, id, expectedVersion),
-    at: event.at,
-    user: event.user,
-    where: condition ? conditionValues(condition, resource, t.flavour) : [],
-  };
-  return (await updateWithEvent.run(db, shape, values)).rows[0];
+function shapeOf(t: Pick<TenantDb, 'schema' | 'flavour'>, plan: ChangePlan): { shape: TableShape; values: UpdateValues } {
+  const { shape, where } = tableShapeOf(t, plan.resource, Object.keys(plan.row), plan.conditions);
+  return { shape, values: { row: Object.values(plan.row), id: plan.id, where } };
 }
 
-const updateShape = (t: Pick<TenantDb, 'schema'>, resource: Resource, row: Row, expectedVersion: number | undefined): UpdateShape => ({
-  schema: t.schema,
-  resource,
-  columns: Object.keys(row),
-  cas: expectedVersion !== undefined,
-});
-
-const updateValues = (row: Row, id: number, expectedVersion: number | undefined): UpdateValues => ({
-  row: Object.values(row),
-  id,
-  version: expectedVersion ?? null,
-});
+/**
+ * The plan's UPDATE and its event in one statement (Supports.eventInStatement: PostgreSQL's
+ * data-modifying CTEs), the event's record written from the updated row and its `changed` (the
+ * collection's own fields whose value the UPDATE changed) from that row against the one it
+ * replaced: atomic without a transaction. The event keeps the row the UPDATE replaced
+ * (before_row), read under the row's lock in the same statement. A live row only, written only
+ * where the plan's conditions hold, checked on the row it locks; no row: the caller reads to
+ * say why. A soft delete's event names `deleted`.
+ */
+export function updateWithEventQuery(t: TenantDb, db: Kysely<any>, plan: ChangePlan): CompiledQuery<Row> {
+  const { shape, values } = shapeOf(t, plan);
+  return updateWithEvent.query(db, { ...shape, op: plan.kind }, { ...values, at: plan.event.at, user: plan.event.user });
+}
 
 const updateWithEvent = compiledStatement<
-  UpdateShape & { readonly op: 'update' | 'delete'; readonly where: RowCondition | undefined },
-  UpdateValues & { readonly at: string; readonly user: string | null; readonly where: readonly unknown[] },
+  TableShape & { readonly op: ChangePlan['kind'] },
+  UpdateValues & { readonly at: string; readonly user: string | null },
   Row
 >(
   'record update with event',
   (db, shape, p) => {
-    const { resource, columns, cas, op, where } = shape;
+    const { resource, columns, op } = shape;
     const table = resource.name;
-    const t = { ...databaseOf(db), schema: shape.schema };
+    const t = setupOf(db, shape);
     const set: Record<string, unknown> = Object.assign(setOf(columns, p.row), { [VERSION_COLUMN]: nextVersion });
     // `updated` after the stamp of the row replaced, as nextTimestamp, from the row as the lock
     // finds it: a write that did not read the record first (update.ts) has no stamp to follow.
     if ('updated' in set) set.updated = sql`greatest(cast(${set.updated} as timestamptz), updated + interval '1 millisecond')`;
     // After `before_write` has locked the row: it is then the row the UPDATE replaces.
-    const q = db
+    const update = db
       .updateTable(table)
       .set(set)
       .where('id', '=', p.id)
-      .where(sql<boolean>`exists (select 1 from before_write)`);
-    const update = (cas ? q.where(VERSION_COLUMN, '=', p.version) : q).returningAll();
+      .where(sql<boolean>`exists (select 1 from before_write)`)
+      .returningAll();
     // Each changed field as `,"name"`, the first comma cut: a chain of ||, not concat_ws (at most 100 arguments).
     const changed = sql.join(
       Object.keys(resource.definition.fields).map(
@@ -114,9 +77,9 @@ const updateWithEvent = compiledStatement<
       ),
       sql` || `,
     );
-    // What the write's rules ask of the row (engine/writes/rules/), its values the statement's parameters.
-    let w = 0;
-    const keeps = where ? sql` and ${conditionSql(t, resource, where, () => p.where.at(w++))}` : sql``;
+    // What the plan asks of the row (If-Match, engine/writes/rules/, a version read), its values the statement's parameters.
+    const where = whereSql(db, shape, p.where);
+    const keeps = where ? sql` and ${where}` : sql``;
     // `before_write` locks the row (FOR UPDATE) and reads it as it is once the lock is held: the row the
     // UPDATE replaces, whatever committed since the statement began (its `changed`, and the
     // event's before_row). Without the lock, a write committed meanwhile would be missed by
@@ -137,36 +100,31 @@ const updateWithEvent = compiledStatement<
   500,
 );
 
-/** A soft delete's `changed`, as engine/operations/events.ts names it. */
-const DELETE_CHANGED = JSON.stringify(['deleted']);
+const DELETE_CHANGED = JSON.stringify(DELETED_FIELDS);
 
 /** Every write advances the row's version in the database itself, so no two writes can leave the same one. */
 export const nextVersion = sql`${sql.ref(VERSION_COLUMN)} + 1`;
 
 /**
- * Updates the row and advances its version. With `expectedVersion`, a compare-and-set: only a
- * row still at that version is written (none else: undefined), in the UPDATE itself, so two
- * writes that read the same version cannot both succeed.
+ * The plan's UPDATE, advancing the row's version, in a transaction that read the row (under its
+ * lock where the database has row locks): written only where the plan's conditions hold, the
+ * version read for a compare-and-set, so two writes that read the same version cannot both
+ * succeed. No row: the conditions did not hold.
  */
-export async function updateRow(
-  db: Kysely<any>,
-  resource: Resource,
-  id: number,
-  row: Record<string, unknown>,
-  expectedVersion?: number,
-): Promise<Record<string, unknown> | undefined> {
-  const shape = updateShape({ schema: undefined }, resource, row, expectedVersion);
-  return (await update.run(db, shape, updateValues(row, id, expectedVersion))).rows[0];
+export function updateQuery(t: TenantDb, db: Kysely<any>, plan: ChangePlan): CompiledQuery<Row> {
+  const { shape, values } = shapeOf(t, plan);
+  return update.query(db, shape, values);
 }
 
-const update = compiledStatement<UpdateShape, UpdateValues, Row>(
+const update = compiledStatement<TableShape, UpdateValues, Row>(
   'record update',
-  (db, { resource, columns, cas }, p) => {
+  (db, shape, p) => {
     const q = db
-      .updateTable(resource.name)
-      .set(Object.assign(setOf(columns, p.row), { [VERSION_COLUMN]: nextVersion }))
+      .updateTable(shape.resource.name)
+      .set(Object.assign(setOf(shape.columns, p.row), { [VERSION_COLUMN]: nextVersion }))
       .where('id', '=', p.id);
-    return (cas ? q.where(VERSION_COLUMN, '=', p.version) : q).returningAll();
+    const where = whereSql(db, shape, p.where);
+    return (where ? q.where(where) : q).returningAll();
   },
   500,
 );

@@ -1,10 +1,10 @@
 import { EngineError, type ProblemItem, type Result } from '../errors.ts';
 import type { SqlFlavour } from '../dialects/types.ts';
 import type { Resource } from '../registry.ts';
-import { toRow, type ApiRecord } from '../records.ts';
+import { nextTimestamp, toRow, type ApiRecord, type Stored } from '../records.ts';
 import { checkBody, fieldProblems } from '../validate/body.ts';
 import { schemasOf } from '../validate/cache.ts';
-import type { RowCondition } from './conditions.ts';
+import { NEVER, type RowCondition } from './conditions.ts';
 import { createLinkConditions } from './rules/parent-links.ts';
 
 /**
@@ -32,13 +32,82 @@ export interface PlannedEvent {
 }
 
 /** Who writes and when: what a plan takes besides its body. */
-export interface WriteCaller {
+export interface ChangeCaller {
   readonly flavour: SqlFlavour;
   /** The event's time (the engine's clock). */
   readonly at: string;
   readonly user: string | null;
-  /** The record's `created` and `updated` stamps (the wall clock). */
+}
+
+/** A create's caller: with the record's `created` and `updated` stamps (the wall clock). */
+export interface WriteCaller extends ChangeCaller {
   readonly stamp: { readonly date: string; readonly timestamp: string };
+}
+
+/**
+ * A write of a live record's row (a PATCH or PUT, a soft delete): the record, the columns it
+ * writes, what the row it replaces must hold, and its event's time and user.
+ */
+interface RowChange {
+  readonly resource: Resource;
+  readonly id: number;
+  /** The columns written, encoded for them, `updated` among them (a statement keeps it after the row's own). */
+  readonly row: Readonly<Record<string, unknown>>;
+  /**
+   * What the row must hold: If-Match's versions and the rules' conditions for a plan made
+   * without a read (its statement's WHERE), the version read for one made from a read that must
+   * keep it (a compare-and-set); none: any live row.
+   */
+  readonly conditions: readonly RowCondition[];
+  readonly event: Omit<PlannedEvent, 'changed'>;
+}
+
+/** A record read by a write: with the row's JSON its event keeps (NewEvent.before), when kept. */
+export interface ReadForWrite extends Stored {
+  readonly before?: string | undefined;
+}
+
+/** A PATCH's or PUT's plan: its event names the fields whose value it changed, compared by its writer. */
+export interface UpdatePlan extends RowChange {
+  readonly kind: 'update';
+}
+
+/** A soft delete's plan: `deleted` set, which its event names (DELETED_FIELDS). */
+export interface DeletePlan extends RowChange {
+  readonly kind: 'delete';
+}
+
+export type ChangePlan = UpdatePlan | DeletePlan;
+
+/** A soft delete event's `changed`. */
+export const DELETED_FIELDS: readonly string[] = Object.freeze(['deleted']);
+
+/** A plan from a read keeps the version read, when it must (a compare-and-set): its only condition. */
+export const versionRead = (version: number | undefined): RowCondition[] =>
+  version === undefined ? [] : [{ is: 'version', value: version }];
+
+/**
+ * A soft delete's plan. Without a read (`read` undefined): stamped now, its If-Match its
+ * condition; undefined when it needs its read (no tag of ours: NEVER). From the record read:
+ * stamped after the record's own, at the version If-Match asked (`expected`), when it did.
+ */
+export function planDelete(
+  resource: Resource,
+  id: number,
+  caller: ChangeCaller,
+  ifMatch: RowCondition | undefined,
+  read?: { readonly current: Stored; readonly expected: number | undefined },
+): DeletePlan | undefined {
+  if (ifMatch === NEVER && !read) return undefined;
+  const conditions = read ? versionRead(read.expected) : ifMatch ? [ifMatch] : [];
+  return {
+    kind: 'delete',
+    resource,
+    id,
+    row: { deleted: caller.flavour.encode('boolean', true), updated: nextTimestamp(read?.current.record.updated) },
+    conditions,
+    event: { at: caller.at, user: caller.user },
+  };
 }
 
 /**

@@ -2,11 +2,16 @@ import type { KyselyPlugin, QueryId } from 'kysely';
 import { expect, it } from 'vitest';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { create, createClaimed } from '../../engine/operations/create.ts';
+import { createdAnswer } from '../../engine/http/write-answer.ts';
+import type { Written } from '../../engine/records.ts';
 import type { OperationContext } from '../../engine/operations/context.ts';
 import { patch, replace } from '../../engine/operations/update.ts';
 import { offerWriteThen, writeThenOf } from '../../engine/sql/write-then.ts';
 import { BASE, describeEachDatabase, M, type Harness } from '../support/harness.ts';
 import { make, makeNote, makeWorkOrder, SERVICE_REQUEST, WORK_ORDER } from '../support/fixtures.ts';
+
+/** A keyed create's kept answer, as the POST route makes it. */
+const KEPT = { collectionPath: `${M}/work_orders`, answer: (w: Written) => createdAnswer(w, `${M}/work_orders`) };
 
 /** Lets the first statement of a kind run, then fails the write as a crash between statements would. */
 function failAfter(kind: 'InsertQueryNode' | 'UpdateQueryNode'): KyselyPlugin {
@@ -109,21 +114,13 @@ describeEachDatabase('each write is one transaction', (h) => {
       lock: 'path-of-a-keyed-create',
       expiresAt: Date.now() + 60_000,
     };
-    const kept = await createClaimed(
-      ctx,
-      ctx.registry.get('work_orders')!,
-      { ...WORK_ORDER, department_id: 5152 },
-      claim,
-      `${M}/work_orders`,
-    );
+    const kept = await createClaimed(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5152 }, claim, KEPT);
     expect([...new Set(calls)]).toEqual([expected]);
     expect(kept?.status).toBe(201);
     const read = await h().get(kept!.location!);
     expect(read.text).toBe(kept!.body);
     expect(read.headers.get('etag')).toBe(kept!.etag);
-    expect(
-      await createClaimed(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5152 }, claim, `${M}/work_orders`),
-    ).toBeUndefined();
+    expect(await createClaimed(ctx, ctx.registry.get('work_orders')!, { ...WORK_ORDER, department_id: 5152 }, claim, KEPT)).toBeUndefined();
     expect((await h().get(`${M}/work_orders?department_id=5152`)).body).toHaveLength(1);
     const events = (await h().get(`${BASE}/events?collection=work_orders&$limit=1000`)).body.filter(
       (e: any) => e.record.department_id === 5152,

@@ -1,9 +1,14 @@
 import { expect, it } from 'vitest';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { createClaimed } from '../../engine/operations/create.ts';
+import { createdAnswer } from '../../engine/http/write-answer.ts';
+import type { Written } from '../../engine/records.ts';
 import type { OperationContext } from '../../engine/operations/context.ts';
 import { BASE, describeEachDatabase, M, startHarness, type Harness } from '../support/harness.ts';
 import { WORK_ORDER } from '../support/fixtures.ts';
+
+/** A keyed create's kept answer, as the POST route makes it. */
+const KEPT = { collectionPath: `${M}/work_orders`, answer: (w: Written) => createdAnswer(w, `${M}/work_orders`) };
 
 /**
  * A keyed create with nothing to look up first claims its key in its own statement where the
@@ -115,7 +120,7 @@ describeEachDatabase('one key claimed with its write through two connections to 
         };
         const body = { ...WORK_ORDER, department_id: department, priority: round % 9 };
         const settled = await Promise.allSettled(
-          contexts.map((ctx) => createClaimed(ctx, ctx.registry.get('work_orders')!, body, claim, `${M}/work_orders`)),
+          contexts.map((ctx) => createClaimed(ctx, ctx.registry.get('work_orders')!, body, claim, KEPT)),
         );
         // The loser found the key taken (nothing written) or, on PostgreSQL, failed on the
         // winner's kept answer (its whole statement undone): either way the caller's
