@@ -17,5 +17,27 @@ export interface LiveTable {
   readonly indexes: ReadonlySet<string>;
 }
 
-/** Reads one table of a tenant; undefined when there is no such table. */
-export type ReadLiveTable = (t: TenantDb, table: string) => Promise<LiveTable | undefined>;
+/** Reads these tables of a tenant in one statement; a table there is not is absent from the map. */
+export type ReadLiveTables = (t: TenantDb, tables: readonly string[]) => Promise<ReadonlyMap<string, LiveTable>>;
+
+/** One row of a catalogue read: a column (its type and whether it requires a value) or an index of a table. */
+export interface CatalogRow {
+  readonly table_name: string;
+  readonly is_index: boolean | number;
+  readonly name: string;
+  readonly type: string;
+  readonly not_null: boolean | number;
+}
+
+/** The tables of catalogue rows ordered by table, columns in their order; a table with no column is absent. */
+export function liveTablesOf(rows: readonly CatalogRow[], column: (r: CatalogRow) => LiveColumn): Map<string, LiveTable> {
+  const found = new Map<string, { columns: Map<string, LiveColumn>; indexes: Set<string> }>();
+  for (const r of rows) {
+    let table = found.get(r.table_name);
+    if (!table) found.set(r.table_name, (table = { columns: new Map(), indexes: new Set() }));
+    if (r.is_index === true || r.is_index === 1) table.indexes.add(r.name);
+    else table.columns.set(r.name, column(r));
+  }
+  for (const [name, table] of found) if (table.columns.size === 0) found.delete(name);
+  return found;
+}

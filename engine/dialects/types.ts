@@ -2,7 +2,7 @@ import type { ColumnDataType, Expression, Kysely, RawBuilder, SelectQueryBuilder
 import type { SnapshotStore } from '../cursor/snapshot-store.ts';
 import type { EventLog } from '../events/event-log.ts';
 import type { FieldKind } from '../define.ts';
-import type { ReadLiveTable } from './live-schema.ts';
+import type { ReadLiveTables } from './live-schema.ts';
 import type { TenantState } from '../tenant-state.ts';
 
 /**
@@ -113,8 +113,8 @@ export interface Supports {
 export interface Catalog {
   /** Names of the table's columns; empty when the table does not exist. */
   columns(t: TenantDb, table: string): Promise<Set<string>>;
-  /** A table as the database has it now (columns with their types, indexes), for migration plans. */
-  readonly liveTable: ReadLiveTable;
+  /** Tables as the database has them now (columns with their types, indexes), for migration plans. */
+  readonly liveTables: ReadLiveTables;
   /** Creates the engine's own tables as this database keeps them (the baseline migration, engine/schema/migrations/). */
   createEngineTables(db: Kysely<any>): Promise<void>;
   /** `db` with its tables in `schema`; throws where the database has no schemas. */

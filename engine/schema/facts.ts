@@ -51,20 +51,40 @@ export const questionKey = (q: Question): string => (KEYS[q.test] as (q: Questio
 /** The facts of an empty or missing table: nothing to refuse. */
 export const NO_ROWS: TableFacts = { hasRows: false, yes: new Set() };
 
-/** One statement answers every question about one table. */
-export async function readFacts(t: TenantDb, table: string, questions: readonly Question[]): Promise<TableFacts> {
-  const probe = (q?: Question) => {
+/** One statement answers every question about these tables (each table with its questions). */
+export async function readFacts(t: TenantDb, asked: ReadonlyMap<string, readonly Question[]>): Promise<Map<string, TableFacts>> {
+  const facts = new Map<string, TableFacts>();
+  if (asked.size === 0) return facts;
+  const tables = [...asked];
+  const probe = (table: string, q?: Question) => {
     const rows = t.db.selectFrom(table).select(sql.lit(1).as('one'));
     if (q === undefined) return rows.limit(1);
     const c = sql`${sql.ref(q.column)}`;
     return rows.where(whereOf(q, c)).limit(1);
   };
-  const row = await t.db
-    .selectNoFrom((eb) => [eb.exists(probe()).as('has_rows'), ...questions.map((q, i) => eb.exists(probe(q)).as(`q${i}`))])
-    .executeTakeFirstOrThrow();
+  const row = (await t.db
+    .selectNoFrom((eb) =>
+      tables.flatMap(([table, questions], ti) => [
+        eb.exists(probe(table)).as(`h${ti}`),
+        ...questions.map((q, qi) => eb.exists(probe(table, q)).as(`q${ti}_${qi}`)),
+      ]),
+    )
+    .executeTakeFirstOrThrow()) as Record<string, unknown>;
   // SQLite answers 0 or 1, PostgreSQL a boolean.
   const yes = (v: unknown) => v === true || v === 1 || v === 1n;
-  const answered = questions.filter((_, i) => yes((row as Record<string, unknown>)[`q${i}`]));
+  for (const [ti, [table, questions]] of tables.entries()) {
+    const answered = questions.filter((_, qi) => yes(row[`q${ti}_${qi}`]));
+    facts.set(table, {
+      hasRows: yes(row[`h${ti}`]),
+      yes: new Set(answered.map(questionKey)),
+      found: await valuesFound(t, table, answered),
+    });
+  }
+  return facts;
+}
+
+/** For each `outside` question answered yes, some of the values outside its list, for the refusal to name. */
+async function valuesFound(t: TenantDb, table: string, answered: readonly Question[]): Promise<Map<string, readonly string[]>> {
   const found = new Map<string, readonly string[]>();
   for (const q of answered) {
     if (q.test !== 'outside') continue;
@@ -82,7 +102,7 @@ export async function readFacts(t: TenantDb, table: string, questions: readonly 
       values.map((r) => String(r.v)),
     );
   }
-  return { hasRows: yes(row.has_rows), yes: new Set(answered.map(questionKey)), found };
+  return found;
 }
 
 /** The rows a question asks about. length() counts characters of text on both databases. */

@@ -1,6 +1,6 @@
 import type { TenantDb } from '../dialects/types.ts';
 import type { Registry } from '../registry.ts';
-import { NO_ROWS, readFacts } from './facts.ts';
+import { NO_ROWS, readFacts, type Question } from './facts.ts';
 import { planTable, questionsFor, type TablePlan } from './plan.ts';
 import { appliedSteps, pendingOf, type MigrationStep } from './steps.ts';
 import { tableSpec } from './table.ts';
@@ -27,15 +27,17 @@ export const refusalsOf = (plan: TenantPlan): string[] => {
   ];
 };
 
-/** Reads each resource table of a tenant (schema, then the facts its rules need) and plans it; changes nothing. */
+/** Reads the resource tables of a tenant (their schema, then the facts their rules need: two statements) and plans them; changes nothing. */
 export async function planTenant(t: TenantDb, registry: Registry, steps: readonly MigrationStep[] = []): Promise<TenantPlan> {
-  const tables: TablePlan[] = [];
-  for (const resource of registry.resources.values()) {
-    const spec = tableSpec(resource, t.supports);
-    const live = await t.catalog.liveTable(t, spec.name);
-    const facts = live === undefined ? NO_ROWS : await readFacts(t, spec.name, questionsFor(spec, live));
-    tables.push(planTable(spec, live, facts));
-  }
+  const specs = [...registry.resources.values()].map((resource) => tableSpec(resource, t.supports));
+  const lives = await t.catalog.liveTables(
+    t,
+    specs.map((spec) => spec.name),
+  );
+  const asked = new Map<string, Question[]>();
+  for (const spec of specs) if (lives.has(spec.name)) asked.set(spec.name, questionsFor(spec, lives.get(spec.name)));
+  const facts = await readFacts(t, asked);
+  const tables = specs.map((spec) => planTable(spec, lives.get(spec.name), facts.get(spec.name) ?? NO_ROWS));
   if (steps.length === 0) return { tenant: t.key, tables };
   const { pending, changed } = pendingOf(steps, await appliedSteps(t));
   return { tenant: t.key, tables, steps: pending.map((s) => s.name), changedSteps: changed };

@@ -12,9 +12,13 @@ export const DEFINITIONS_RETRY_AFTER_S = 5;
  * requires a value. A column or index they do not know is no reason: it never disturbs them.
  */
 export async function whyTablesDiffer(t: TenantDb, registry: Registry): Promise<string | undefined> {
-  for (const resource of registry.resources.values()) {
-    const spec = tableSpec(resource, t.supports);
-    const live = await t.catalog.liveTable(t, spec.name);
+  const specs = [...registry.resources.values()].map((resource) => tableSpec(resource, t.supports));
+  const lives = await t.catalog.liveTables(
+    t,
+    specs.map((spec) => spec.name),
+  );
+  for (const spec of specs) {
+    const live = lives.get(spec.name);
     if (live === undefined) return `table ${spec.name} is missing`;
     for (const c of spec.columns) {
       const held = live.columns.get(c.name);

@@ -63,7 +63,7 @@ for (const db of DATABASES)
           // A tenant made after the rename gets the new name directly.
           await h.login({ clientDb: 'fresh.main' });
           const fresh = (await h.service.tenants.get('fresh.main'))!;
-          const live = (await fresh.catalog.liveTable(fresh, 'work_orders'))!;
+          const live = (await fresh.catalog.liveTables(fresh, ['work_orders'])).get('work_orders')!;
           expect(live.columns.has('place')).toBe(true);
           expect(live.columns.has('location')).toBe(false);
           expect(live.indexes.has('work_orders_place_idx')).toBe(true);

@@ -7,7 +7,7 @@ import { dateString, integerNumber, timestampString } from '../values.ts';
 import { inOrder } from './in-order.ts';
 import { createPostgresEngineTables } from './engine-tables.ts';
 import { postgresSnapshots } from './snapshot-store.ts';
-import { readPostgresTable, tableColumns } from './live-schema.ts';
+import { readPostgresTables, tableColumns } from './live-schema.ts';
 
 // Strings use the C collation: code point order, as SQLite's default BINARY.
 const TYPES: Record<FieldKind, ColumnDataType | RawBuilder<unknown>> = {
@@ -107,9 +107,9 @@ export const postgresDatabase: DatabaseKind = {
   },
   catalog: {
     async columns(t: TenantDb, table: string) {
-      return new Set((await tableColumns(t, table, false)).rows.map((r) => r.column_name));
+      return new Set((await tableColumns(t, table)).rows.map((r) => r.column_name));
     },
-    liveTable: readPostgresTable,
+    liveTables: readPostgresTables,
     createEngineTables: createPostgresEngineTables,
     bindSchema: (db, schema) => db.withSchema(schema),
     bulkLoad: {

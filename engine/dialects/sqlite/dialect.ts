@@ -5,7 +5,7 @@ import { sqliteEvents } from './event-log.ts';
 import { integerNumber } from '../values.ts';
 import { sqliteSnapshots } from './snapshot-store.ts';
 import { createSqliteEngineTables } from './engine-tables.ts';
-import { readSqliteTable } from './live-schema.ts';
+import { readSqliteTables } from './live-schema.ts';
 
 const TYPES: Record<FieldKind, 'integer' | 'real' | 'text'> = {
   integer: 'integer',
@@ -120,7 +120,7 @@ export const sqliteDatabase: DatabaseKind = {
       const rows = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(t.db);
       return new Set(rows.rows.map((r) => r.name));
     },
-    liveTable: readSqliteTable,
+    liveTables: readSqliteTables,
     createEngineTables: createSqliteEngineTables,
     bindSchema() {
       throw new Error('tenantDb: a schema is only meaningful on PostgreSQL');
