@@ -11,7 +11,7 @@ import { canonicalize } from '../engine/query/canonical.ts';
 import { valueOf } from '../engine/errors.ts';
 import { parseQuery } from '../engine/query/parse.ts';
 import { resolveQuery } from '../engine/query/resolve.ts';
-import { recordJsonOf } from '../engine/sql/records-json.ts';
+import { searchOf } from '../engine/sql/search-sql.ts';
 import { compileWhere } from '../engine/sql/where.ts';
 import { fmt, interleavedMedianMs, table } from './support/stats.ts';
 import { benchDatabases, seededTenant } from './support/tenant.ts';
@@ -54,12 +54,10 @@ export async function run(): Promise<void> {
         const [countMs, createMs] = await interleavedMedianMs(runs, count, () =>
           // As a search creates it: page 1's records come in the same statement.
           cursors.create({
-            table: resource.name,
-            where: where(q),
+            search: searchOf(resource, q, undefined),
             query: q,
             canonical: canonicalize(q),
             binding: { collection: resource.name, scope: '', owner: '' },
-            recordJson: (alias) => recordJsonOf(tenant.flavour, resource, alias),
           }),
         );
         // A new search of page 1 is lazy (engine/cursor/lazy.ts): its first later page makes the ids.

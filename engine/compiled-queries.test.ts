@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { compileOnlyDb } from '../test/support/compile-only.ts';
-import { compiledByKey, compiledStatement, trackShapes, valueProblems } from './compiled-queries.ts';
+import { compiledStatement, trackShapes, valueProblems } from './compiled-queries.ts';
 
 describe('compiled per database setup', () => {
   it('compiles again for another dialect or schema, but a transaction shares its database\u2019s', async () => {
@@ -34,28 +34,26 @@ describe('compiled per database setup', () => {
   });
 });
 
-describe('queries compiled by key', () => {
-  it('compiles a key once per database setup, fills its placeholders, and drops the least recently used past its size', async () => {
+describe('shapes kept', () => {
+  it('keeps the shapes most recently used per database setup, compiling again one dropped', async () => {
     const lite = compileOnlyDb('sqlite');
     const pg = compileOnlyDb('postgres');
-    const run = compiledByKey(2);
     const builds: string[] = [];
-    const get = (db: Kysely<any>, key: string, value: number) =>
-      run(
-        db,
-        key,
-        (v) => {
-          builds.push(key);
-          return db.selectFrom('t').selectAll().where('k', '=', key).where('v', '=', v).compile();
-        },
-        value,
-      );
+    const statement = compiledStatement<{ k: string }, { v: number }>(
+      'kept',
+      (db, { k }, p) => {
+        builds.push(k);
+        return db.selectFrom('t').selectAll().where('k', '=', k).where('v', '=', p.v);
+      },
+      2,
+    );
+    const get = (db: Kysely<any>, k: string, v: number) => statement.run(db, { k }, { v });
     await get(lite.db, 'a', 1);
     await get(lite.db, 'a', 2);
     await get(pg.db, 'a', 3);
     await get(lite.db, 'b', 4);
     await get(lite.db, 'a', 5); // a is now the most recent
-    await get(lite.db, 'c', 6); // evicts b
+    await get(lite.db, 'c', 6); // drops b
     await get(lite.db, 'a', 7);
     await get(lite.db, 'b', 8);
     expect(builds).toEqual(['a', 'a', 'b', 'c', 'b']);

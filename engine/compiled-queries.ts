@@ -134,15 +134,6 @@ export function compiledStatement<S extends object, V extends object = Record<ne
   build: Builder<S, V, R>,
   max = 100,
 ): CompiledStatement<S, V, R> {
-  return statementOf(name, build, max, true);
-}
-
-function statementOf<S extends object, V extends object, R>(
-  name: string,
-  build: Builder<S, V, R>,
-  max: number,
-  checked: boolean,
-): CompiledStatement<S, V, R> {
   const bySetup = new WeakMap<Setup, ShapeCache<Template<R>>>();
   const statement: CompiledStatement<S, V, R> = {
     name,
@@ -152,7 +143,7 @@ function statementOf<S extends object, V extends object, R>(
       let cache = bySetup.get(setup);
       if (!cache) bySetup.set(setup, (cache = new ShapeCache(max)));
       let t = cache.get(shape);
-      if (!t) cache.set(shape, (t = template(statement, build, db, shape, checked)));
+      if (!t) cache.set(shape, (t = template(statement, build, db, shape)));
       return filled(t, values as Record<string, unknown>);
     },
   };
@@ -164,13 +155,12 @@ function template<S extends object, V extends object, R>(
   build: Builder<S, V, R>,
   db: Kysely<any>,
   shape: S,
-  checked: boolean,
 ): Template<R> {
   const reads: Reads = new Map();
   const copy = copyOf(shape);
   const query = build(db, copy, placeholders(reads) as Placeholders<V>).compile(db);
   const slots = query.parameters.map((p) => (p instanceof Slot ? p : undefined));
-  if (checked) tracked?.push({ statement, build: build as unknown as Builder<any, any, unknown>, db, shape: copy, reads, query });
+  tracked?.push({ statement, build: build as unknown as Builder<any, any, unknown>, db, shape: copy, reads, query });
   return { query, names: slots.map((s) => s?.name), items: slots.map((s) => s?.item ?? -1) };
 }
 
@@ -221,35 +211,4 @@ export function valueProblems(u: UsedShape): string[] {
       problems.push(`${u.statement.name} ${shapeText(u.shape)}: parameters with values ${kind} are not those filled in`);
   }
   return problems;
-}
-
-// The snapshot stores' statements are kept by a key joined by hand, their builder the call's;
-// they share compiledStatement's cache. New code names its placeholders with compiledStatement.
-
-type Positional<R> = (...placeholders: any[]) => CompiledQuery<R>;
-
-/** @deprecated Use compiledStatement: a key joined by hand serves another's SQL when it misses an input. */
-export function compiledByKey(max = 500) {
-  const queries = compiledQueriesByKey(max);
-  return <R>(db: Kysely<any>, key: string, build: Positional<R>, ...args: readonly unknown[]): Promise<QueryResult<R>> =>
-    db.executeQuery<R>(queries(db, key, build, ...args));
-}
-
-function compiledQueriesByKey(max = 500) {
-  let current: Positional<any> | undefined;
-  // The builder is the call's: not one to compile again with other values (valueProblems), so unchecked.
-  const s = statementOf<{ key: string; n: number }, { args: readonly unknown[] }, any>(
-    'compiledByKey',
-    (_db, { n }, p) => ({ compile: () => current!(...Array.from({ length: n }, (_, i) => p.args.at(i))) }),
-    max,
-    false,
-  );
-  return function query<R>(db: Kysely<any>, key: string, build: Positional<R>, ...args: readonly unknown[]): CompiledQuery<R> {
-    current = build;
-    try {
-      return s.query(db, { key, n: args.length }, { args });
-    } finally {
-      current = undefined;
-    }
-  };
 }

@@ -1,13 +1,11 @@
-import type { Expression } from 'kysely';
 import type { TenantDb } from '../dialects/types.ts';
 import { EngineError } from '../errors.ts';
 import { followUpProblems, type CanonicalQuery } from '../query/canonical.ts';
 import type { ResolvedQuery } from '../query/resolve.ts';
-import type { CompiledWhere } from '../sql/where.ts';
 import { cursorCacheFor, type CachedHead } from './cache.ts';
 import { chunksOf, idsAt, newCursorId, pageSpan } from './layout.ts';
 import { EXPIRED_CURSORS_PER_SWEEP } from './cursor-rows.ts';
-import type { CursorBinding, CursorMeta, PageRecords, SnapshotArgs } from './snapshot-store.ts';
+import type { CursorBinding, CursorMeta, PageRecords, Search, SnapshotArgs } from './snapshot-store.ts';
 import { takeSnapshot } from './strategy.ts';
 import { idsAsOf, layoutOf, type LazySearch } from './lazy.ts';
 
@@ -32,10 +30,15 @@ export interface CursorPage {
   readonly query: CanonicalQuery;
 }
 
-/** What determines a search completely (SnapshotArgs.searchKey): its table, condition and order. */
-export const searchKeyOf = (table: string, where: CompiledWhere, order: string) => JSON.stringify([table, where.key, order]);
-
-const shapeKeyOf = (q: CanonicalQuery) => (q.fields || q.linked ? `\0${JSON.stringify([q.fields, q.linked])}` : '');
+/** What determines a search completely (SnapshotArgs.searchKey): its table, condition, order and record shape. */
+export const searchKeyOf = (s: Search, q: CanonicalQuery) =>
+  JSON.stringify([
+    s.resource.name,
+    s.filters.map((f) => [f.field, f.op, f.values]),
+    s.deleted,
+    s.scope && [s.scope.field, s.scope.id],
+    q.order,
+  ]) + (q.fields || q.linked ? `\0${JSON.stringify([q.fields, q.linked])}` : '');
 
 /** Whether a cursor belongs to the caller's collection, parent and user. */
 const owned = (meta: CursorBinding, binding: CursorBinding) =>
@@ -131,15 +134,12 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
      * chooses (docs/cursors.md).
      */
     async create(args: {
-      table: string;
-      /** The search's condition: searches with the same key share their compiled SQL. */
-      where: CompiledWhere;
+      /** The search as data: equal searches share their compiled SQL. */
+      search: Search;
       query: ResolvedQuery;
       /** canonicalize(query): stored with the cursor. */
       canonical: CanonicalQuery;
       binding: CursorBinding;
-      /** A row of `table` (or `alias`) as its record's JSON text (see SnapshotArgs). */
-      recordJson: (alias?: string) => Expression<string>;
     }): Promise<CursorPage> {
       await sweep();
       madeSinceSweep++;
@@ -148,18 +148,14 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       const expiresAt = expiry();
       const snapshotArgs: SnapshotArgs = {
         id,
-        table: args.table,
-        where: args.where.where,
-        order: args.query.order,
+        search: args.search,
         binding: args.binding,
         query: args.canonical,
-        // A search asking `$fields` or `$linked` writes its page's JSON otherwise: SQL of its own.
-        searchKey: searchKeyOf(args.table, args.where, args.canonical.order) + shapeKeyOf(args.canonical),
+        searchKey: searchKeyOf(args.search, args.canonical),
         expiresAt,
         markUntil: Math.ceil(expiresAt + settings.ttlMs), // the mark is kept as an integer
         start: span.start,
         end: span.end,
-        recordJson: args.recordJson,
       };
       const snap = await takeSnapshot(tenant, store, snapshotArgs, settings.now());
       return {

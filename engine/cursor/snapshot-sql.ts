@@ -1,11 +1,17 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { jsonArrayOf } from '../dialects/json-array.ts';
 import { orderBySql } from '../dialects/order-by.ts';
+import { databaseOf } from '../dialects/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
 import { limitOf, offsetOf, WIDTHS } from './layout.ts';
-import type { SnapshotArgs } from './snapshot-store.ts';
+import type { Search, SnapshotArgs } from './snapshot-store.ts';
 
 /** Pieces of a snapshot statement that every database writes alike (see SnapshotStore). */
+
+/** What a snapshot statement's builder knows of its database: the instance, its SQL flavour, its schema (from the shape). */
+export type SqlSetup = Pick<TenantDb, 'db' | 'flavour' | 'schema'>;
+
+export const sqlSetup = (db: Kysely<any>, schema?: string): SqlSetup => ({ db, flavour: databaseOf(db).flavour, schema });
 
 /** The table's largest id, as `m` (null when the table is empty). */
 export const largestIdQuery = (db: Kysely<any>, table: string) => db.selectFrom(table).select((eb) => eb.fn.max('id').as('m'));
@@ -15,7 +21,7 @@ export const largestIdQuery = (db: Kysely<any>, table: string) => db.selectFrom(
  * limit is above the largest id), as CTEs `largest` and `w`. The narrowest width writes the
  * fewest bytes: 7 digits an id for a table of a million records instead of 10.
  */
-export function widthCte(t: TenantDb, table: string) {
+export function widthCte(t: Pick<TenantDb, 'db'>, table: string) {
   const maxId = largestIdQuery(t.db, table);
   const ladder = (value: (width: number) => number) =>
     sql`case ${sql.join(
@@ -41,9 +47,9 @@ export const idValue = (width?: number) =>
  * of the database as the ids). The limit is a literal: SQLite runs the sub-select several times
  * slower with it as a parameter (BENCHMARKS.md).
  */
-export function firstPageJson(t: TenantDb, args: SnapshotArgs, end: number, where: (eb: any) => Expression<SqlBool>) {
-  const rows = t.db.selectFrom(args.table).where(where).limit(sql.lit(end));
-  return jsonArrayOf(t.flavour, rows, args.recordJson(), orderBySql(args.order));
+export function firstPageJson(t: SqlSetup, search: Search, end: number) {
+  const rows = t.db.selectFrom(search.resource.name).where(search.sql.where(search, t.flavour)).limit(sql.lit(end));
+  return jsonArrayOf(t.flavour, rows, search.sql.recordJson(t.db, search), orderBySql(search.order));
 }
 
 /**
@@ -53,7 +59,7 @@ export function firstPageJson(t: TenantDb, args: SnapshotArgs, end: number, wher
  * cut from the packed ones, are the cheaper way to its rows. On PostgreSQL this also spares
  * cutting page 1's ids from the inserted chunk and joining them back.
  */
-export const pageOneWithIds = (args: SnapshotArgs) => args.start === 0 && args.order.field === 'id';
+export const pageOneWithIds = (args: SnapshotArgs) => args.start === 0 && args.search.order.field === 'id';
 
 /**
  * Whether the search reads every row of the table (or every live one) in ascending id order: it
@@ -61,9 +67,8 @@ export const pageOneWithIds = (args: SnapshotArgs) => args.start === 0 && args.o
  * child list is not one, even without filters: its parent link is a condition, which an index
  * serves.
  */
-export const readsTableInIdOrder = (args: Pick<SnapshotArgs, 'query' | 'order' | 'binding'>) =>
-  readsWholeTable(args) && args.order.field === 'id' && args.order.direction === 'asc';
+export const readsTableInIdOrder = (s: Pick<Search, 'filters' | 'scope' | 'order'>) =>
+  readsWholeTable(s) && s.order.field === 'id' && s.order.direction === 'asc';
 
 /** Whether the search reads every row of the table (or every live one), in any order: no filters, not a child list. */
-export const readsWholeTable = (args: Pick<SnapshotArgs, 'query' | 'binding'>) =>
-  args.binding.scope === '' && Object.keys(args.query.filters).length === 0;
+export const readsWholeTable = (s: Pick<Search, 'filters' | 'scope'>) => s.scope === undefined && s.filters.length === 0;

@@ -1,7 +1,10 @@
-import type { Expression, SqlBool } from 'kysely';
-import type { TenantDb } from '../dialects/types.ts';
+import type { Expression, Kysely, SqlBool } from 'kysely';
+import type { SqlFlavour, TenantDb } from '../dialects/types.ts';
 import type { CanonicalQuery } from '../query/canonical.ts';
 import type { Reserved } from '../query/reserved.ts';
+import type { Filter } from '../query/resolve.ts';
+import type { Resource } from '../registry.ts';
+import type { RecordShape } from '../sql/record-shape.ts';
 import type { MadeIds } from './lazy.ts';
 import type { Strategy } from './strategy.ts';
 
@@ -69,9 +72,8 @@ export interface CursorRead {
 
 export interface SnapshotArgs {
   id: string;
-  table: string;
-  where: (eb: any) => Expression<SqlBool>;
-  order: Reserved['order'];
+  /** The search as data: a snapshot statement's shape (compiled-queries.ts), its SQL built from it. */
+  search: Search;
   binding: CursorBinding;
   query: CanonicalQuery;
   expiresAt: number;
@@ -83,13 +85,34 @@ export interface SnapshotArgs {
   /** Positions [start, end) of the page to answer with. */
   start: number;
   end: number;
-  /** Determines the search completely (collection, scope, filters with their values, order, deleted). */
+  /** Determines the search completely (collection, scope, filters with their values, order, deleted, record shape). */
   searchKey: string;
-  /**
-   * A row of `table` (or of `alias`) as its record's JSON text: a snapshot may read the page's
-   * records as JSON in its own statement (PageRecords).
-   */
-  recordJson: (alias?: string) => Expression<string>;
+}
+
+/**
+ * A search as data: its collection, condition (filter values included: they are fixed in its
+ * SQL), order and the shape of its records' JSON. Plain data and frozen definitions, so equal
+ * searches are equal shapes and share their compiled statements.
+ */
+export interface Search {
+  readonly resource: Resource;
+  readonly filters: readonly Omit<Filter, 'params'>[];
+  readonly deleted: boolean;
+  /** A child list: the child's field that links to its parent, and the parent's id. */
+  readonly scope: { readonly field: string; readonly id: number } | undefined;
+  readonly order: Reserved['order'];
+  /** `$fields` and `$linked` (undefined: the whole record). */
+  readonly shape: RecordShape | undefined;
+  /** Writes its SQL: the engine's search compiler (engine/sql/search-sql.ts), frozen, the same for every search. */
+  readonly sql: SearchSql;
+}
+
+/** What writes a search's SQL: dialects are below the SQL compiler, so a search brings its own. */
+export interface SearchSql {
+  /** The search's condition. */
+  where(search: Search, flavour: SqlFlavour): (eb: any) => Expression<SqlBool>;
+  /** A row of the search's table (or of `alias`) as its record's JSON text, shaped as the search asks. */
+  recordJson(db: Kysely<any>, search: Search, alias?: string): Expression<string>;
 }
 
 /**

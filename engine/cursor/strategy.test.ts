@@ -10,7 +10,16 @@ const search = (
   over: { filters?: Record<string, string[]>; field?: string; direction?: 'asc' | 'desc'; start?: number; scope?: string } = {},
 ) => ({
   query: query(over.filters),
-  order: { field: over.field ?? 'id', direction: over.direction ?? 'asc' } as const,
+  search: {
+    filters: Object.entries(over.filters ?? {}).map(([key, values]) => ({
+      field: key.split(':')[0]!,
+      kind: 'string' as const,
+      op: 'eq' as const,
+      values,
+    })),
+    scope: over.scope ? { field: 'work_order_id', id: Number(over.scope.split('/')[1]) } : undefined,
+    order: { field: over.field ?? 'id', direction: over.direction ?? 'asc' } as const,
+  },
   binding: { ...binding, scope: over.scope ?? '' },
   start: over.start ?? 0,
 });

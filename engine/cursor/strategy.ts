@@ -1,7 +1,7 @@
 import type { TenantDb } from '../dialects/types.ts';
 import { searchStatsOf, type SearchFacts } from './search-stats.ts';
 import { readsTableInIdOrder } from './snapshot-sql.ts';
-import type { Snapshot, SnapshotArgs, SnapshotStore } from './snapshot-store.ts';
+import type { Search, Snapshot, SnapshotArgs, SnapshotStore } from './snapshot-store.ts';
 
 /**
  * How a new search's snapshot is taken (docs/cursors.md has the decision table). `reference` is
@@ -21,20 +21,21 @@ export type Strategy = (typeof STRATEGIES)[number];
 /** How long a search whose ids were not ranged skips trying again (deletions may have been few since). */
 const RANGED_RETRY_MS = 60_000;
 
-const inIdOrder = (args: Pick<SnapshotArgs, 'order'>) => args.order.field === 'id' && args.order.direction === 'asc';
+const inIdOrder = ({ search: { order } }: { search: Pick<Search, 'order'> }) => order.field === 'id' && order.direction === 'asc';
 
 /**
  * The strategies to try, in order, for a search with these facts at `now`: each but the last may
  * not fit the search's ids (SnapshotStore.take answers undefined); the last always does.
  */
 export function strategiesFor(
-  args: Pick<SnapshotArgs, 'query' | 'order' | 'binding' | 'start'>,
+  args: Pick<SnapshotArgs, 'start'> & { search: Pick<Search, 'filters' | 'scope' | 'order'> },
   facts: Readonly<SearchFacts>,
   now: number,
 ): Strategy[] {
   const tries: Strategy[] = [];
   // A ranged snapshot costs about the COUNT a lazy one reads anyway, and needs no making later.
-  if (readsTableInIdOrder(args) && (facts.unrangedAt === undefined || now - facts.unrangedAt >= RANGED_RETRY_MS)) tries.push('ranged');
+  if (readsTableInIdOrder(args.search) && (facts.unrangedAt === undefined || now - facts.unrangedAt >= RANGED_RETRY_MS))
+    tries.push('ranged');
   // Page 1 costs its COUNT and page 1; a search that starts further on needs its ids now.
   if (args.start === 0) return [...tries, 'lazy'];
   if (inIdOrder(args) && !facts.small && !facts.wide) tries.push('ascending');

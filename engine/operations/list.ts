@@ -5,9 +5,10 @@ import type { LazySearch } from '../cursor/lazy.ts';
 import { OPERATOR_RULES, type Operator } from '../query/operators.ts';
 import type { Filter, ResolvedQuery } from '../query/resolve.ts';
 import type { Resource } from '../registry.ts';
-import { recordJsonOf, recordsJson } from '../sql/records-json.ts';
+import { recordsJson } from '../sql/records-json.ts';
+import { searchOf } from '../sql/search-sql.ts';
 import { compileWhere } from '../sql/where.ts';
-import { shapedJsonOf, shapeOf } from '../sql/record-shape.ts';
+import { shapeOf } from '../sql/record-shape.ts';
 import { loadRecord, notFound, type OperationContext, type ParentScope } from './context.ts';
 
 export interface ListPage {
@@ -55,17 +56,8 @@ function snapshot(
   binding: CursorBinding,
   parent?: ParentScope,
 ): Promise<CursorPage> {
-  const { flavour } = ctx.tenant;
-  const canonical = canonicalize(query);
-  const shape = shapeOf(ctx.registry, resource, query);
-  return cursorsOf(ctx).create({
-    table: resource.name,
-    query,
-    canonical,
-    binding,
-    where: compileWhere(query.filters, flavour, { includeDeleted: query.deleted, scope: parent && { field: parent.field, id: parent.id } }),
-    recordJson: shape ? (alias) => shapedJsonOf(ctx.tenant.db, resource, shape, alias) : (alias) => recordJsonOf(flavour, resource, alias),
-  });
+  const search = searchOf(resource, query, shapeOf(ctx.registry, resource, query), parent);
+  return cursorsOf(ctx).create({ search, query, canonical: canonicalize(query), binding });
 }
 
 /**

@@ -4,7 +4,7 @@ import { OPERATOR_RULES, type Operator } from '../query/operators.ts';
 import type { Filter } from '../query/resolve.ts';
 
 type EB = ExpressionBuilder<any, any>;
-type Compile = (eb: EB, f: Filter, values: unknown[], d: SqlFlavour) => Expression<SqlBool>;
+type Compile = (eb: EB, f: Omit<Filter, 'params'>, values: unknown[], d: SqlFlavour) => Expression<SqlBool>;
 
 const single = (values: unknown[]) => values.length === 1;
 
@@ -58,7 +58,7 @@ export interface CompiledWhere {
 }
 
 /** The conjunction of the filters, plus the soft-delete rule and the parent link, with its key. */
-export function compileWhere(filters: readonly Filter[], flavour: SqlFlavour, opts: WhereOptions): CompiledWhere {
+export function compileWhere(filters: readonly Omit<Filter, 'params'>[], flavour: SqlFlavour, opts: WhereOptions): CompiledWhere {
   const { includeDeleted, scope } = opts;
   return {
     // Everything `where` reads, and nothing else.

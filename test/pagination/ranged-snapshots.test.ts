@@ -6,11 +6,9 @@ import { applyChange, changes, type Model } from '../support/snapshot-changes.ts
 import { isRanged, maxHoles, widthFor } from '../../engine/cursor/layout.ts';
 import { rangeStatement } from '../../engine/dialects/sqlite/ranged-snapshot.ts';
 import { valueOf } from '../../engine/errors.ts';
-import { canonicalize } from '../../engine/query/canonical.ts';
 import { parseQuery } from '../../engine/query/parse.ts';
 import { resolveQuery } from '../../engine/query/resolve.ts';
-import { recordJsonOf } from '../../engine/sql/records-json.ts';
-import { compileWhere } from '../../engine/sql/where.ts';
+import { searchOf } from '../../engine/sql/search-sql.ts';
 
 /**
  * The list of a whole table in id order is snapshotted as its ends and holes (a ranged
@@ -151,21 +149,7 @@ describeEachDatabase('ranged snapshots: the holes of the whole table', (h) => {
     const resource = h().service.engine.registry.get('work_orders')!;
     // The live list ($deleted=true has no holes: a constant false condition).
     const query = valueOf(resolveQuery(parseQuery(new URLSearchParams('')), resource));
-    const args = {
-      id: 'plan',
-      table: 'work_orders',
-      where: compileWhere(query.filters, tenant.flavour, { includeDeleted: query.deleted }).where,
-      order: query.order,
-      binding: { collection: 'work_orders', scope: '', owner: '' },
-      query: canonicalize(query),
-      expiresAt: 0,
-      markUntil: 0,
-      start: 0,
-      end: 10,
-      searchKey: 'plan',
-      recordJson: (alias?: string) => recordJsonOf(tenant.flavour, resource, alias),
-    };
-    const statement = rangeStatement(tenant, args, 6, 10);
+    const statement = rangeStatement.query(tenant.db, { search: searchOf(resource, query, undefined), width: 6, end: 10 }, {});
     const { rows } = await tenant.db.executeQuery<{ detail: string }>({ ...statement, sql: `explain query plan ${statement.sql}` });
     const details = rows.map((r) => r.detail);
     // Scans of the table itself (no index): page 1's, which stops at its tenth row, and no

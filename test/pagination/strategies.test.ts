@@ -8,8 +8,7 @@ import { valueOf } from '../../engine/errors.ts';
 import { canonicalize } from '../../engine/query/canonical.ts';
 import { parseQuery } from '../../engine/query/parse.ts';
 import { resolveQuery } from '../../engine/query/resolve.ts';
-import { recordJsonOf } from '../../engine/sql/records-json.ts';
-import { compileWhere } from '../../engine/sql/where.ts';
+import { searchOf } from '../../engine/sql/search-sql.ts';
 import { describeEachDatabase, M, type Harness } from '../support/harness.ts';
 import { insertRecords, workOrder } from '../support/rows.ts';
 
@@ -127,23 +126,20 @@ describeEachDatabase('snapshot strategies against the reference', (h) => {
         const tenant = (await h().service.tenants.get('demo.main'))!;
         const resource = h().service.engine.registry.get('work_orders')!;
         const query = valueOf(resolveQuery(parseQuery(new URLSearchParams(queryOf(s))), resource));
-        const where = compileWhere(query.filters, tenant.flavour, { includeDeleted: query.deleted });
+        const searched = searchOf(resource, query, undefined);
         const canonical = canonicalize(query);
         const start = (s.page - 1) * s.limit;
         const expiresAt = Date.now() + 600_000;
         const argsOf = (): SnapshotArgs => ({
           id: newCursorId(),
-          table: 'work_orders',
-          where: where.where,
-          order: query.order,
+          search: searched,
           binding: { collection: 'work_orders', scope: '', owner },
           query: canonical,
           expiresAt,
           markUntil: expiresAt + 600_000,
           start,
           end: start + s.limit,
-          searchKey: searchKeyOf('work_orders', where, canonical.order),
-          recordJson: (alias?: string) => recordJsonOf(tenant.flavour, resource, alias),
+          searchKey: searchKeyOf(searched, canonical),
         });
         // Every strategy's cursor, taken before any write: the reference's first.
         const taken = new Map<Strategy, { id: string; snap: Snapshot }>();

@@ -41,6 +41,10 @@ async function workload(h: Harness) {
   now += 2 * MINUTE;
   await h.get(`${M}/work_orders?${search}&$cursor=${first.headers.get('x-cursor')}&$page=2`);
   await h.get(`${M}/work_orders?department_id=1&priority:gte=0&$limit=2&$page=2`);
+  // Every snapshot strategy's statements: a later page in another order, a whole table's, shaped records.
+  expect((await h.get(`${M}/work_orders?priority:gte=0&$orderBy=priority:desc&$limit=2&$page=3`)).status).toBe(200);
+  const shaped = await h.get(`${BASE}/bulk/maintenance/work_orders?priority:gte=0&$fields=description&$linked=Notes&$limit=2&$page=2`);
+  expect(shaped.status).toBe(200);
   await h.get(`${M}/work_orders/${a.id}/notes`);
   await h.get(`${M}/work_orders?$limit=2`);
   await h.get(`${M}/work_orders/${a.id}`);
@@ -52,7 +56,10 @@ async function workload(h: Harness) {
 /** Statements the workload compiles on every database, and those one database's snapshots use. */
 const EVERY = ['record json by id', 'row by id', 'row for write', 'idempotency kept', 'idempotency keep'];
 const CURSORS = ['cursor page', 'cursor touch', 'cursor fill chunks', 'cursor fill head'];
-const ONLY: Record<string, string[]> = { sqlite: ['snapshot chunks', 'lazy cursor head'], postgres: [] };
+const ONLY: Record<string, string[]> = {
+  sqlite: ['snapshot chunks', 'lazy cursor head', 'snapshot pack', 'snapshot ranged', 'snapshot lazy'],
+  postgres: ['snapshot packed', 'snapshot deltas ids', 'snapshot deltas chunks', 'snapshot ranged', 'snapshot lazy'],
+};
 
 describeEachDatabase(
   'statements compiled once per shape',

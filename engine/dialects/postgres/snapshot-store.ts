@@ -1,10 +1,18 @@
 import { expressionBuilder, sql } from 'kysely';
-import { compiledByKey } from '../../compiled-queries.ts';
+import { compiledStatement } from '../../compiled-queries.ts';
 import { ascendingChunks, ascendingRuns, parseHexIds } from '../../cursor/ascending-ids.ts';
 import { CURSOR_TABLE, cursorFiller, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
 import { ASCENDING_DELTAS, idsAt, LAZY, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
-import { firstPageJson, idValue, pageOneWithIds, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
-import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
+import {
+  firstPageJson,
+  idValue,
+  pageOneWithIds,
+  readsTableInIdOrder,
+  sqlSetup,
+  widthCte,
+  type SqlSetup,
+} from '../../cursor/snapshot-sql.ts';
+import type { Search, Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { MAX_LIMIT } from '../../query/reserved.ts';
 import type { Strategy } from '../../cursor/strategy.ts';
 import { orderBySql } from '../order-by.ts';
@@ -39,19 +47,53 @@ export const postgresSnapshots: SnapshotStore = {
   sweep: sweepCursors,
 };
 
-/** A search's snapshot statement, compiled once while it stays among the recent ones. */
-const snapshotQueries = compiledByKey(500);
+/** A search's statement's shape: the search, the tenant's schema, page 1's end when the statement reads page 1. */
+interface SearchShape {
+  readonly search: Search;
+  readonly schema: string | undefined;
+  readonly end: number | undefined;
+}
+
+/** Searches whose snapshot statements each kind keeps compiled, the most recently used. */
+const SEARCHES_KEPT = 500;
+
+/** A new cursor's own values, as its head row keeps them. */
+interface HeadValues {
+  id: string;
+  collection: string;
+  scope: string;
+  owner: string;
+  query: string;
+  limit: number;
+  expiresAt: number;
+}
+
+const headValues = (args: SnapshotArgs): HeadValues => ({
+  id: args.id,
+  collection: args.binding.collection,
+  scope: args.binding.scope,
+  owner: args.binding.owner,
+  query: JSON.stringify(args.query),
+  limit: args.query.limit,
+  expiresAt: args.expiresAt,
+});
+
+const shapeOf = (t: TenantDb, args: SnapshotArgs, withPage: boolean): SearchShape => ({
+  search: args.search,
+  schema: t.schema,
+  end: withPage ? args.end : undefined,
+});
+
+/** The search's condition and page 1 (or null), as a statement of this shape writes them. */
+const searchParts = (t: SqlSetup, { search, end }: SearchShape) => ({
+  where: search.sql.where(search, t.flavour),
+  page: end === undefined ? sql`null` : firstPageJson(t, search, end),
+});
 
 /** Column names of the snapshot statement's own values: no field name has a `$` (define.ts). */
 const TOTAL = '$total';
 const CHANGE_SEQ = '$change_seq';
 
-/**
- * One statement packs the ids, cuts them into chunk rows and inserts them, and reads the rows of
- * the requested page: the ids never travel to the application, and a new search costs one
- * round trip. Answers one row: the total and the page's records as JSON (no row objects for pg
- * to parse, no dates to convert, nothing to stringify).
- */
 /**
  * A ranged snapshot (layout.ts) of a search that reads the whole table in id order, written in
  * one statement when its ids are one; undefined when they are not, or for any other search
@@ -60,47 +102,42 @@ const CHANGE_SEQ = '$change_seq';
  * live list's index on `deleted, id`) from the index: when the two add up to every id between
  * the ends, those are the ids, and the snapshot costs about the search's COUNT.
  */
-async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
-  if (!readsTableInIdOrder(args)) return undefined;
-  const { db } = t;
-  const b = args.binding;
-  const withPage = pageOneWithIds(args);
-  const table = tableRef(t, args.table);
-  // The list without filters matches the live rows, or with $deleted every row: its holes are
-  // the deleted rows, or none.
-  const holesWhere = args.query.deleted ? sql`false` : sql`deleted = true`;
-  const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown) =>
-    sql<Record<string, unknown>>`with
-    ${widthCte(t, args.table)},
+const rangedStatement = compiledStatement<SearchShape, HeadValues, Record<string, unknown>>(
+  'snapshot ranged',
+  (db, shape, p) => {
+    const { search } = shape;
+    const t = sqlSetup(db, shape.schema);
+    const { where, page } = searchParts(t, shape);
+    const table = tableRef(t, search.resource.name);
+    // The list without filters matches the live rows, or with $deleted every row: its holes are
+    // the deleted rows, or none.
+    const holesWhere = search.deleted ? sql`false` : sql`deleted = true`;
+    return sql<Record<string, unknown>>`with
+    ${widthCte(t, search.resource.name)},
     ${numbering(t)},
     r as materialized (select (select min(id) from ${table}) as lo, (select max(id) from ${table}) as hi,
-      (select count(*) from ${table} where ${args.where(expressionBuilder())}) as live,
+      (select count(*) from ${table} where ${where(expressionBuilder())}) as live,
       (select coalesce(array_agg(h.v), '{}') from (select id + w.base as v from ${table} where ${holesWhere}
         order by id limit ${sql.raw(maxHolesSql('(select w.width from w)'))} + 1) as h) as holes,
       ${numberedHighest} as change_seq
       from w),
     ok as (select r.*, r.live + cardinality(r.holes) = r.hi - r.lo + 1 and cardinality(r.holes) <= ${sql.raw(maxHolesSql('w.width'))} as ranged from r, w),
     ins as (insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq)
-      select ${id}, 0, ok.live, w.width + ${sql.lit(RANGED)}, ${collection}, ${scope}, ${owner}, ${query}, cast(${limit} as integer),
-        cast(${expiresAt} as bigint), array[ok.lo + w.base, ok.hi + w.base] || ok.holes, ok.change_seq
+      select ${p.id}, 0, ok.live, w.width + ${sql.lit(RANGED)}, ${p.collection}, ${p.scope}, ${p.owner}, ${p.query}, cast(${p.limit} as integer),
+        cast(${p.expiresAt} as bigint), array[ok.lo + w.base, ok.hi + w.base] || ok.holes, ok.change_seq
       from ok, w where ok.ranged and ok.change_seq is not null
       returning total, width, ${chunkIds.text(sql.ref('ids'))} as ids, change_seq)
     select ins.total as ${sql.id(TOTAL)}, ins.change_seq as ${sql.id(CHANGE_SEQ)}, ins.width, ins.ids,
-      ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json, (select r.change_seq is null from r) as lost
-    from (select 1) as one left join ins on true`.compile(db);
-  const key = `${args.searchKey}\0ranged${withPage ? `\0${args.end}` : ''}`;
-  const result = await snapshotQueries(
-    db,
-    key,
-    build,
-    args.id,
-    b.collection,
-    b.scope,
-    b.owner,
-    JSON.stringify(args.query),
-    args.query.limit,
-    args.expiresAt,
-  );
+      ${page} as json, (select r.change_seq is null from r) as lost
+    from (select 1) as one left join ins on true`;
+  },
+  SEARCHES_KEPT,
+);
+
+/** The ranged snapshot, or undefined (nothing written) when the search does not read its table whole in id order or its ids are not one. */
+async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
+  if (!readsTableInIdOrder(args.search)) return undefined;
+  const result = await rangedStatement.run(t.db, shapeOf(t, args, pageOneWithIds(args)), headValues(args));
   const row = result.rows[0] as {
     [TOTAL]: unknown;
     [CHANGE_SEQ]: unknown;
@@ -143,34 +180,33 @@ async function numbered(
  * none. One statement per number of chunks, rounded up to a power of two past four (the rest
  * null, skipped), and database setup (a setup is one tenant schema).
  */
-function insertDeltas(
-  t: TenantDb,
-  chunks: readonly string[],
-  ...values: [string, number, string, string, string, string, number, number, number]
-) {
-  const build = (
-    id: unknown,
-    total: unknown,
-    collection: unknown,
-    scope: unknown,
-    owner: unknown,
-    query: unknown,
-    limit: unknown,
-    expiresAt: unknown,
-    changeSeq: unknown,
-    ...texts: unknown[]
-  ) =>
-    sql`insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq, deltas)
-      select ${id}, c.n - 1, cast(${total} as integer), ${sql.lit(ASCENDING_DELTAS)}, ${collection}, ${scope}, ${owner},
-        case when c.n = 1 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint), '{}',
-        case when c.n = 1 then cast(${changeSeq} as bigint) end, c.d
-      from unnest(array[${sql.join(texts.map((text) => sql`cast(${text} as text)`))}]) with ordinality as c (d, n) where c.d is not null`.compile(
-      t.db,
-    );
-  const slots = chunks.length <= 4 ? chunks.length : 2 ** Math.ceil(Math.log2(chunks.length));
-  const texts = Array.from({ length: slots }, (_, i) => chunks[i] ?? null);
-  return snapshotQueries(t.db, `insert deltas\0${slots}`, build, ...values, ...texts);
-}
+const insertDeltas = compiledStatement<
+  { schema: string | undefined; slots: number },
+  HeadValues & { total: number; changeSeq: number; texts: readonly (string | null)[] }
+>('snapshot deltas chunks', (db, { schema, slots }, p) => {
+  const texts = Array.from({ length: slots }, (_, i) => sql`cast(${p.texts.at(i)} as text)`);
+  return sql`insert into ${tableRef({ schema }, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq, deltas)
+      select ${p.id}, c.n - 1, cast(${p.total} as integer), ${sql.lit(ASCENDING_DELTAS)}, ${p.collection}, ${p.scope}, ${p.owner},
+        case when c.n = 1 then ${p.query} else '' end, cast(${p.limit} as integer), cast(${p.expiresAt} as bigint), '{}',
+        case when c.n = 1 then cast(${p.changeSeq} as bigint) end, c.d
+      from unnest(array[${sql.join(texts)}]) with ordinality as c (d, n) where c.d is not null`;
+});
+
+/** The statement that reads a search's ids in hexadecimal, in the order its plan gives them, with the feed's seq and page 1. */
+const deltaIdsStatement = compiledStatement<SearchShape, object, { ids: string; change_seq: unknown; json: string | null }>(
+  'snapshot deltas ids',
+  (db, shape) => {
+    const t = sqlSetup(db, shape.schema);
+    const { where, page } = searchParts(t, shape);
+    const ids = db
+      .selectFrom(shape.search.resource.name)
+      .where(where)
+      .select(sql<string>`coalesce(string_agg(to_hex(id), ','), '')`.as('v'));
+    return sql<{ ids: string; change_seq: unknown; json: string | null }>`with ${numbering(t)}
+      select (${ids}) as ids, ${numberedHighest} as change_seq, ${page} as json`;
+  },
+  SEARCHES_KEPT,
+);
 
 /**
  * A search in ascending id order as ascending deltas (deltas.ts), as SQLite writes them. One
@@ -182,20 +218,8 @@ function insertDeltas(
  * keeps them. Undefined (nothing written) for any other order, or ids deltas do not take.
  */
 async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
-  if (args.order.field !== 'id' || args.order.direction !== 'asc') return undefined;
-  const { db } = t;
-  const withPage = pageOneWithIds(args);
-  const build = () => {
-    const ids = db
-      .selectFrom(args.table)
-      .where(args.where)
-      .select(sql<string>`coalesce(string_agg(to_hex(id), ','), '')`.as('v'));
-    return sql<{ ids: string; change_seq: unknown; json: string | null }>`with ${numbering(t)}
-      select (${ids}) as ids, ${numberedHighest} as change_seq,
-        ${withPage ? firstPageJson(t, args, args.end, args.where) : sql`null`} as json`.compile(db);
-  };
-  const key = `${args.searchKey}\0deltas${withPage ? `\0${args.end}` : ''}`;
-  const row = (await snapshotQueries(db, key, build)).rows[0] as { ids: string; change_seq: unknown; json: string | null };
+  if (args.search.order.field !== 'id' || args.search.order.direction !== 'asc') return undefined;
+  const row = (await deltaIdsStatement.run(t.db, shapeOf(t, args, pageOneWithIds(args)), {})).rows[0]!;
   if (row.change_seq === null || row.change_seq === undefined) return LOST;
   const parsed = parseHexIds(row.ids);
   if (!parsed) return undefined;
@@ -205,20 +229,9 @@ async function deltaSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot 
   // Read off the scratch arrays before the INSERT's await.
   const chunks = ascendingChunks(ids);
   const records = row.json !== null ? { json: row.json } : { ids: Array.from(ids.subarray(args.start, Math.min(args.end, total))) };
-  const b = args.binding;
-  await insertDeltas(
-    t,
-    chunks,
-    args.id,
-    total,
-    b.collection,
-    b.scope,
-    b.owner,
-    JSON.stringify(args.query),
-    args.query.limit,
-    args.expiresAt,
-    changeSeq,
-  );
+  const slots = chunks.length <= 4 ? chunks.length : 2 ** Math.ceil(Math.log2(chunks.length));
+  const texts = Array.from({ length: slots }, (_, i) => chunks[i] ?? null);
+  await insertDeltas.run(t.db, { schema: t.schema, slots }, { ...headValues(args), total, changeSeq, texts });
   return { total, records, changeSeq };
 }
 
@@ -234,74 +247,62 @@ const TAKES: Record<Strategy, (t: TenantDb, args: SnapshotArgs) => Promise<Snaps
   ordered: (t, args) => packedSnapshot(t, args),
 };
 
-/** A search's snapshot packed in SQL: one INSERT ... SELECT, the ids never leave the database. */
-async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
-  const { db } = t;
-  const b = args.binding;
-  const withPage = pageOneWithIds(args);
-  // The packed ids are one value of a one-row sub-select in FROM (fenced with OFFSET 0, so the
-  // aggregate stays one InitPlan, run once), joined to the chunk numbers: every chunk row slices
-  // that value in place. A materialized CTE held it in a tuplestore instead, which spilled a
-  // million ids to a temporary file past work_mem, and each (select ... from m) read a copy of
-  // it (BENCHMARKS.md).
-  const perChunk = sql.raw(idsPerChunkSql('w.width'));
-  // The feed's seq the snapshot reflects, read (and numbered up to) in this statement's snapshot
-  // of the database: the head row keeps it for later pages (SPEC 9: lists join the feed).
-  const changeSeq = numberedHighest;
-  // RETURNING sees only the inserted row: its own width.
-  const perChunkOfRow = sql.raw(idsPerChunkSql('width'));
-  // Built only when the statement is compiled, as everything in it: building a query costs more
-  // than the rest of a search's work in the application.
-  const packIds = () => chunkIds.pack(db.selectFrom(args.table).where(args.where), idValue(), orderBySql(args.order));
-  const build = (
-    id: unknown,
-    collection: unknown,
-    scope: unknown,
-    owner: unknown,
-    query: unknown,
-    limit: unknown,
-    expiresAt: unknown,
-    start: unknown,
-    end: unknown,
-  ) =>
-    sql<Record<string, unknown>>`with
-    ${widthCte(t, args.table)},
+/**
+ * One statement packs the ids, cuts them into chunk rows and inserts them, and reads the rows of
+ * the requested page: the ids never travel to the application, and a new search costs one
+ * round trip. Answers one row: the total and the page's records as JSON (no row objects for pg
+ * to parse, no dates to convert, nothing to stringify).
+ */
+const packedStatement = compiledStatement<SearchShape, HeadValues & { pageStart: number; pageEnd: number }, Record<string, unknown>>(
+  'snapshot packed',
+  (db, shape, p) => {
+    const { search } = shape;
+    const t = sqlSetup(db, shape.schema);
+    const { where, page } = searchParts(t, shape);
+    // The packed ids are one value of a one-row sub-select in FROM (fenced with OFFSET 0, so the
+    // aggregate stays one InitPlan, run once), joined to the chunk numbers: every chunk row slices
+    // that value in place. A materialized CTE held it in a tuplestore instead, which spilled a
+    // million ids to a temporary file past work_mem, and each (select ... from m) read a copy of
+    // it (BENCHMARKS.md).
+    const perChunk = sql.raw(idsPerChunkSql('w.width'));
+    // The feed's seq the snapshot reflects, read (and numbered up to) in this statement's snapshot
+    // of the database: the head row keeps it for later pages (SPEC 9: lists join the feed).
+    const changeSeq = numberedHighest;
+    // RETURNING sees only the inserted row: its own width.
+    const perChunkOfRow = sql.raw(idsPerChunkSql('width'));
+    const packIds = chunkIds.pack(db.selectFrom(search.resource.name).where(where), idValue(), orderBySql(search.order));
+    const withPage = shape.end !== undefined;
+    return sql<Record<string, unknown>>`with
+    ${widthCte(t, search.resource.name)},
     ${numbering(t)},
     ins as (insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq)
-      select ${id}, n.chunk, packed.total, w.width, ${collection}, ${scope}, ${owner},
-        case when n.chunk = 0 then ${query} else '' end, cast(${limit} as integer), cast(${expiresAt} as bigint),
+      select ${p.id}, n.chunk, packed.total, w.width, ${p.collection}, ${p.scope}, ${p.owner},
+        case when n.chunk = 0 then ${p.query} else '' end, cast(${p.limit} as integer), cast(${p.expiresAt} as bigint),
         ${chunkIds.slice(sql`packed.ids`, sql`n.chunk * ${perChunk}`, perChunk)},
         case when n.chunk = 0 then ${changeSeq} end
-      from w, (select q.ids, ${chunkIds.count(sql`q.ids`)} as total from (select ${packIds()} as ids offset 0) as q) as packed,
+      from w, (select q.ids, ${chunkIds.count(sql`q.ids`)} as total from (select ${packIds} as ids offset 0) as q) as packed,
         lateral generate_series(0, greatest(packed.total - 1, 0) / ${perChunk}) as n (chunk)
       where ${changeSeq} is not null
-      returning chunk, total, change_seq${withPage ? sql`` : sql`, case when chunk between cast(${start} as integer) / ${perChunkOfRow} and cast(${end} as integer) / ${perChunkOfRow} then ids end as ids`})
+      returning chunk, total, change_seq${withPage ? sql`` : sql`, case when chunk between cast(${p.pageStart} as integer) / ${perChunkOfRow} and cast(${p.pageEnd} as integer) / ${perChunkOfRow} then ids end as ids`})
     ${
       withPage
-        ? sql`select head.total as ${sql.id(TOTAL)}, head.change_seq as ${sql.id(CHANGE_SEQ)}, ${firstPageJson(t, args, args.end, args.where)} as json from (select total, change_seq from ins where chunk = 0) as head`
+        ? sql`select head.total as ${sql.id(TOTAL)}, head.change_seq as ${sql.id(CHANGE_SEQ)}, ${page} as json from (select total, change_seq from ins where chunk = 0) as head`
         : sql`,
     page (ord, id) as (select p.i, ${chunkIds.at(sql`ins.ids`, sql`p.i % ${perChunk}`)} - w.base
-      from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${start} as integer) + k as i) as p, ins
-      where ins.chunk = p.i / ${perChunk} and p.i < cast(${end} as integer) and p.i < ins.total)
+      from w, generate_series(0, ${sql.lit(MAX_LIMIT - 1)}) as k, lateral (select cast(${p.pageStart} as integer) + k as i) as p, ins
+      where ins.chunk = p.i / ${perChunk} and p.i < cast(${p.pageEnd} as integer) and p.i < ins.total)
     select head.total as ${sql.id(TOTAL)}, head.change_seq as ${sql.id(CHANGE_SEQ)}, p.json from (select total, change_seq from ins where chunk = 0) as head
-    cross join lateral (select '[' || coalesce(string_agg(${args.recordJson('r')}, ',' order by page.ord), '') || ']' as json
-      from page join ${tableRef(t, args.table)} as r on r.id = page.id) as p`
-    }`.compile(db);
-  const key = withPage ? `${args.searchKey}\0first\0${args.end}` : args.searchKey;
-  const result = await snapshotQueries(
-    db,
-    key,
-    build,
-    args.id,
-    b.collection,
-    b.scope,
-    b.owner,
-    JSON.stringify(args.query),
-    args.query.limit,
-    args.expiresAt,
-    args.start,
-    args.end,
-  );
+    cross join lateral (select '[' || coalesce(string_agg(${search.sql.recordJson(db, search, 'r')}, ',' order by page.ord), '') || ']' as json
+      from page join ${tableRef(t, search.resource.name)} as r on r.id = page.id) as p`
+    }`;
+  },
+  SEARCHES_KEPT,
+);
+
+/** A search's snapshot packed in SQL: one INSERT ... SELECT, the ids never leave the database. */
+async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST> {
+  const values = { ...headValues(args), pageStart: args.start, pageEnd: args.end };
+  const result = await packedStatement.run(t.db, shapeOf(t, args, pageOneWithIds(args)), values);
   // The head row is always there (chunk 0 is inserted even for no ids), so is this row, unless
   // the statement lost its numbering and inserted nothing.
   const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; json: string } | undefined;
@@ -314,34 +315,31 @@ async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
  * COUNT, the table's largest id and page 1 in the same snapshot of the database, and writes the
  * head row; nothing when its numbering lost (LOST).
  */
-async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
-  if (args.start !== 0) return undefined; // its statement answers page 1
-  const b = args.binding;
-  const table = tableRef(t, args.table);
-  const build = (id: unknown, collection: unknown, scope: unknown, owner: unknown, query: unknown, limit: unknown, expiresAt: unknown) =>
-    sql<Record<string, unknown>>`with
+const lazyStatement = compiledStatement<SearchShape, HeadValues, Record<string, unknown>>(
+  'snapshot lazy',
+  (db, shape, p) => {
+    const { search } = shape;
+    const t = sqlSetup(db, shape.schema);
+    const { where, page } = searchParts(t, shape);
+    const table = tableRef(t, search.resource.name);
+    return sql<Record<string, unknown>>`with
     ${numbering(t)},
-    r as materialized (select (select count(*) from ${table} where ${args.where(expressionBuilder())}) as total,
+    r as materialized (select (select count(*) from ${table} where ${where(expressionBuilder())}) as total,
       (select max(id) from ${table}) as largest, ${numberedHighest} as change_seq),
     ins as (insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq, as_of_id)
-      select ${id}, 0, r.total, ${sql.lit(LAZY)}, ${collection}, ${scope}, ${owner}, ${query}, cast(${limit} as integer),
-        cast(${expiresAt} as bigint), '{}', r.change_seq, coalesce(r.largest, 0)
+      select ${p.id}, 0, r.total, ${sql.lit(LAZY)}, ${p.collection}, ${p.scope}, ${p.owner}, ${p.query}, cast(${p.limit} as integer),
+        cast(${p.expiresAt} as bigint), '{}', r.change_seq, coalesce(r.largest, 0)
       from r where r.change_seq is not null
       returning total, change_seq)
-    select ins.total as ${sql.id(TOTAL)}, ins.change_seq as ${sql.id(CHANGE_SEQ)}, ${firstPageJson(t, args, args.end, args.where)} as json
-    from (select 1) as one left join ins on true`.compile(t.db);
-  const result = await snapshotQueries(
-    t.db,
-    `${args.searchKey}\0lazy\0${args.end}`,
-    build,
-    args.id,
-    b.collection,
-    b.scope,
-    b.owner,
-    JSON.stringify(args.query),
-    args.query.limit,
-    args.expiresAt,
-  );
+    select ins.total as ${sql.id(TOTAL)}, ins.change_seq as ${sql.id(CHANGE_SEQ)}, ${page} as json
+    from (select 1) as one left join ins on true`;
+  },
+  SEARCHES_KEPT,
+);
+
+async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
+  if (args.start !== 0) return undefined; // its statement answers page 1
+  const result = await lazyStatement.run(t.db, shapeOf(t, args, true), headValues(args));
   const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; json: string };
   if (row[TOTAL] === null || row[TOTAL] === undefined) return LOST;
   return { total: Number(row[TOTAL]), records: { json: row.json }, changeSeq: Number(row[CHANGE_SEQ]) };

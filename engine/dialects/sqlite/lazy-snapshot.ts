@@ -3,23 +3,27 @@ import { compiledStatement } from '../../compiled-queries.ts';
 import { CURSOR_TABLE } from '../../cursor/cursor-rows.ts';
 import { LAZY } from '../../cursor/layout.ts';
 import { lazyMarkOf, raiseLazyMark } from '../../cursor/lazy-mark.ts';
-import { firstPageJson } from '../../cursor/snapshot-sql.ts';
-import type { Snapshot, SnapshotArgs } from '../../cursor/snapshot-store.ts';
+import { firstPageJson, sqlSetup } from '../../cursor/snapshot-sql.ts';
+import type { Search, Snapshot, SnapshotArgs } from '../../cursor/snapshot-store.ts';
 import type { TenantDb } from '../types.ts';
-import { CHUNK_COLUMNS, changeSeq, snapshotQueries, whereOf } from './snapshot-parts.ts';
+import { CHUNK_COLUMNS, changeSeq, SEARCHES_KEPT, whereOf } from './snapshot-parts.ts';
 
 /**
  * The statement of a lazy cursor (engine/cursor/lazy.ts): the search's COUNT, page 1, the feed's
  * seq and the table's largest id, in one read of the database.
  */
-const lazyStatement = (t: TenantDb, args: SnapshotArgs) => {
-  const table = sql.table(args.table);
-  const where = whereOf(args);
-  return sql<LazyRead>`select
-    (select count(*) from ${table} where ${where(expressionBuilder())}) as total,
-    ${firstPageJson(t, args, args.end, where)} as page, ${changeSeq} as change_seq,
-    (select max(id) from ${table}) as largest, ${lazyMarkOf(t.db, args.table)} as marked_until`.compile(t.db);
-};
+const lazyStatement = compiledStatement<{ search: Search; end: number }, object, LazyRead>(
+  'snapshot lazy',
+  (db, { search, end }) => {
+    const t = sqlSetup(db);
+    const table = sql.table(search.resource.name);
+    return sql<LazyRead>`select
+    (select count(*) from ${table} where ${whereOf(t, search)(expressionBuilder())}) as total,
+    ${firstPageJson(t, search, end)} as page, ${changeSeq} as change_seq,
+    (select max(id) from ${table}) as largest, ${lazyMarkOf(db, search.resource.name)} as marked_until`;
+  },
+  SEARCHES_KEPT,
+);
 
 interface LazyRead {
   total: unknown;
@@ -37,13 +41,12 @@ const insertLazyHead = compiledStatement<object, Record<(typeof HEAD_COLUMNS)[nu
 
 export async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
   if (args.start !== 0) return undefined; // its statement answers page 1
-  const read = async () =>
-    (await snapshotQueries(t.db, `${args.searchKey}\0lazy\0${args.end}`, () => lazyStatement(t, args))).rows[0] as LazyRead;
+  const read = async () => (await lazyStatement.run(t.db, { search: args.search, end: args.end }, {})).rows[0]!;
   let row = await read();
   // Writes keep the rows this cursor needs only while the collection's mark lasts: raised first
   // when it ends too soon, then the seq read again after it (cursor/lazy-mark.ts).
   if (Number(row.marked_until ?? 0) < args.expiresAt) {
-    await raiseLazyMark(args.table, t.db, args.markUntil);
+    await raiseLazyMark(args.search.resource.name, t.db, args.markUntil);
     row = await read();
   }
   const total = Number(row.total);

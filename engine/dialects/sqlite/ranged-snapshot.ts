@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import { idsAt, maxHoles, offsetOf, rangedWidth } from '../../cursor/layout.ts';
 import { searchStatsOf } from '../../cursor/search-stats.ts';
-import { firstPageJson, pageOneWithIds, readsTableInIdOrder, widthCte } from '../../cursor/snapshot-sql.ts';
-import type { Snapshot, SnapshotArgs } from '../../cursor/snapshot-store.ts';
+import { compiledStatement } from '../../compiled-queries.ts';
+import { firstPageJson, pageOneWithIds, readsTableInIdOrder, sqlSetup, widthCte } from '../../cursor/snapshot-sql.ts';
+import type { Search, Snapshot, SnapshotArgs } from '../../cursor/snapshot-store.ts';
 import type { TenantDb } from '../types.ts';
-import { changeSeq, insertSnapshot, snapshotQueries, whereOf, widthGuess } from './snapshot-parts.ts';
+import { changeSeq, insertSnapshot, SEARCHES_KEPT, widthGuess } from './snapshot-parts.ts';
 
 /**
  * The statement that reads a ranged snapshot (layout.ts) of a search that reads the whole table
@@ -15,45 +16,51 @@ import { changeSeq, insertSnapshot, snapshotQueries, whereOf, widthGuess } from 
  * snapshot is the ends and the holes: it costs the count of a b-tree's entries and a read of a
  * few hundred index entries at most, less than the search's own COUNT, which reads every row.
  */
-export const rangeStatement = (t: TenantDb, args: SnapshotArgs, width: number, pageEnd?: number) => {
-  const table = sql.table(args.table);
-  // The whole table's holes: its deleted rows (literally `deleted = 1`, which its partial index of
-  // them serves: schema/table.ts), or none with $deleted.
-  const holes = args.query.deleted ? sql`0` : sql`deleted = 1`;
-  const end = (fn: 'min' | 'max') => sql`(select ${sql.raw(fn)}(id) from ${table})`;
-  const base = sql.lit(offsetOf(width));
-  return sql<{
-    width: number;
-    rows: number;
-    lo: number | null;
-    hi: number | null;
-    ends: string | null;
-    holes: string | null;
-    page: string | null;
-    change_seq: unknown;
-  }>`with ${widthCte(t, args.table)}
+export const rangeStatement = compiledStatement<{ search: Search; width: number; end: number | undefined }, object, RangeRow>(
+  'snapshot ranged',
+  (db, { search, width, end: pageEnd }) => {
+    const t = sqlSetup(db);
+    const table = sql.table(search.resource.name);
+    // The whole table's holes: its deleted rows (literally `deleted = 1`, which its partial index of
+    // them serves: schema/table.ts), or none with $deleted.
+    const holes = search.deleted ? sql`0` : sql`deleted = 1`;
+    const end = (fn: 'min' | 'max') => sql`(select ${sql.raw(fn)}(id) from ${table})`;
+    const base = sql.lit(offsetOf(width));
+    return sql<RangeRow>`with ${widthCte(t, search.resource.name)}
     select (select w.width from w) as width, (select count(*) from ${table}) as rows, ${end('min')} as lo, ${end('max')} as hi,
       (${end('min')} + ${base}) || (${end('max')} + ${base}) as ends,
       (select group_concat(v, '') from (select id + ${base} as v from ${table} where ${holes}
         order by id limit ${sql.lit(maxHoles(width) + 1)})) as holes,
-      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page,
-      ${changeSeq} as change_seq`.compile(t.db);
-};
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, search, pageEnd)} as page,
+      ${changeSeq} as change_seq`;
+  },
+  SEARCHES_KEPT,
+);
+
+interface RangeRow {
+  width: number;
+  rows: number;
+  lo: number | null;
+  hi: number | null;
+  ends: string | null;
+  holes: string | null;
+  page: string | null;
+  change_seq: unknown;
+}
 
 /**
  * A ranged snapshot of the search (layout.ts), written; undefined when its ids are not one (or
  * it does not read the whole table in id order).
  */
 export async function rangedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
-  if (!readsTableInIdOrder(args)) return undefined;
-  const withPage = pageOneWithIds(args);
-  let width = await widthGuess(t, args.table);
+  if (!readsTableInIdOrder(args.search)) return undefined;
+  const end = pageOneWithIds(args) ? args.end : undefined;
+  let width = await widthGuess(t, args.search.resource.name);
   for (let attempt = 0; attempt < 3; attempt++) {
-    const key = `${args.searchKey}\0${width}\0ranged${withPage ? `\0${args.end}` : ''}`;
-    const { rows } = await snapshotQueries(t.db, key, () => rangeStatement(t, args, width, withPage ? args.end : undefined));
+    const { rows } = await rangeStatement.run(t.db, { search: args.search, width, end }, {});
     const row = rows[0]!;
     if (Number(row.width) !== width) {
-      searchStatsOf(t).setWidth(args.table, (width = Number(row.width)));
+      searchStatsOf(t).setWidth(args.search.resource.name, (width = Number(row.width)));
       continue;
     }
     const count = Number(row.rows);

@@ -1,9 +1,9 @@
-import { compiledByKey, compiledStatement } from '../../compiled-queries.ts';
+import { compiledStatement } from '../../compiled-queries.ts';
 import { CURSOR_TABLE } from '../../cursor/cursor-rows.ts';
 import { widthFor } from '../../cursor/layout.ts';
 import { searchStatsOf } from '../../cursor/search-stats.ts';
-import { largestIdQuery } from '../../cursor/snapshot-sql.ts';
-import type { SnapshotArgs } from '../../cursor/snapshot-store.ts';
+import { largestIdQuery, type SqlSetup } from '../../cursor/snapshot-sql.ts';
+import type { Search, SnapshotArgs } from '../../cursor/snapshot-store.ts';
 import type { TenantDb } from '../types.ts';
 import { highestSeqSql } from './event-log.ts';
 import { opaqueValues } from './opaque-values.ts';
@@ -11,7 +11,10 @@ import { opaqueValues } from './opaque-values.ts';
 /** What SQLite's snapshot strategies share: their condition, the feed's seq, the width's guess, writing chunk rows. */
 
 /** The search's condition as the snapshot statement writes it. */
-export const whereOf = (args: SnapshotArgs) => (eb: any) => opaqueValues(args.where(eb));
+export const whereOf = (t: SqlSetup, search: Search) => {
+  const where = search.sql.where(search, t.flavour);
+  return (eb: any) => opaqueValues(where(eb));
+};
 
 /** The feed's seq the snapshot reflects, read in the packing statement itself (SPEC 9: lists join the feed). */
 export const changeSeq = highestSeqSql();
@@ -50,8 +53,8 @@ const insertChunks = compiledStatement<{ n: number }, { values: readonly unknown
   return db.insertInto(CURSOR_TABLE).values(rows);
 });
 
-/** A search's snapshot statement, compiled once while it stays among the recent ones. */
-export const snapshotQueries = compiledByKey(500);
+/** Searches whose snapshot statements each kind keeps compiled, the most recently used. */
+export const SEARCHES_KEPT = 500;
 
 /** Writes a snapshot's chunk rows: one INSERT, or a transaction of several for very large snapshots. */
 export async function insertSnapshot(

@@ -1,26 +1,26 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Expression, type SqlBool } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { idsAscend, offsetOf, widthFor } from '../../cursor/layout.ts';
-import type { SnapshotArgs } from '../../cursor/snapshot-store.ts';
+import type { Search } from '../../cursor/snapshot-store.ts';
+import type { Resource } from '../../registry.ts';
 import type { TenantDb } from '../types.ts';
 import { tenantDb } from '../../tenant-db.ts';
 import { readsTableInIdOrder } from '../../cursor/snapshot-sql.ts';
 import { packStatement, type Packing } from './snapshot-store.ts';
 
-const query = (filters: Record<string, string[]> = {}) => ({ filters, order: 'id:asc', deleted: false, limit: 10 });
-
 describe('readsTableInIdOrder', () => {
   it('holds for top-level searches without filters in ascending id order only', () => {
     const asc = { field: 'id', direction: 'asc' } as const;
-    const binding = { collection: 'notes', scope: '', owner: '' };
-    expect(readsTableInIdOrder({ query: query(), order: asc, binding })).toBe(true);
-    expect(readsTableInIdOrder({ query: query({ 'status:eq': ['"open"'] }), order: asc, binding })).toBe(false);
-    expect(readsTableInIdOrder({ query: query(), order: { field: 'id', direction: 'desc' }, binding })).toBe(false);
-    expect(readsTableInIdOrder({ query: query(), order: { field: 'priority', direction: 'asc' }, binding })).toBe(false);
+    const whole = { filters: [], scope: undefined, order: asc };
+    const open = { field: 'status', kind: 'string', op: 'eq', values: ['open'] } as const;
+    expect(readsTableInIdOrder(whole)).toBe(true);
+    expect(readsTableInIdOrder({ ...whole, filters: [open] })).toBe(false);
+    expect(readsTableInIdOrder({ ...whole, order: { field: 'id', direction: 'desc' } })).toBe(false);
+    expect(readsTableInIdOrder({ ...whole, order: { field: 'priority', direction: 'asc' } })).toBe(false);
     // A child list's parent link is a condition of its own.
-    expect(readsTableInIdOrder({ query: query(), order: asc, binding: { ...binding, scope: 'work_orders/5' } })).toBe(false);
+    expect(readsTableInIdOrder({ ...whole, scope: { field: 'work_order_id', id: 5 } })).toBe(false);
   });
 });
 
@@ -33,23 +33,24 @@ describe('packStatement on SQLite', () => {
   const insert = raw.prepare('insert into items (deleted, k) values (?, ?)');
   afterAll(() => raw.close());
 
-  const args = (where: SnapshotArgs['where']): SnapshotArgs => ({
-    id: 'c',
-    table: 'items',
-    where,
+  type Where = (eb: any) => Expression<SqlBool>;
+  /** A search of `items` whose condition is `where`: its own frozen SQL, so each is compiled anew. */
+  const search = (where: Where): Search => ({
+    resource: Object.freeze({ name: 'items' }) as unknown as Resource,
+    filters: [],
+    deleted: true,
+    scope: undefined,
     order: { field: 'id', direction: 'asc' },
-    binding: { collection: 'items', scope: '', owner: '' },
-    query: query(),
-    expiresAt: 0,
-    markUntil: 0,
-    start: 0,
-    end: 10,
-    searchKey: 'k',
-    recordJson: () => sql<string>`'{}'`,
+    shape: undefined,
+    sql: Object.freeze({ where: () => where, recordJson: () => sql<string>`'{}'` }),
   });
   const largest = () => widthFor(Number(raw.prepare('select max(id) from items').pluck().get() ?? 0));
-  const run = (packing: Packing, where: SnapshotArgs['where'], ...width: [number?]) => {
-    const q = packStatement(t, args(where), packing, width.length ? width[0] : largest());
+  const run = (packing: Packing, where: Where, ...width: [number?]) => {
+    const q = packStatement.query(
+      t.db,
+      { search: search(where), how: packing, width: width.length ? width[0] : largest(), end: undefined },
+      {},
+    );
     return { sql: q.sql, row: raw.prepare(q.sql).get(...q.parameters) as { width: number; packed: string } };
   };
 
@@ -103,7 +104,7 @@ describe('packStatement on SQLite', () => {
   });
 
   it("packs by the planner's plan the same ids, in id order for an equality lookup, ascending or not for the rest", () => {
-    const conditions: [string, (c: number) => SnapshotArgs['where'], boolean][] = [
+    const conditions: [string, (c: number) => Where, boolean][] = [
       // The index is (k, deleted): k alone is two ranges of it, deleted = 0 and deleted = 1.
       ['k = c', (c) => (eb: any) => eb('k', '=', c), false],
       ['k = c, live', (c) => (eb: any) => eb.and([eb('k', '=', c), eb('deleted', '=', 0)]), true],

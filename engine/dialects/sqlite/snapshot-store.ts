@@ -3,8 +3,18 @@ import { cursorFiller, deleteCursor, pageReader, sweepCursors, touchCursor } fro
 import { ascendingRuns, deltaChunks, unpack } from '../../cursor/ascending-ids.ts';
 import { DELTA_ID_LIMIT } from '../../cursor/deltas.ts';
 import { chunksOf, idsAt, idsPerChunk, limitOf, WIDTHS } from '../../cursor/layout.ts';
-import { firstPageJson, idValue, pageOneWithIds, readsTableInIdOrder, readsWholeTable, widthCte } from '../../cursor/snapshot-sql.ts';
-import type { Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
+import { compiledStatement } from '../../compiled-queries.ts';
+import {
+  firstPageJson,
+  idValue,
+  pageOneWithIds,
+  readsTableInIdOrder,
+  readsWholeTable,
+  sqlSetup,
+  widthCte,
+  type SqlSetup,
+} from '../../cursor/snapshot-sql.ts';
+import type { Search, Snapshot, SnapshotArgs, SnapshotStore } from '../../cursor/snapshot-store.ts';
 import { searchStatsOf } from '../../cursor/search-stats.ts';
 import type { Strategy } from '../../cursor/strategy.ts';
 import { orderBySql } from '../order-by.ts';
@@ -12,7 +22,7 @@ import type { TenantDb } from '../types.ts';
 import { lazySnapshot } from './lazy-snapshot.ts';
 import { opaqueValues } from './opaque-values.ts';
 import { rangedSnapshot } from './ranged-snapshot.ts';
-import { changeSeq, insertSnapshot, snapshotQueries, whereOf, widthGuess } from './snapshot-parts.ts';
+import { changeSeq, insertSnapshot, SEARCHES_KEPT, whereOf, widthGuess } from './snapshot-parts.ts';
 
 /**
  * SQLite's snapshots. One SELECT packs the ids (layout.ts) in one ordered pass and brings the
@@ -61,12 +71,13 @@ const concatInIdOrder = (table: string, where: Expression<SqlBool>, value: Expre
  * CTE's, or `width`'s as a literal, which spares SQLite a scalar sub-query per row (and fresh
  * memory for its text each time).
  */
-function packedIds(t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered', width?: number) {
-  const where = whereOf(args);
+function packedIds(t: SqlSetup, search: Search, packing: Packing, width: number | undefined) {
+  const where = whereOf(t, search);
   const value = idValue(width);
-  if (packing !== 'ordered') return concatInIdOrder(args.table, where(expressionBuilder()), value, packing === 'scan');
-  if (readsWholeTable(args) && args.order.field !== 'id') return emptyLastInParts(t, args, where, value);
-  return t.flavour.concatInOrder(t.db.selectFrom(args.table).where(where), value, orderBySql(args.order));
+  const table = search.resource.name;
+  if (packing !== 'ordered') return concatInIdOrder(table, where(expressionBuilder()), value, packing === 'scan');
+  if (readsWholeTable(search) && search.order.field !== 'id') return emptyLastInParts(t, search, where, value);
+  return t.flavour.concatInOrder(t.db.selectFrom(table).where(where), value, orderBySql(search.order));
 }
 
 /**
@@ -78,19 +89,35 @@ function packedIds(t: TenantDb, args: SnapshotArgs, packing: Packing = 'ordered'
  * every row; under a filter the planner may take the field's index for the empty values and read
  * far more rows than the filter's own index would (BENCHMARKS.md).
  */
-function emptyLastInParts(t: TenantDb, args: SnapshotArgs, where: (eb: any) => Expression<SqlBool>, value: Expression<unknown>) {
-  const field = sql.ref(args.order.field);
+function emptyLastInParts(t: SqlSetup, search: Search, where: (eb: any) => Expression<SqlBool>, value: Expression<unknown>) {
+  const { order } = search;
+  const field = sql.ref(order.field);
   const part = (empty: boolean) =>
     t.flavour.concatInOrder(
       t.db
-        .selectFrom(args.table)
+        .selectFrom(search.resource.name)
         .where(where)
         .where(sql<boolean>`${field} is ${sql.raw(empty ? '' : 'not ')}null`),
       value,
-      empty ? sql`${sql.ref('id')} asc` : sql`${field} ${sql.raw(args.order.direction)}, ${sql.ref('id')} asc`,
+      empty ? sql`${sql.ref('id')} asc` : sql`${field} ${sql.raw(order.direction)}, ${sql.ref('id')} asc`,
     );
-  const [first, second] = args.order.direction === 'asc' ? [part(false), part(true)] : [part(true), part(false)];
+  const [first, second] = order.direction === 'asc' ? [part(false), part(true)] : [part(true), part(false)];
   return sql<string>`(${first} || ${second})`;
+}
+
+/** A packing statement's shape: its search, how it packs, the width it is built for, page 1's end when it reads page 1. */
+export interface PackShape {
+  readonly search: Search;
+  readonly how: Packing;
+  readonly width: number | undefined;
+  readonly end: number | undefined;
+}
+
+interface PackRow {
+  width: number;
+  packed: string | null;
+  page: string | null;
+  change_seq: unknown;
 }
 
 /**
@@ -98,19 +125,24 @@ function emptyLastInParts(t: TenantDb, args: SnapshotArgs, where: (eb: any) => E
  * as it reads them: packed ids are only good when the two agree. Without `width`, at the width
  * it reads (slower: see packedIds).
  */
-export const packStatement = (t: TenantDb, args: SnapshotArgs, packing: Packing, width?: number, pageEnd?: number) =>
-  sql<{ width: number; packed: string | null; page: string | null; change_seq: unknown }>`with ${widthCte(t, args.table)}
-    select (select w.width from w) as width, ${packedIds(t, args, packing, width)} as packed,
-      ${pageEnd === undefined ? sql`null` : firstPageJson(t, args, pageEnd, whereOf(args))} as page,
-      ${changeSeq} as change_seq`.compile(t.db);
+export const packStatement = compiledStatement<PackShape, object, PackRow>(
+  'snapshot pack',
+  (db, { search, how, width, end }) => {
+    const t = sqlSetup(db);
+    return sql<PackRow>`with ${widthCte(t, search.resource.name)}
+    select (select w.width from w) as width, ${packedIds(t, search, how, width)} as packed,
+      ${end === undefined ? sql`null` : firstPageJson(t, search, end)} as page,
+      ${changeSeq} as change_seq`;
+  },
+  SEARCHES_KEPT,
+);
 
 /** A search's packed ids, the width they need, page 1 and the feed's seq, packed as `how` says. */
 async function pack(t: TenantDb, args: SnapshotArgs, how: Packing) {
-  const withPage = pageOneWithIds(args);
+  const end = pageOneWithIds(args) ? args.end : undefined;
   /** From the statement built for `width` (or none: the offset it reads itself). */
   const packAt = async (width?: number) => {
-    const key = `${args.searchKey}\0${width ?? 'w'}\0${how}${withPage ? `\0${args.end}` : ''}`;
-    const { rows } = await snapshotQueries(t.db, key, () => packStatement(t, args, how, width, withPage ? args.end : undefined));
+    const { rows } = await packStatement.run(t.db, { search: args.search, how, width, end }, {});
     return {
       width: Number(rows[0]!.width),
       packed: rows[0]!.packed ?? '',
@@ -118,12 +150,12 @@ async function pack(t: TenantDb, args: SnapshotArgs, how: Packing) {
       changeSeq: Number(rows[0]!.change_seq),
     };
   };
-  let width = await widthGuess(t, args.table);
+  let width = await widthGuess(t, args.search.resource.name);
   for (let attempt = 0; attempt < 3; attempt++) {
     const packing = await packAt(width);
     if (packing.width === width) return packing;
     // The table's ids outgrew the guess: again at the width they need.
-    searchStatsOf(t).setWidth(args.table, (width = packing.width));
+    searchStatsOf(t).setWidth(args.search.resource.name, (width = packing.width));
   }
   // Still outgrowing it (ids racing past width boundaries): the offset the statement reads
   // itself, right by construction.
@@ -137,8 +169,8 @@ async function pack(t: TenantDb, args: SnapshotArgs, how: Packing) {
  * deltas do not take.
  */
 async function ascendingSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | undefined> {
-  if (args.order.field !== 'id' || args.order.direction !== 'asc') return undefined;
-  const { width, packed, page, changeSeq } = await pack(t, args, readsTableInIdOrder(args) ? 'scan' : 'plan');
+  if (args.search.order.field !== 'id' || args.search.order.direction !== 'asc') return undefined;
+  const { width, packed, page, changeSeq } = await pack(t, args, readsTableInIdOrder(args.search) ? 'scan' : 'plan');
   if (width > MAX_DELTA_WIDTH) return undefined;
   // Everything is read off the scratch arrays before the INSERT's await.
   const ids = ascendingRuns(unpack(packed, width));
