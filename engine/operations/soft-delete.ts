@@ -1,6 +1,6 @@
 import type { Condition } from '../http/conditional.ts';
 import type { Resource } from '../registry.ts';
-import { planDelete } from '../writes/plan.ts';
+import { planReadDelete, planUnreadDelete } from '../writes/plan.ts';
 import { ifMatchCondition } from '../writes/rules/if-match.ts';
 import { writerOf } from '../writes/writer.ts';
 import { readForChange, type OperationContext } from './context.ts';
@@ -16,11 +16,10 @@ import { expectedVersion } from './precondition.ts';
 export async function softDelete(ctx: OperationContext, resource: Resource, id: number, ifMatch?: Condition): Promise<void> {
   const caller = changeCallerOf(ctx);
   await writerOf(ctx.tenant).change(ctx.tenant, {
-    unread: planDelete(resource, id, caller, ifMatchCondition(ifMatch)),
+    unread: planUnreadDelete(resource, id, caller, ifMatchCondition(ifMatch)),
     async replan(db, lock) {
       const read = await readForChange(db, ctx, resource, id, lock);
-      const plan = planDelete(resource, id, caller, undefined, { current: read, expected: expectedVersion(read, ifMatch) })!;
-      return { plan, read };
+      return { plan: planReadDelete(resource, id, caller, read, expectedVersion(read, ifMatch)), read };
     },
   });
 }

@@ -86,28 +86,27 @@ export const DELETED_FIELDS: readonly string[] = Object.freeze(['deleted']);
 export const versionRead = (version: number | undefined): RowCondition[] =>
   version === undefined ? [] : [{ is: 'version', value: version }];
 
-/**
- * A soft delete's plan. Without a read (`read` undefined): stamped now, its If-Match its
- * condition; undefined when it needs its read (no tag of ours: NEVER). From the record read:
- * stamped after the record's own, at the version If-Match asked (`expected`), when it did.
- */
-export function planDelete(
+/** A soft delete's plan without a read: stamped now, its If-Match its condition; undefined when it needs its read (no tag of ours: NEVER). */
+export const planUnreadDelete = (
   resource: Resource,
   id: number,
   caller: ChangeCaller,
   ifMatch: RowCondition | undefined,
-  read?: { readonly current: Stored; readonly expected: number | undefined },
-): DeletePlan | undefined {
-  if (ifMatch === NEVER && !read) return undefined;
-  const conditions = read ? versionRead(read.expected) : ifMatch ? [ifMatch] : [];
-  return {
-    kind: 'delete',
-    resource,
-    id,
-    row: { deleted: caller.flavour.encode('boolean', true), updated: nextTimestamp(read?.current.record.updated) },
-    conditions,
-    event: { at: caller.at, user: caller.user },
-  };
+): DeletePlan | undefined =>
+  ifMatch === NEVER ? undefined : deletePlan(resource, id, caller, nextTimestamp(undefined), ifMatch ? [ifMatch] : []);
+
+/** A soft delete's plan from the record read: stamped after the record's own, at the version its If-Match asked (`expected`), when it did. */
+export const planReadDelete = (
+  resource: Resource,
+  id: number,
+  caller: ChangeCaller,
+  current: Stored,
+  expected: number | undefined,
+): DeletePlan => deletePlan(resource, id, caller, nextTimestamp(current.record.updated), versionRead(expected));
+
+function deletePlan(resource: Resource, id: number, caller: ChangeCaller, updated: string, conditions: RowCondition[]): DeletePlan {
+  const row = { deleted: caller.flavour.encode('boolean', true), updated };
+  return { kind: 'delete', resource, id, row, conditions, event: { at: caller.at, user: caller.user } };
 }
 
 /**
