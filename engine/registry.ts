@@ -25,6 +25,11 @@ export interface Resource {
   readonly linkedName: string;
   /** Its events name their parent record (the one link a record holds): the engine's files' (engine/files/definition.ts). */
   readonly eventsNameParent: boolean;
+  /**
+   * Its records are their parents': served only under a parent record's path (no path, OpenAPI
+   * tag or client type of its own) and read with the parent's read: the engine's files.
+   */
+  readonly underParents: boolean;
   /** `$linked` names this resource answers -> the child collection's name, in the children's order. */
   readonly linked: ReadonlyMap<string, string>;
 }
@@ -107,6 +112,7 @@ export function createRegistry(declared: readonly ResourceDefinition[]): Registr
         path: groupOf(d) === '' ? `/${d.name}` : `/${groupOf(d)}/${d.name}`,
         linkedName: linkedNameOf(d),
         eventsNameParent: filesCollection?.definition === d && filesCollection.eventsNameParent,
+        underParents: filesCollection?.definition === d && filesCollection.underParents,
         linked: linked.get(d.name)!,
       }),
     );

@@ -1,7 +1,6 @@
 import type { FieldDef, ResourceDefinition } from '../engine/define.ts';
-import { ATTACHED_FILES } from '../engine/files/definition.ts';
 import { operatorsFor } from '../engine/query/operators.ts';
-import { createRegistry, type Resource } from '../engine/registry.ts';
+import { createRegistry, type Registry, type Resource } from '../engine/registry.ts';
 
 /**
  * The TypeScript types of a deployment's collections for the client (`mrs client generate`),
@@ -10,7 +9,7 @@ import { createRegistry, type Resource } from '../engine/registry.ts';
  */
 export function clientTypes(definitions: readonly ResourceDefinition[], from = 'maintenance-records/client'): string {
   const registry = createRegistry(definitions);
-  const resources = [...registry.resources.values()].filter((r) => r.name !== ATTACHED_FILES);
+  const resources = [...registry.resources.values()].filter((r) => !r.underParents);
   const out = [
     "// The types of this deployment's collections, written by `mrs client generate` from its definitions:",
     '// run it again after a definition changes. Use: createClient<Collections>({ baseUrl, apiKey, paths }).',
@@ -18,7 +17,7 @@ export function clientTypes(definitions: readonly ResourceDefinition[], from = '
     '',
     'type Many<T extends Json> = T | readonly T[];',
   ];
-  for (const r of resources) out.push('', ...collectionTypes(r, (name) => typeName(registry.get(name)!.name)));
+  for (const r of resources) out.push('', ...collectionTypes(r, registry));
   out.push(
     '',
     '/** Every collection by name, for createClient<Collections>(). */',
@@ -77,14 +76,15 @@ function filterLines(r: Resource): string[] {
   return lines;
 }
 
-function collectionTypes(r: Resource, nameOf: (collection: string) => string): string[] {
+function collectionTypes(r: Resource, registry: Registry): string[] {
   const T = typeName(r.name);
   const system = new Set(['id', 'created', 'updated', 'deleted']);
   const writable = r.writable.filter((n) => !system.has(n));
   const names = r.fieldNames.map(literal).join(' | ');
   const linked = [...r.linked]
-    .filter(([, child]) => child !== ATTACHED_FILES)
-    .map(([linkedName, child]) => `${key(linkedName)}: ${nameOf(child)}Record`);
+    .map(([linkedName, name]) => [linkedName, registry.get(name)!] as const)
+    .filter(([, child]) => !child.underParents)
+    .map(([linkedName, child]) => `${key(linkedName)}: ${typeName(child.name)}Record`);
   return [
     `/** ${r.definition.description ?? `A record of ${r.name}.`} */`,
     `export interface ${T}Record {`,

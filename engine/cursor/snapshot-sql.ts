@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import { jsonArrayOf } from '../dialects/json-array.ts';
 import { orderBySql } from '../dialects/order-by.ts';
 import { databaseOf } from '../dialects/index.ts';
@@ -47,8 +47,8 @@ export const idValue = (width?: number) =>
  * of the database as the ids). The limit is a literal: SQLite runs the sub-select several times
  * slower with it as a parameter (BENCHMARKS.md).
  */
-export function firstPageJson(t: SqlSetup, search: Search, end: number) {
-  const rows = t.db.selectFrom(search.resource.name).where(search.sql.where(search, t.flavour)).limit(sql.lit(end));
+export function firstPageJson(t: SqlSetup, search: Search, end: number, where: (eb: any) => Expression<SqlBool>) {
+  const rows = t.db.selectFrom(search.resource.name).where(where).limit(sql.lit(end));
   return jsonArrayOf(t.flavour, rows, search.sql.recordJson(t.db, search), orderBySql(search.order));
 }
 

@@ -16,6 +16,8 @@ export interface EngineCollection {
   readonly definition: ResourceDefinition;
   /** Its events name their parent record (Resource.eventsNameParent). */
   readonly eventsNameParent: boolean;
+  /** Its records are reached under their parent's and read with the parent's read (Resource.underParents). */
+  readonly underParents: boolean;
 }
 
 /**
@@ -43,7 +45,7 @@ export function attachedFiles(definitions: readonly ResourceDefinition[]): Engin
       ...links,
     },
   });
-  return { definition, eventsNameParent: true };
+  return { definition, eventsNameParent: true, underParents: true };
 }
 
 /** What of the change feed a caller may read: collections, and the parents of files' events (undefined: no limit). */
@@ -59,10 +61,12 @@ export interface FeedScope {
 export function readableFeed(registry: Registry, caller: Pick<Caller, 'can'>): FeedScope {
   const parents = [...registry.resources.values()].filter((r) => r.definition.files !== undefined).map((r) => r.name);
   const readableParents = parents.filter((p) => caller.can(p, 'read'));
-  const names = [...registry.resources.keys()];
-  const collections = names.filter((n) => (n === ATTACHED_FILES ? readableParents.length > 0 : caller.can(n, 'read')));
+  const resources = [...registry.resources.values()];
+  const collections = resources
+    .filter((r) => (r.underParents ? readableParents.length > 0 : caller.can(r.name, 'read')))
+    .map((r) => r.name);
   return {
-    collections: collections.length === names.length ? undefined : collections,
+    collections: collections.length === resources.length ? undefined : collections,
     parents: readableParents.length === parents.length ? undefined : readableParents,
   };
 }

@@ -24,7 +24,6 @@ import { batchRoute } from './batch-route.ts';
 import type { FilesOptions } from '../files/options.ts';
 import type { ChargeCaller } from '../rate-limit.ts';
 import { filesRoute } from '../files/route.ts';
-import { ATTACHED_FILES } from '../files/definition.ts';
 import { signLinkedFiles } from '../files/linked-files.ts';
 import { feedRoute, type StreamSettings } from './feed-route.ts';
 import { joinHeaders } from './headers.ts';
@@ -234,8 +233,8 @@ const created = (call: Call, written: Written): KeptAnswer => createdAnswer(writ
 /** 403 when `$linked` names a collection the caller may not read (before the query's 400s, in SPEC 1's order). */
 function forbidLinked(call: Call): void {
   for (const linked of linkedCollections(call.url.searchParams, call.resource)) {
-    // Files are read with their parent's read, as the file routes read them.
-    const child = linked === ATTACHED_FILES ? call.resource.name : linked;
+    // A collection under its parents (files) is read with the parent's read, as its routes read it.
+    const child = call.deps.registry.get(linked)?.underParents ? call.resource.name : linked;
     if (!call.caller.can(child, 'read'))
       throw new EngineError('forbidden', `Your roles do not grant read on ${child}, which $linked names.`);
   }

@@ -1,4 +1,3 @@
-import { ATTACHED_FILES } from '../files/definition.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { requestSlot } from './request-slot.ts';
 
@@ -52,7 +51,7 @@ function matchCollection(registry: Registry, segments: readonly string[]): Match
   const inGroup = segments[0] !== undefined && registry.groups.has(segments[0]);
   const [collection, idText, childName, childIdText, ...rest] = inGroup ? segments.slice(1) : segments;
   const resource = collection === undefined ? undefined : registry.get(collection);
-  if (!resource || rest.length > 0 || resource.group !== (inGroup ? segments[0] : '') || resource.name === ATTACHED_FILES) return notFound;
+  if (!resource || rest.length > 0 || resource.group !== (inGroup ? segments[0] : '') || resource.underParents) return notFound;
   if (idText === undefined) return { found: true, kind: 'collection', resource, id: undefined, parent: undefined };
   const id = parseId(idText);
   if (id === undefined) return notFound;

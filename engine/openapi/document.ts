@@ -1,4 +1,3 @@
-import { ATTACHED_FILES } from '../files/definition.ts';
 import type { Registry } from '../registry.ts';
 import { bodySchema, recordSchema } from './json-schema.ts';
 import { eventSchema, eventsPath } from './events-path.ts';
@@ -52,7 +51,7 @@ export function openApiDocument(registry: Registry, options: OpenApiOptions): Re
     },
     tags: [
       ...resources
-        .filter((r) => r.name !== ATTACHED_FILES)
+        .filter((r) => !r.underParents)
         .map((r) => ({ name: r.name, ...(r.definition.description ? { description: r.definition.description } : {}) })),
       { name: 'events', description: 'The change feed: every committed change, in commit order.' },
       { name: 'batch', description: 'Several writes in one transaction: all or nothing.' },

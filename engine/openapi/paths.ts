@@ -1,4 +1,3 @@
-import { ATTACHED_FILES } from '../files/definition.ts';
 import { ROUTES } from '../http/route-table.ts';
 import type { Registry, Resource } from '../registry.ts';
 import { OPERATION_DOCS, type OperationSite } from './operations.ts';
@@ -29,7 +28,7 @@ function pathItem(kind: keyof typeof ROUTES, site: OperationSite, parameters: Js
 export function collectionPaths(registry: Registry, basePath: string): Record<string, Json> {
   const paths: Record<string, Json> = {};
   for (const resource of registry.resources.values()) {
-    if (resource.name === ATTACHED_FILES) continue; // served under parents only: files-paths.ts
+    if (resource.underParents) continue; // files-paths.ts
     const at = `${basePath}${resource.path}`;
     const id = idParameter('id', resource.name);
     paths[at] = pathItem('collection', { resource }, []);
@@ -42,7 +41,7 @@ export function collectionPaths(registry: Registry, basePath: string): Record<st
     }
   }
   for (const resource of registry.resources.values()) {
-    if (resource.name === ATTACHED_FILES) continue;
+    if (resource.underParents) continue;
     const at = `${basePath}/bulk${resource.path}`;
     paths[at] = pathItem('bulkCollection', { resource }, []);
     paths[`${at}/{id}`] = pathItem('bulkRecord', { resource }, [idParameter('id', resource.name)]);

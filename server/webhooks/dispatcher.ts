@@ -183,6 +183,21 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     } else if (attempts === 1) o.logger.warn(log, 'webhook failing: retrying with backoff');
   }
 
+  /**
+   * Clears a tenant's note, then asks it again: a webhook made after the first look noted itself
+   * before the clearing (a no-op then), so it is noted back here. False when it was.
+   */
+  async function unnoted(clientDb: string): Promise<boolean> {
+    await o.tenants.webhooks.note(clientDb, false);
+    const again = (await o.tenants.webhooks.work([clientDb], now())).get(clientDb);
+    if (again === undefined || again === 'none') {
+      noted.delete(clientDb);
+      return true;
+    }
+    await o.tenants.webhooks.note(clientDb, true);
+    return false;
+  }
+
   async function tick(): Promise<void> {
     if (now() - lastRefresh >= refreshMs) {
       lastRefresh = now();
@@ -201,10 +216,10 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
     if (names.size === 0) return;
     for (const [clientDb, work] of await o.tenants.webhooks.work([...names], now())) {
       if (!running) return;
-      if ((work === 'none') === noted.has(clientDb)) {
-        await o.tenants.webhooks.note(clientDb, work !== 'none');
-        if (work === 'none') noted.delete(clientDb);
-        else noted.add(clientDb);
+      if (work === 'none' && noted.has(clientDb) && !(await unnoted(clientDb))) continue;
+      if (work !== 'none' && !noted.has(clientDb)) {
+        await o.tenants.webhooks.note(clientDb, true);
+        noted.add(clientDb);
       }
       if (work === 'none') forget(clientDb);
       if (work !== 'due') continue;

@@ -50,6 +50,40 @@ describeEachDatabase(
       }
     });
 
+    it('a webhook made by another process just as the dispatcher found its tenant without any is still delivered', async () => {
+      const receiver = await startReceiver();
+      const { token } = await h().login({ clientDb: 'race.main' });
+      const notes = h().service.tenants.webhooks;
+      // Noted, as a tenant whose webhooks were since deleted is; every tenant looked at.
+      await notes.note('', true);
+      await notes.note('race.main', true);
+      await eventually(async () => (await tenantsOpen(h())) === 0, 'the tenant released');
+      const other = await createService(h().service.config);
+      const work = notes.work.bind(notes);
+      let raced = false;
+      // `mrs webhook create` in its own process, between the dispatcher's look (none) and its clearing of the note.
+      notes.work = async (names, now) => {
+        const found = await work(names, now);
+        if (!raced && found.get('race.main') === 'none') {
+          raced = true;
+          await createWebhook((await other.tenants.get('race.main'))!, receiver.url, []);
+          await other.tenants.webhooks.note('race.main', true);
+        }
+        return found;
+      };
+      try {
+        h().service.webhooks.start();
+        await eventually(async () => raced, 'the race run');
+        const wo = await makeWorkOrder(makeHarness(h().db, other, token));
+        await eventually(() => receiver.acked().some((r) => JSON.parse(r.body).id === wo.id), 'the work order delivered');
+      } finally {
+        notes.work = work;
+        await h().service.webhooks.stop();
+        await other.close();
+        await receiver.close();
+      }
+    });
+
     it('a tenant with webhooks is released when idle like any other; events written while it is closed are delivered, signed, in seq order', async () => {
       const receiver = await startReceiver();
       const { token } = await h().login({ clientDb: 'hooks.main' });

@@ -85,10 +85,10 @@ const shapeOf = (t: TenantDb, args: SnapshotArgs, withPage: boolean): SearchShap
 });
 
 /** The search's condition and page 1 (or null), as a statement of this shape writes them. */
-const searchParts = (t: SqlSetup, { search, end }: SearchShape) => ({
-  where: search.sql.where(search, t.flavour),
-  page: end === undefined ? sql`null` : firstPageJson(t, search, end),
-});
+const searchParts = (t: SqlSetup, { search, end }: SearchShape) => {
+  const where = search.sql.where(search, t.flavour);
+  return { where, page: end === undefined ? sql`null` : firstPageJson(t, search, end, where) };
+};
 
 /** Column names of the snapshot statement's own values: no field name has a `$` (define.ts). */
 const TOTAL = '$total';

@@ -17,9 +17,10 @@ const lazyStatement = compiledStatement<{ search: Search; end: number }, object,
   (db, { search, end }) => {
     const t = sqlSetup(db);
     const table = sql.table(search.resource.name);
+    const where = whereOf(t, search);
     return sql<LazyRead>`select
-    (select count(*) from ${table} where ${whereOf(t, search)(expressionBuilder())}) as total,
-    ${firstPageJson(t, search, end)} as page, ${changeSeq} as change_seq,
+    (select count(*) from ${table} where ${where(expressionBuilder())}) as total,
+    ${firstPageJson(t, search, end, where)} as page, ${changeSeq} as change_seq,
     (select max(id) from ${table}) as largest, ${lazyMarkOf(db, search.resource.name)} as marked_until`;
   },
   SEARCHES_KEPT,

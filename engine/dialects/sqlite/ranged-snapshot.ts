@@ -5,7 +5,7 @@ import { compiledStatement } from '../../compiled-queries.ts';
 import { firstPageJson, pageOneWithIds, readsTableInIdOrder, sqlSetup, widthCte } from '../../cursor/snapshot-sql.ts';
 import type { Search, Snapshot, SnapshotArgs } from '../../cursor/snapshot-store.ts';
 import type { TenantDb } from '../types.ts';
-import { changeSeq, insertSnapshot, SEARCHES_KEPT, widthGuess } from './snapshot-parts.ts';
+import { changeSeq, insertSnapshot, SEARCHES_KEPT, whereOf, widthGuess } from './snapshot-parts.ts';
 
 /**
  * The statement that reads a ranged snapshot (layout.ts) of a search that reads the whole table
@@ -31,7 +31,7 @@ export const rangeStatement = compiledStatement<{ search: Search; width: number;
       (${end('min')} + ${base}) || (${end('max')} + ${base}) as ends,
       (select group_concat(v, '') from (select id + ${base} as v from ${table} where ${holes}
         order by id limit ${sql.lit(maxHoles(width) + 1)})) as holes,
-      ${pageEnd === undefined ? sql`null` : firstPageJson(t, search, pageEnd)} as page,
+      ${pageEnd === undefined ? sql`null` : firstPageJson(t, search, pageEnd, whereOf(t, search))} as page,
       ${changeSeq} as change_seq`;
   },
   SEARCHES_KEPT,

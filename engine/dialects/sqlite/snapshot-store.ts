@@ -131,7 +131,7 @@ export const packStatement = compiledStatement<PackShape, object, PackRow>(
     const t = sqlSetup(db);
     return sql<PackRow>`with ${widthCte(t, search.resource.name)}
     select (select w.width from w) as width, ${packedIds(t, search, how, width)} as packed,
-      ${end === undefined ? sql`null` : firstPageJson(t, search, end)} as page,
+      ${end === undefined ? sql`null` : firstPageJson(t, search, end, whereOf(t, search))} as page,
       ${changeSeq} as change_seq`;
   },
   SEARCHES_KEPT,
