@@ -16,7 +16,7 @@ import { expectedVersion } from './precondition.ts';
 export async function softDelete(ctx: OperationContext, resource: Resource, id: number, ifMatch?: Condition): Promise<void> {
   const caller = changeCallerOf(ctx);
   await writerOf(ctx.tenant).change(ctx.tenant, {
-    unread: planUnreadDelete(resource, id, caller, ifMatchCondition(ifMatch)),
+    unread: () => planUnreadDelete(resource, id, caller, ifMatchCondition(ifMatch)),
     async replan(db, lock) {
       const read = await readForChange(db, ctx, resource, id, lock);
       return { plan: planReadDelete(resource, id, caller, read, expectedVersion(read, ifMatch)), read };

@@ -28,7 +28,7 @@ async function update(
   const ask: UpdateAsk = { resource, id, body, mode, ifMatch, mover: ctx };
   const caller = changeCallerOf(ctx);
   return writerOf(ctx.tenant).change(ctx.tenant, {
-    unread: planUnreadUpdate(ask, caller),
+    unread: () => planUnreadUpdate(ask, caller),
     async replan(db, lock) {
       const read = await readForChange(db, ctx, resource, id, lock);
       const expected = expectedVersion(read, ifMatch);

@@ -43,7 +43,8 @@ export interface KeptCreate {
  * and after a lost compare-and-set: how a lost race is retried is the writer's business.
  */
 export interface Change {
-  readonly unread: ChangePlan | undefined;
+  /** Its plan without a read, made only by a writer that runs one: undefined when it needs its read. */
+  readonly unread: () => ChangePlan | undefined;
   /** Reads the record on `db` (under its lock when `lock`) and plans from it; throws the write's refusal (404, 412, 422, ...). */
   readonly replan: (db: Kysely<any>, lock: boolean) => Promise<{ readonly plan: ChangePlan; readonly read: ReadForWrite }>;
 }
@@ -167,7 +168,8 @@ function oneStatement(inTrx: boolean): Writer {
     },
     async change(t, change) {
       // Its conditions the statement's WHERE, no read first: no row, and the read says why.
-      const written = change.unread && (await changeStatement(t, change.unread));
+      const unread = change.unread();
+      const written = unread && (await changeStatement(t, unread));
       if (written) return written;
       // In a caller's transaction (a keyed request's, a batch's): the read takes the row's lock.
       if (inTrx) return changeIn(t, t.db, change);
