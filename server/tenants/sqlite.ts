@@ -70,6 +70,8 @@ export function sqliteCatalogDb(dataDir: string): Kysely<any> {
  * query: a backoff (whole seconds) that ends meanwhile is seen at most this late.
  */
 const RECHECK_MS = 1000;
+/** The same for a file whose webhooks had nothing behind: only a write can give them work, and the stamp shows writes. */
+const QUIET_RECHECK_MS = 30_000;
 
 /** A tenant file's size and time of change, with its log's: any commit changes it. */
 function stampOf(file: string): string {
@@ -89,7 +91,7 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
   /** Compiles the webhooks' work query (runs nothing). */
   let compiler: Kysely<any> | undefined;
   /** Per tenant file, what its webhooks' work was when last asked, and the file as it was then. */
-  const asked = new Map<string, { stamp: string; work: WebhookWork; at: number }>();
+  const asked = new Map<string, { stamp: string; work: WebhookWork; behind: boolean; at: number }>();
   /** The server's own file beside the tenants' (not a tenant: no `.sqlite` suffix), shared by every process on the directory. */
   const catalog = () => {
     if (catalogDb) return catalogDb;
@@ -181,21 +183,29 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
         const query = webhookWorkSql(SQLITE_TENANT, now).compile(
           (compiler ??= new Kysely<any>({ dialect: new SqliteDialect({ database: catalog() }) })),
         );
+        // Due at the end of time: an event behind some webhook, waiting out a backoff.
+        const ever = webhookWorkSql(SQLITE_TENANT, Number.MAX_SAFE_INTEGER).compile(compiler);
         const found = new Map<string, WebhookWork>();
         for (const name of names) {
           const stamp = stampOf(fileOf(name));
           const last = asked.get(name);
           // Not written since asked, and nothing was due then: nothing can be, but for a backoff ending.
-          if (last && last.stamp === stamp && last.work !== 'due' && performance.now() - last.at < RECHECK_MS) {
+          if (
+            last &&
+            last.stamp === stamp &&
+            last.work !== 'due' &&
+            performance.now() - last.at < (last.behind ? RECHECK_MS : QUIET_RECHECK_MS)
+          ) {
             found.set(name, last.work);
             continue;
           }
           let d: Database.Database | undefined;
           try {
             d = new Database(fileOf(name), { readonly: true, fileMustExist: true });
-            const work = webhookWorkOf(d.prepare(query.sql).get(...query.parameters) as { active: unknown; due: unknown });
+            const ask = (q: typeof query) => webhookWorkOf(d!.prepare(q.sql).get(...q.parameters) as { active: unknown; due: unknown });
+            const work = ask(query);
             found.set(name, work);
-            asked.set(name, { stamp, work, at: performance.now() });
+            asked.set(name, { stamp, work, behind: work === 'idle' && ask(ever) === 'due', at: performance.now() });
           } catch {
             // A file removed meanwhile, or not migrated: left out.
           } finally {
