@@ -49,8 +49,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): { pool
 }
 
 const SERVER_SCHEMA = 'mrs_server';
-/** Schemas one statement asks for their webhooks' work, at most. */
-const WORK_CHUNK = 500;
+/** Schemas one statement asks for their webhooks' work, at most: planning a UNION ALL grows with the square of its branches. */
+const WORK_CHUNK = 20;
 
 /**
  * `if not exists` can still fail when two processes create the same object at once; the loser finds
