@@ -43,7 +43,7 @@ export async function run(): Promise<void> {
             (
               await tenant.db
                 .selectFrom(resource.name)
-                .where(where(q).where)
+                .where(where(q))
                 .select((eb) => eb.fn.countAll().as('n'))
                 .executeTakeFirstOrThrow()
             ).n,

@@ -79,7 +79,7 @@ function lazySearch(ctx: OperationContext, resource: Resource, stored: Canonical
   const where = compileWhere(filters, flavour, { includeDeleted: stored.deleted, scope: parent && { field: parent.field, id: parent.id } });
   return {
     table: resource.name,
-    where: where.where,
+    where,
     order: { field, direction },
     columns: resource.fieldNames.map((name) => ({ name, kind: name === 'id' ? ('id' as const) : resource.fields[name]!.kind })),
   };

@@ -10,7 +10,7 @@ import { compileWhere } from './where.ts';
 /** The engine's search compiler, handed to the snapshot stores inside each search. */
 export const searchSql: SearchSql = Object.freeze({
   where: (search: Search, flavour: SqlFlavour) =>
-    compileWhere(search.filters, flavour, { includeDeleted: search.deleted, scope: search.scope }).where,
+    compileWhere(search.filters, flavour, { includeDeleted: search.deleted, scope: search.scope }),
   recordJson: (db: Kysely<any>, search: Search, alias?: string) =>
     search.shape ? shapedJsonOf(db, search.resource, search.shape, alias) : recordJsonOf(databaseOf(db).flavour, search.resource, alias),
 });

@@ -11,6 +11,9 @@ import notes from '../../resources/notes.ts';
 import serviceRequests from '../../resources/service-requests.ts';
 import workOrders from '../../resources/work-orders.ts';
 import { compileOnlyDb } from '../../test/support/compile-only.ts';
+import { searchKeyOf } from '../cursor/index.ts';
+import { canonicalize } from '../query/canonical.ts';
+import { searchOf, searchSql } from './search-sql.ts';
 import { compileWhere } from './where.ts';
 
 const sqliteDb = compileOnlyDb('sqlite').db;
@@ -32,7 +35,7 @@ function where(
   const compiled = db
     .selectFrom('work_orders')
     .select('id')
-    .where(compileWhere(q.filters, flavour, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope }).where)
+    .where(compileWhere(q.filters, flavour, { includeDeleted: opts.includeDeleted ?? q.deleted, scope: opts.scope }))
     .compile();
   return { sql: compiled.sql.replace(/^select "id" from "work_orders" where /, ''), parameters: compiled.parameters };
 }
@@ -138,15 +141,16 @@ describe.each(DATABASES)('compileWhere on %s', (name, db, flavour) => {
   });
 });
 
-describe('compileWhere: its key', () => {
+describe("a search's key (SearchStats's, searchKeyOf)", () => {
   const keyed = (qs: string, opts: { includeDeleted?: boolean; scope?: { field: string; id: number } } = {}) => {
     const q = valueOf(resolveQuery(parseQuery(new URLSearchParams(qs)), workOrder));
-    const compiled = compileWhere(q.filters, sqliteDatabase.flavour, {
-      includeDeleted: opts.includeDeleted ?? q.deleted,
-      scope: opts.scope,
-    });
-    const { sql, parameters } = sqliteDb.selectFrom('work_orders').select('id').where(compiled.where).compile();
-    return { key: compiled.key, sql: JSON.stringify([sql, parameters]) };
+    const search = searchOf(workOrder, { ...q, deleted: opts.includeDeleted ?? q.deleted }, undefined, opts.scope);
+    const { sql, parameters } = sqliteDb
+      .selectFrom('work_orders')
+      .select('id')
+      .where(searchSql.where(search, sqliteDatabase.flavour))
+      .compile();
+    return { key: searchKeyOf(search, canonicalize(q)), sql: JSON.stringify([sql, parameters]) };
   };
   // Each differs from the first in one thing the condition reads.
   const variants: [string, string, { includeDeleted?: boolean; scope?: { field: string; id: number } }][] = [

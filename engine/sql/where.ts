@@ -47,31 +47,21 @@ export interface WhereOptions {
   readonly scope?: { readonly field: string; readonly id: number } | undefined;
 }
 
-/**
- * A search's condition, and the key that determines it: equal keys, equal SQL, so a compiled
- * statement may be kept by the key (its filter values are fixed in it, not parameters). Within one
- * database setup: the SQL flavour is the setup's.
- */
-export interface CompiledWhere {
-  readonly key: string;
-  readonly where: (eb: EB) => Expression<SqlBool>;
-}
-
-/** The conjunction of the filters, plus the soft-delete rule and the parent link, with its key. */
-export function compileWhere(filters: readonly Omit<Filter, 'params'>[], flavour: SqlFlavour, opts: WhereOptions): CompiledWhere {
+/** The conjunction of the filters, plus the soft-delete rule and the parent link. */
+export function compileWhere(
+  filters: readonly Omit<Filter, 'params'>[],
+  flavour: SqlFlavour,
+  opts: WhereOptions,
+): (eb: EB) => Expression<SqlBool> {
   const { includeDeleted, scope } = opts;
-  return {
-    // Everything `where` reads, and nothing else.
-    key: JSON.stringify([filters.map((f) => [f.field, f.kind, f.op, f.values]), includeDeleted, scope ? [scope.field, scope.id] : null]),
-    where(eb) {
-      const parts: Expression<SqlBool>[] = [];
-      if (scope) parts.push(eb(scope.field, '=', scope.id));
-      if (!includeDeleted) parts.push(eb('deleted', '=', flavour.encode('boolean', false)));
-      for (const f of filters) {
-        const values = OPERATOR_RULES[f.op].operand === 'value' ? f.values.map((v) => flavour.encode(f.kind, v)) : [...f.values];
-        parts.push(COMPILE[f.op](eb, f, values, flavour));
-      }
-      return eb.and(parts);
-    },
+  return (eb) => {
+    const parts: Expression<SqlBool>[] = [];
+    if (scope) parts.push(eb(scope.field, '=', scope.id));
+    if (!includeDeleted) parts.push(eb('deleted', '=', flavour.encode('boolean', false)));
+    for (const f of filters) {
+      const values = OPERATOR_RULES[f.op].operand === 'value' ? f.values.map((v) => flavour.encode(f.kind, v)) : [...f.values];
+      parts.push(COMPILE[f.op](eb, f, values, flavour));
+    }
+    return eb.and(parts);
   };
 }
