@@ -108,15 +108,22 @@ const writtenRow = (t: TenantDb, plan: InsertPlan | ChangePlan, row: Record<stri
  * compare-and-set lost) is made again from a new read, which says why when it refuses.
  */
 async function changeIn(t: TenantDb, trx: Kysely<any>, change: Change): Promise<Written> {
-  for (;;) {
+  for (let round = 0; ; round++) {
     const { plan, read } = await change.replan(trx, true);
     const row = (await trx.executeQuery(updateQuery(t, trx, plan))).rows[0];
-    if (!row) continue;
+    if (!row) {
+      // Under the row's lock only a plan whose conditions disagree with the read can lose again: a bug, not a race.
+      if (round < LOST_ROUNDS) continue;
+      throw new Error(`${plan.resource.name} ${plan.id}: the write's conditions did not hold on the row its plan was made from`);
+    }
     const written = writtenRow(t, plan, row);
     await t.events.append(t, trx, [changeEvent(plan, written, read)]);
     return written;
   }
 }
+
+/** Compare-and-sets a change may lose to other writes before it takes the row's lock. */
+const LOST_ROUNDS = 3;
 
 /** Any database: the write, then its event, in a transaction (the caller's when there is one; a savepoint under SQLite's group commit). */
 function inTransactionWriter(): Writer {
@@ -174,11 +181,13 @@ function oneStatement(inTrx: boolean): Writer {
       // In a caller's transaction (a keyed request's, a batch's): the read takes the row's lock.
       if (inTrx) return changeIn(t, t.db, change);
       // Else the read takes no lock (a transaction's read committed would not either); the
-      // statement keeps the version read where the plan must (a compare-and-set), else any live row.
-      for (;;) {
+      // statement keeps the version read where the plan must (a compare-and-set), else any live
+      // row; a write that keeps losing its race reads under the row's lock in a transaction.
+      for (let round = 0; round < LOST_ROUNDS; round++) {
         const again = await changeStatement(t, (await change.replan(t.db, false)).plan);
         if (again) return again;
       }
+      return inTransaction(t.db, (trx) => changeIn(t, trx, change));
     },
   };
 }
