@@ -9,7 +9,7 @@ export { TenantExistsError, type TenantStore } from './types.ts';
 
 /** SQLite files under DATA_DIR, or PostgreSQL schemas when DATABASE_URL is set. */
 export function openTenants(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPreparedStatements'> & Partial<Pick<Config, 'tenantIdleS'>>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPreparedStatements'> & Partial<Pick<Config, 'tenantIdleS' | 'tenantOpenMax'>>,
   migrate: (t: TenantDb) => Promise<void>,
   onUnnamed?: (why: string) => void,
 ): TenantStore {
@@ -20,5 +20,5 @@ export function openTenants(
         idleMs,
         ...(onUnnamed ? { onUnnamed } : {}),
       })
-    : sqliteTenants(config.dataDir, migrate, { idleMs });
+    : sqliteTenants(config.dataDir, migrate, { idleMs, maxOpen: config.tenantOpenMax ?? 0 });
 }

@@ -5,6 +5,10 @@ import { runningOn } from '../../engine/tenant-use.ts';
 export interface OpenOnceOptions {
   /** A tenant not asked for in this long is released (ms); 0 or unset: kept open. */
   readonly idleMs?: number;
+  /** Over this many open, the least recently used idle tenants are released; 0 or unset: no cap. */
+  readonly maxOpen?: number;
+  /** A tenant asked for less than this long ago is never released for the cap (ms, default 1,000). */
+  readonly holdMs?: number;
   /** Lets go of what an open tenant holds (its file, its compiled statements, its state). */
   readonly release?: (clientDb: string, t: TenantDb) => Promise<void>;
 }
@@ -14,49 +18,66 @@ export interface OpenOnceOptions {
  * opening, and a failed opening is forgotten so the next request tries again. With `idleMs`, a
  * tenant nobody asked for in that long, and whose feed nobody follows (an event stream),
  * and on which no request runs (`usingTenant`), is released, and opened again on
- * its next request: memory follows the active tenants, not all of them.
+ * its next request: memory follows the active tenants, not all of them. With `maxOpen`, the
+ * least recently used of those idle ones are released too while more than that are open.
  */
 export function openOnce(make: (clientDb: string) => Promise<TenantDb>, options: OpenOnceOptions = {}) {
   const open = new Map<string, Promise<TenantDb>>();
+  /** Last use by tenant, least recent first (a use moves it to the end). */
   const usedAt = new Map<string, number>();
   const idleMs = options.idleMs ?? 0;
-  const load = (clientDb: string): Promise<TenantDb> => {
+  const maxOpen = options.maxOpen ?? 0;
+  const holdMs = options.holdMs ?? 1000;
+  const touch = (clientDb: string) => {
+    usedAt.delete(clientDb);
     usedAt.set(clientDb, performance.now());
-    let p = open.get(clientDb);
-    if (!p) {
-      p = make(clientDb);
-      p.catch(() => open.delete(clientDb));
-      open.set(clientDb, p);
-    }
-    return p;
+  };
+  /** Releases the tenant unless it was asked for after `before`, is followed, or has work running. */
+  const releaseIfIdle = async (clientDb: string, before: number): Promise<void> => {
+    const p = open.get(clientDb);
+    const t = await p?.catch(() => undefined);
+    if (t && feedWatcher(t).listeners > 0) return;
+    // A request outlasting the idle time holds its tenant, which counts as used until it ends.
+    if (t && runningOn(t) > 0) return touch(clientDb);
+    if ((usedAt.get(clientDb) ?? 0) > before || open.get(clientDb) !== p) return; // asked for again meanwhile
+    open.delete(clientDb);
+    usedAt.delete(clientDb);
+    if (t) await options.release?.(clientDb, t).catch(() => {});
   };
   let sweeping = false;
-  const releaseIdle = async () => {
+  const sweep = async () => {
     if (sweeping) return;
     sweeping = true;
     try {
-      const before = performance.now() - idleMs;
-      for (const [clientDb, at] of usedAt) {
-        if (at > before) continue;
-        const p = open.get(clientDb);
-        const t = await p?.catch(() => undefined);
-        if (t && feedWatcher(t).listeners > 0) continue;
-        // A request outlasting the idle time holds its tenant, which counts as used until it ends.
-        if (t && runningOn(t) > 0) {
-          usedAt.set(clientDb, performance.now());
-          continue;
+      if (idleMs > 0) {
+        const before = performance.now() - idleMs;
+        for (const [clientDb, at] of [...usedAt]) if (at <= before) await releaseIfIdle(clientDb, before);
+      }
+      if (maxOpen > 0 && open.size > maxOpen) {
+        const before = performance.now() - holdMs;
+        for (const [clientDb, at] of [...usedAt]) {
+          if (open.size <= maxOpen || at > before) break; // the rest were used more recently
+          await releaseIfIdle(clientDb, before);
         }
-        if ((usedAt.get(clientDb) ?? 0) > before || open.get(clientDb) !== p) continue; // asked for again meanwhile
-        open.delete(clientDb);
-        usedAt.delete(clientDb);
-        if (t) await options.release?.(clientDb, t).catch(() => {});
       }
     } finally {
       sweeping = false;
     }
   };
-  // Released between idleMs and 1.5 idleMs after the last use.
-  const timer = idleMs > 0 ? setInterval(() => void releaseIdle(), Math.max(50, Math.min(idleMs / 2, 60_000))) : undefined;
+  const load = (clientDb: string): Promise<TenantDb> => {
+    touch(clientDb);
+    let p = open.get(clientDb);
+    if (!p) {
+      p = make(clientDb);
+      p.catch(() => open.delete(clientDb));
+      open.set(clientDb, p);
+      if (maxOpen > 0 && open.size > maxOpen) void sweep();
+    }
+    return p;
+  };
+  // Idle ones released between idleMs and 1.5 idleMs after the last use; over the cap, within a second or so.
+  const every = Math.min(idleMs > 0 ? Math.max(50, Math.min(idleMs / 2, 60_000)) : Infinity, maxOpen > 0 ? Math.max(50, holdMs) : Infinity);
+  const timer = Number.isFinite(every) ? setInterval(() => void sweep(), every) : undefined;
   timer?.unref();
   return {
     open,

@@ -83,7 +83,7 @@ function stampOf(file: string): string {
 }
 
 /** One SQLite file per tenant under the data directory. */
-export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise<void>, options: { idleMs?: number } = {}): TenantStore {
+export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise<void>, options: { idleMs?: number; maxOpen?: number } = {}): TenantStore {
   mkdirSync(dataDir, { recursive: true });
   const fileOf = (clientDb: string) => join(dataDir, clientDb + SUFFIX);
   let checkpointer: Checkpointer | undefined;
@@ -118,6 +118,7 @@ export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise
     },
     {
       idleMs: options.idleMs,
+      maxOpen: options.maxOpen,
       async release(clientDb, t) {
         checkpointer?.forget(fileOf(clientDb));
         await t.db.destroy();

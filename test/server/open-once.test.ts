@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import type { TenantDb } from '../../engine/dialects/types.ts';
+import { feedWatcher } from '../../engine/events/feed-watcher.ts';
 import { tenantDb } from '../../engine/tenant-db.ts';
 import { usingTenant } from '../../engine/tenant-use.ts';
 import { openOnce } from '../../server/tenants/open-once.ts';
@@ -13,8 +14,8 @@ afterEach(async () => {
   for (const db of dbs.splice(0)) await db.destroy();
 });
 
-/** openOnce over one in-memory tenant, noting each release. */
-function tenants() {
+/** openOnce over in-memory tenants, noting each release. */
+function tenants(options: { idleMs?: number; maxOpen?: number; holdMs?: number } = { idleMs: IDLE_MS }) {
   const released: string[] = [];
   const once = openOnce(
     async (clientDb) => {
@@ -22,7 +23,7 @@ function tenants() {
       dbs.push(db);
       return tenantDb(db, { key: clientDb });
     },
-    { idleMs: IDLE_MS, release: async (clientDb) => void released.push(clientDb) },
+    { ...options, release: async (clientDb) => void released.push(clientDb) },
   );
   return { ...once, released };
 }
@@ -71,6 +72,54 @@ it('a failed request counts as ended', async () => {
     const t = await o.load('a.main');
     await expect(usingTenant(t, async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
     await until(() => o.released.length === 1);
+  } finally {
+    o.stop();
+  }
+});
+
+it('over TENANT_OPEN_MAX the least recently used idle tenant is released, never one with a request running or a stream following it', async () => {
+  const o = tenants({ maxOpen: 2, holdMs: 0 });
+  try {
+    const a = await o.load('a.main');
+    await o.load('b.main');
+    await o.load('a.main'); // b is now the least recently used
+    await o.load('c.main');
+    await until(() => o.released.length === 1);
+    expect(o.released).toEqual(['b.main']);
+    expect([...o.open.keys()].sort()).toEqual(['a.main', 'c.main']);
+    // a runs a request and c is followed: the only idle one to release is the one just opened.
+    let end!: () => void;
+    const request = usingTenant(a, () => new Promise<void>((r) => (end = r)));
+    const unfollow = feedWatcher(await o.load('c.main')).listen(() => {});
+    await o.load('d.main');
+    await until(() => o.released.length === 2);
+    await sleep(100);
+    expect(o.released).toEqual(['b.main', 'd.main']);
+    expect([...o.open.keys()].sort()).toEqual(['a.main', 'c.main']);
+    end();
+    await request;
+    await o.load('e.main'); // a, its request ended, is now the least recently used idle one
+    await until(() => o.released.length === 3);
+    expect(o.released[2]).toBe('a.main');
+    unfollow();
+    await o.load('b.main'); // opened again on its next use; c, no longer followed, goes
+    await until(() => o.released.length === 4);
+    expect(o.released[3]).toBe('c.main');
+    expect([...o.open.keys()].sort()).toEqual(['b.main', 'e.main']);
+  } finally {
+    o.stop();
+  }
+});
+
+it('a tenant asked for within holdMs is not released for the cap', async () => {
+  const o = tenants({ maxOpen: 1, holdMs: 200 });
+  try {
+    await o.load('a.main');
+    await o.load('b.main');
+    await sleep(50);
+    expect(o.released).toEqual([]);
+    await until(() => o.released.length === 1);
+    expect(o.released).toEqual(['a.main']);
   } finally {
     o.stop();
   }
