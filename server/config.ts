@@ -37,7 +37,7 @@ export interface Config {
   migrateDatabaseUrl: string | undefined;
   /** A tenant nobody asked for in this long, in seconds, is closed until its next request (0: kept open). */
   tenantIdleS: number;
-  /** SQLite: at most this many tenant files open at once, least recently used idle ones closed first (0: no cap). */
+  /** At most this many tenants open at once: the least recently used idle ones are closed first (0: no cap). */
   tenantOpenMax: number;
   /** How many tenants `mrs migrate` plans, and then migrates, at once. */
   migrateConcurrency: number;

@@ -18,6 +18,7 @@ export function openTenants(
     ? postgresTenants(config.databaseUrl, migrate, {
         preparedStatements: config.pgPreparedStatements,
         idleMs,
+        maxOpen: config.tenantOpenMax ?? 0,
         ...(onUnnamed ? { onUnnamed } : {}),
       })
     : sqliteTenants(config.dataDir, migrate, { idleMs, maxOpen: config.tenantOpenMax ?? 0 });

@@ -34,6 +34,8 @@ export interface PostgresOptions {
   readonly onUnnamed?: OnUnnamed;
   /** A tenant unused this long (ms) lets go of its state (0: never). */
   readonly idleMs?: number;
+  /** Over this many tenants open, the least recently used idle ones let go of their state (0: no cap). */
+  readonly maxOpen?: number;
 }
 
 /**
@@ -86,7 +88,7 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
       await migrate(t);
       return t;
     },
-    { idleMs: options.idleMs, release: async (clientDb) => releaseTenantDb(db, schemaOf(clientDb)) },
+    { idleMs: options.idleMs, maxOpen: options.maxOpen, release: async (clientDb) => releaseTenantDb(db, schemaOf(clientDb)) },
   );
   const made = new Set<string>();
   /** A key-value table of the server schema, made on first use (processes starting together race to make it). */

@@ -83,7 +83,11 @@ function stampOf(file: string): string {
 }
 
 /** One SQLite file per tenant under the data directory. */
-export function sqliteTenants(dataDir: string, migrate: (t: TenantDb) => Promise<void>, options: { idleMs?: number; maxOpen?: number } = {}): TenantStore {
+export function sqliteTenants(
+  dataDir: string,
+  migrate: (t: TenantDb) => Promise<void>,
+  options: { idleMs?: number; maxOpen?: number } = {},
+): TenantStore {
   mkdirSync(dataDir, { recursive: true });
   const fileOf = (clientDb: string) => join(dataDir, clientDb + SUFFIX);
   let checkpointer: Checkpointer | undefined;

@@ -138,3 +138,20 @@ describeEachDatabase(
   },
   { env: { TENANT_IDLE_S: '1', WEBHOOK_ALLOW_PRIVATE: 'true' }, webhookRefreshMs: 100 },
 );
+
+describeEachDatabase(
+  'at most TENANT_OPEN_MAX tenants open',
+  (h) => {
+    it('a third tenant asked for closes the least recently used idle one, and every tenant keeps answering', async () => {
+      const others = [await h().login({ clientDb: 'cap.a' }), await h().login({ clientDb: 'cap.b' })];
+      for (let round = 0; round < 2; round++) {
+        expect((await h().get(`${M}/work_orders`)).status).toBe(200);
+        for (const o of others) expect((await h().as(o.token).get(`${M}/work_orders`)).status).toBe(200);
+      }
+      await eventually(async () => (await tenantsOpen(h())) === 2, 'the cap kept');
+      expect((await h().get(`${M}/work_orders`)).status).toBe(200);
+      await eventually(async () => (await tenantsOpen(h())) === 2, 'the cap kept after a reopening');
+    });
+  },
+  { env: { TENANT_IDLE_S: '0', TENANT_OPEN_MAX: '2' } },
+);
