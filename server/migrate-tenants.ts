@@ -169,7 +169,10 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
   await eachLimited(
     [...plans].filter(([, plan]) => refusalsOf(plan).length > 0).map(([name]) => name),
     limit,
-    async (name) => void plans.set(name, await engine.plan((await tenants.get(name))!, { locked: true })),
+    async (name) => {
+      const tenant = (await tenants.get(name))!;
+      plans.set(name, await usingTenant(tenant, () => engine.plan(tenant, { locked: true })));
+    },
   );
   // In the order listed, whatever order the plans were made in.
   const planned = due.flatMap((name) => (plans.has(name) ? [{ name, plan: plans.get(name)! }] : []));

@@ -1,3 +1,5 @@
+import type { TenantDb } from '../../engine/dialects/types.ts';
+import { usingTenant } from '../../engine/tenant-use.ts';
 import type { ProblemItem } from '../../engine/errors.ts';
 import { EngineError } from '../../engine/errors.ts';
 import { CLIENT_DB } from '../tenants/client-db.ts';
@@ -53,6 +55,11 @@ const NO_HASH = hashKey('mrs_none_none');
 export async function authenticate(deps: TokenDeps, c: Credentials): Promise<TokenAnswer> {
   const keyId = keyIdOf(c.api_key);
   const tenant = await deps.tenants.get(c.client_db);
+  // Counted as work on the tenant, so a cap on open tenants never closes it under this.
+  return tenant ? usingTenant(tenant, () => issue(deps, c, keyId, tenant)) : issue(deps, c, keyId, undefined);
+}
+
+async function issue(deps: TokenDeps, c: Credentials, keyId: string | undefined, tenant: TenantDb | undefined): Promise<TokenAnswer> {
   const row = tenant && keyId ? await findKey(tenant, keyId) : undefined;
   const matches = keyMatches(c.api_key, row?.hash ?? NO_HASH);
   if (!tenant || !keyId || !row || !matches || row.revoked !== null || row.username !== c.username) throw refused();

@@ -1,3 +1,4 @@
+import { usingTenant } from '../../engine/tenant-use.ts';
 import { EngineError } from '../../engine/errors.ts';
 import { userActive } from './accounts.ts';
 import { findKey } from './api-keys.ts';
@@ -28,17 +29,20 @@ export async function refresh(deps: TokenDeps, token: string): Promise<TokenAnsw
   const tenant = clientDb === undefined ? undefined : await deps.tenants.get(clientDb);
   if (!tenant || clientDb === undefined) throw gone();
   const now = deps.now();
-  const issued = await tenant.db.transaction().execute(async (trx) => {
-    const owner = await useRefreshToken(trx, token, now);
-    if (!owner) return undefined;
-    const t = { ...tenant, db: trx };
-    const key = await findKey(t, owner.key_id);
-    if (!key || key.revoked !== null || key.username !== owner.username || !(await userActive(t, owner.username))) {
-      await endFamily(trx, owner.family);
-      return undefined;
-    }
-    return { ...owner, refresh_token: await issueRefreshToken(t, owner, deps.refreshTtlS, now, trx) };
-  });
+  // Counted as work on the tenant, so a cap on open tenants never closes it under this.
+  const issued = await usingTenant(tenant, () =>
+    tenant.db.transaction().execute(async (trx) => {
+      const owner = await useRefreshToken(trx, token, now);
+      if (!owner) return undefined;
+      const t = { ...tenant, db: trx };
+      const key = await findKey(t, owner.key_id);
+      if (!key || key.revoked !== null || key.username !== owner.username || !(await userActive(t, owner.username))) {
+        await endFamily(trx, owner.family);
+        return undefined;
+      }
+      return { ...owner, refresh_token: await issueRefreshToken(t, owner, deps.refreshTtlS, now, trx) };
+    }),
+  );
   if (!issued) throw gone();
   const access_token = await deps.tokens.sign({ sub: issued.username, client_db: clientDb, key_id: issued.key_id });
   return {

@@ -1,3 +1,4 @@
+import { usingTenant } from '../../engine/tenant-use.ts';
 import type { Caller } from '../../engine/http/caller.ts';
 import type { TenantStore } from '../tenants/types.ts';
 import { bearerToken, unauthorized } from './challenge.ts';
@@ -39,7 +40,7 @@ export function tokenResolver(deps: ResolverDeps) {
     const { claims } = checked;
     const tenant = await deps.tenants.get(claims.client_db);
     if (!tenant) throw unauthorized(true);
-    const state = await deps.keys.get(tenant, claims.key_id);
+    const state = await usingTenant(tenant, () => deps.keys.get(tenant, claims.key_id)); // never closed for the cap under this
     if (!state || state.revoked || state.username !== claims.sub) throw unauthorized(true);
     return {
       tenant,
@@ -56,7 +57,7 @@ export function tokenResolver(deps: ResolverDeps) {
 /** The caller of a signed file link: its maker's key, live and still its user's, reading only. */
 async function linkCaller(deps: ResolverDeps, link: LinkMaker): Promise<AuthenticatedCaller> {
   const tenant = await deps.tenants.get(link.clientDb);
-  const state = tenant && (await deps.keys.get(tenant, link.keyId));
+  const state = tenant && (await usingTenant(tenant, () => deps.keys.get(tenant, link.keyId)));
   if (!tenant || !state || state.revoked || state.username !== link.user)
     throw forbidden('the key that made it is revoked or its user disabled');
   return {

@@ -1,13 +1,13 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { feedWatcher } from '../../engine/events/feed-watcher.ts';
-import { runningOn } from '../../engine/tenant-use.ts';
+import { runningOn, usedWithin } from '../../engine/tenant-use.ts';
 
 export interface OpenOnceOptions {
   /** A tenant not asked for in this long is released (ms); 0 or unset: kept open. */
   readonly idleMs?: number;
   /** Over this many open, the least recently used idle tenants are released; 0 or unset: no cap. */
   readonly maxOpen?: number;
-  /** A tenant asked for less than this long ago is never released for the cap (ms, default 1,000). */
+  /** A tenant asked for, opened or used by work less than this long ago is not released for the cap (ms, default 100). */
   readonly holdMs?: number;
   /** Lets go of what an open tenant holds (its file, its compiled statements, its state). */
   readonly release?: (clientDb: string, t: TenantDb) => Promise<void>;
@@ -27,16 +27,16 @@ export function openOnce(make: (clientDb: string) => Promise<TenantDb>, options:
   const usedAt = new Map<string, number>();
   const idleMs = options.idleMs ?? 0;
   const maxOpen = options.maxOpen ?? 0;
-  const holdMs = options.holdMs ?? 1000;
+  const holdMs = options.holdMs ?? 100;
   const touch = (clientDb: string) => {
     usedAt.delete(clientDb);
     usedAt.set(clientDb, performance.now());
   };
-  /** Releases the tenant unless it was asked for after `before`, is followed, or has work running. */
-  const releaseIfIdle = async (clientDb: string, before: number): Promise<void> => {
+  /** Releases the tenant unless it was asked for after `before`, is followed, or has work running (or ended within `holdMs`). */
+  const releaseIfIdle = async (clientDb: string, before: number, holdMs = 0): Promise<void> => {
     const p = open.get(clientDb);
     const t = await p?.catch(() => undefined);
-    if (t && feedWatcher(t).listeners > 0) return;
+    if (t && (feedWatcher(t).listeners > 0 || (holdMs > 0 && usedWithin(t, holdMs)))) return;
     // A request outlasting the idle time holds its tenant, which counts as used until it ends.
     if (t && runningOn(t) > 0) return touch(clientDb);
     if ((usedAt.get(clientDb) ?? 0) > before || open.get(clientDb) !== p) return; // asked for again meanwhile
@@ -57,7 +57,7 @@ export function openOnce(make: (clientDb: string) => Promise<TenantDb>, options:
         const before = performance.now() - holdMs;
         for (const [clientDb, at] of [...usedAt]) {
           if (open.size <= maxOpen || at > before) break; // the rest were used more recently
-          await releaseIfIdle(clientDb, before);
+          await releaseIfIdle(clientDb, before, holdMs);
         }
       }
     } finally {
@@ -69,13 +69,17 @@ export function openOnce(make: (clientDb: string) => Promise<TenantDb>, options:
     let p = open.get(clientDb);
     if (!p) {
       p = make(clientDb);
-      p.catch(() => open.delete(clientDb));
+      // Opened counts as asked for: the request that waited for it has yet to start its work.
+      p.then(
+        () => open.has(clientDb) && touch(clientDb),
+        () => open.delete(clientDb),
+      );
       open.set(clientDb, p);
       if (maxOpen > 0 && open.size > maxOpen) void sweep();
     }
     return p;
   };
-  // Idle ones released between idleMs and 1.5 idleMs after the last use; over the cap, within a second or so.
+  // Idle ones released between idleMs and 1.5 idleMs after the last use; over the cap, within holdMs or 50 ms.
   const every = Math.min(idleMs > 0 ? Math.max(50, Math.min(idleMs / 2, 60_000)) : Infinity, maxOpen > 0 ? Math.max(50, holdMs) : Infinity);
   const timer = Number.isFinite(every) ? setInterval(() => void sweep(), every) : undefined;
   timer?.unref();

@@ -124,3 +124,19 @@ it('a tenant asked for within holdMs is not released for the cap', async () => {
     o.stop();
   }
 });
+
+it('work on a tenant that ended within holdMs keeps it open for the cap: the next piece may be on its way', async () => {
+  const o = tenants({ maxOpen: 1, holdMs: 150 });
+  try {
+    const a = await o.load('a.main');
+    await sleep(200); // asked for long ago
+    await usingTenant(a, async () => {});
+    await o.load('b.main');
+    await sleep(50);
+    expect(o.released).toEqual([]);
+    await until(() => o.released.length === 1);
+    expect(o.released).toEqual(['a.main']);
+  } finally {
+    o.stop();
+  }
+});
