@@ -21,4 +21,3 @@ export async function usingTenant<T>(t: TenantDb, work: () => Promise<T>): Promi
 
 /** How many pieces of work (requests) run on a tenant now. */
 export const runningOn = (t: TenantDb): number => counter(t).running;
-
