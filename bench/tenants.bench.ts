@@ -111,6 +111,7 @@ export async function run(): Promise<void> {
         LOG_LEVEL: 'silent',
         TENANT_IDLE_S: String(IDLE_S),
         AUTH_RATE_LIMIT_MAX: '1000000000',
+        RATE_LIMIT_MAX: '1000000000', // the control's requests come from one user
         JWT_SECRET: 'bench-tenants-secret-of-at-least-32-characters',
       };
       let server: ChildProcess | undefined;
