@@ -5,7 +5,7 @@ import { sqliteTenants } from './sqlite.ts';
 import type { TenantStore } from './types.ts';
 
 export { checkClientDb, CLIENT_DB } from './client-db.ts';
-export { TenantExistsError, type TenantStore } from './types.ts';
+export { TenantExistsError, usingLease, type TenantLease, type TenantStore } from './types.ts';
 
 /** SQLite files under DATA_DIR, or PostgreSQL schemas when DATABASE_URL is set. */
 export function openTenants(

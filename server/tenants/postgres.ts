@@ -80,7 +80,7 @@ export function schemaOf(clientDb: string): string {
 export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>, options: PostgresOptions = {}): TenantStore {
   const { db, pool } = openPostgres(url, options);
   const { events } = databaseOf(db);
-  const { open, load, stop } = openOnce(
+  const { open, load, acquire, stop } = openOnce(
     async (clientDb) => {
       const schema = schemaOf(clientDb);
       await db.schema.createSchema(schema).ifNotExists().execute().catch(ignoreRace); // processes starting together
@@ -117,6 +117,7 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
     ).rows.length > 0;
   return {
     get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),
+    lease: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? acquire(clientDb) : undefined),
     async create(clientDb) {
       if (open.has(clientDb) || (await whole(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);
       return load(clientDb);

@@ -106,7 +106,7 @@ export function sqliteTenants(
     d.exec('create table if not exists tenant_webhooks (client_db text primary key)');
     return (catalogDb = d);
   };
-  const { open, load, stop } = openOnce(
+  const { open, load, acquire, stop } = openOnce(
     async (clientDb) => {
       const file = fileOf(clientDb);
       const t = tenantDb(openSqlite(file, { walAutocheckpoint: BACKSTOP_PAGES }), { key: clientDb });
@@ -131,6 +131,7 @@ export function sqliteTenants(
   );
   return {
     get: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? load(clientDb) : undefined),
+    lease: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? acquire(clientDb) : undefined),
     async create(clientDb) {
       if (open.has(clientDb) || existsSync(fileOf(clientDb))) throw new TenantExistsError(clientDb);
       return load(clientDb);
