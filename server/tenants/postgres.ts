@@ -76,6 +76,9 @@ export function schemaOf(clientDb: string): string {
   return clientDb.length <= 63 ? clientDb : 'mrs_' + createHash('sha256').update(clientDb).digest('hex').slice(0, 40);
 }
 
+/** TENANT_OPEN_MAX's default: a schema open holds only its compiled statements (BENCHMARKS.md, "Many tenants"). */
+export const POSTGRES_OPEN_MAX = 64;
+
 /** One schema per tenant in one database; every tenant shares the process's pool. */
 export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>, options: PostgresOptions = {}): TenantStore {
   const { db, pool } = openPostgres(url, options);

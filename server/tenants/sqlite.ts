@@ -82,6 +82,12 @@ function stampOf(file: string): string {
   return `${of(file)}/${of(`${file}-wal`)}`;
 }
 
+/**
+ * TENANT_OPEN_MAX's default: an open tenant file holds about 0.6 MiB that glibc keeps once freed,
+ * and opening it again costs its next request little (BENCHMARKS.md, "Many tenants").
+ */
+export const SQLITE_OPEN_MAX = 16;
+
 /** One SQLite file per tenant under the data directory. */
 export function sqliteTenants(
   dataDir: string,
