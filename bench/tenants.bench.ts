@@ -3,7 +3,8 @@
  * as ratios against one tenant in the same run: creating them (`mrs tenant create --file`), a
  * restart (`mrs serve` until /healthz answers), the server's RSS idle, after one request to each
  * tenant, and after they have all been idle past TENANT_IDLE_S (BENCH_IDLE_S, default 5, in
- * place of a production timeout of minutes), and `mrs migrate` with nothing to do. On
+ * place of a production timeout of minutes), and `mrs migrate` with nothing to do; at one tenant
+ * also a control: as many requests to that one as the largest count has tenants, then idle. On
  * PostgreSQL also what the schemas cost PostgreSQL itself: pg_class rows and the database's size.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -66,8 +67,8 @@ const timed = async (f: () => Promise<unknown>) => {
 
 const tenantsOpen = async (url: string) => Number(/^mrs_tenants_open (\d+)/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1]);
 
-/** A token and a one-record read in each tenant, eight tenants at a time. */
-async function requestEach(url: string, keys: Map<string, string>): Promise<void> {
+/** A token and a one-record read for each tenant and key listed, eight at a time. */
+async function requestEach(url: string, keys: Iterable<[string, string]>): Promise<void> {
   await eachLimited([...keys], 8, async ([clientDb, key]) => {
     const auth = await fetch(`${url}${AUTHENTICATE}`, {
       method: 'POST',
@@ -90,6 +91,8 @@ interface Row {
   idle: number;
   busy: number;
   after: number;
+  /** One tenant only: RSS after as many requests to it as the largest count has tenants, then idle (requests' own growth). */
+  control?: number;
   pgClass?: number;
   dbMiB?: number;
   /** pg_class, pg_attribute and pg_index with their indexes. */
@@ -108,6 +111,7 @@ export async function run(): Promise<void> {
         LOG_LEVEL: 'silent',
         TENANT_IDLE_S: String(IDLE_S),
         AUTH_RATE_LIMIT_MAX: '1000000000',
+        RATE_LIMIT_MAX: '1000000000', // the control's requests come from one user
         JWT_SECRET: 'bench-tenants-secret-of-at-least-32-characters',
       };
       let server: ChildProcess | undefined;
@@ -138,10 +142,21 @@ export async function run(): Promise<void> {
         while ((await tenantsOpen(s.url)) > 0) await sleep(500);
         await sleep(1000);
         const after = await rssMiB(server.pid!);
+        let control: number | undefined;
+        if (n === 1) {
+          const [only] = keys;
+          await requestEach(
+            s.url,
+            Array.from({ length: Math.max(...COUNTS) }, () => only!),
+          );
+          while ((await tenantsOpen(s.url)) > 0) await sleep(500);
+          await sleep(1000);
+          control = await rssMiB(server.pid!);
+        }
         await stop(server);
         server = undefined;
         const migrate = await timed(() => runCommand(['bin/mrs.js', 'migrate'], env));
-        const row: Row = { n, create, start: s.seconds, migrate, idle, busy, after };
+        const row: Row = { n, create, start: s.seconds, migrate, idle, busy, after, ...(control === undefined ? {} : { control }) };
         if (db) {
           const client = new pg.Client({ connectionString: db.url });
           await client.connect();
@@ -169,6 +184,9 @@ export async function run(): Promise<void> {
           `migrate with nothing to do ${r.migrate.toFixed(2)} s (${x(r.migrate, one.migrate)}), ` +
           `RSS idle ${r.idle.toFixed(0)} MiB (${x(r.idle, one.idle)}), after a request to each ${r.busy.toFixed(0)} MiB (${x(r.busy, one.busy)}), ` +
           `after ${IDLE_S} s idle ${r.after.toFixed(0)} MiB (${x(r.after, one.idle)} of 1 idle)` +
+          (r.control === undefined
+            ? ''
+            : `; control, ${Math.max(...COUNTS)} requests to this one tenant then idle: ${r.control.toFixed(0)} MiB (${x(r.control, one.idle)})`) +
           (r.pgClass === undefined
             ? ''
             : `; PostgreSQL: ${r.pgClass} pg_class rows, catalog ${r.catalogMiB!.toFixed(0)} MiB, database ${r.dbMiB!.toFixed(0)} MiB`),

@@ -37,8 +37,8 @@ export interface Config {
   migrateDatabaseUrl: string | undefined;
   /** A tenant nobody asked for in this long, in seconds, is closed until its next request (0: kept open). */
   tenantIdleS: number;
-  /** At most this many tenants open at once: the least recently used idle ones are closed first (0: no cap). */
-  tenantOpenMax: number;
+  /** At most this many tenants open at once: the least recently used nobody holds are closed first (0: no cap; unset: the database's default). */
+  tenantOpenMax: number | undefined;
   /** How many tenants `mrs migrate` plans, and then migrates, at once. */
   migrateConcurrency: number;
   /** The folder of collection definitions; unset: resources/ beside the server. */
@@ -171,7 +171,7 @@ export function loadConfig(env: Env = process.env): Config {
     pgPreparedStatements: read(env, 'PG_PREPARED_STATEMENTS', bool('PG_PREPARED_STATEMENTS'), true),
     migrateDatabaseUrl,
     tenantIdleS: read(env, 'TENANT_IDLE_S', int('TENANT_IDLE_S', 0, 31 * 86400), 600),
-    tenantOpenMax: read(env, 'TENANT_OPEN_MAX', int('TENANT_OPEN_MAX', 0, 1_000_000), 64),
+    tenantOpenMax: read(env, 'TENANT_OPEN_MAX', int('TENANT_OPEN_MAX', 0, 1_000_000), undefined as number | undefined),
     migrateConcurrency: read(env, 'MIGRATE_CONCURRENCY', int('MIGRATE_CONCURRENCY', 1, 64), 4),
     resourcesDir: read(env, 'RESOURCES_DIR', text, undefined as string | undefined),
     migrationsDir: read(env, 'MIGRATIONS_DIR', text, undefined as string | undefined),

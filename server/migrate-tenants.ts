@@ -2,11 +2,10 @@ import type { Engine } from '../engine/create-engine.ts';
 import { EngineError } from '../engine/errors.ts';
 import type { TenantDb } from '../engine/dialects/types.ts';
 import { DEFINITIONS_RETRY_AFTER_S, refusalsOf, type TenantPlan } from '../engine/schema/index.ts';
-import { usingTenant } from '../engine/tenant-use.ts';
 import { isAhead } from './definitions-seen.ts';
 import { migratedLine, planText } from './migrate-plan-text.ts';
 import type { Service } from './service.ts';
-import type { TenantStore } from './tenants/index.ts';
+import { usingLease, type TenantStore } from './tenants/index.ts';
 
 export interface MigrateTenantsOptions {
   /** Print the plans and change nothing. */
@@ -161,8 +160,7 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
   }
   const plans = new Map<string, TenantPlan>();
   await eachLimited(due, limit, async (name) => {
-    const tenant = await tenants.get(name);
-    if (tenant) plans.set(name, await usingTenant(tenant, () => engine.plan(tenant)));
+    await usingLease(tenants, name, async (tenant) => void (tenant && plans.set(name, await engine.plan(tenant))));
     options.step?.('planning', plans.size, due.length);
   });
   // A refusal may be a plan read beside another process's migration: read again under its lock.
@@ -170,8 +168,7 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
     [...plans].filter(([, plan]) => refusalsOf(plan).length > 0).map(([name]) => name),
     limit,
     async (name) => {
-      const tenant = (await tenants.get(name))!;
-      plans.set(name, await usingTenant(tenant, () => engine.plan(tenant, { locked: true })));
+      await usingLease(tenants, name, async (tenant) => void plans.set(name, await engine.plan(tenant!, { locked: true })));
     },
   );
   // In the order listed, whatever order the plans were made in.
@@ -192,8 +189,7 @@ export async function migrateTenants(service: Service, options: MigrateTenantsOp
       if ((await doneElsewhere()).get(name) === engine.schemaFingerprint)
         return void options.step?.('migrating', ++migrated, planned.length);
       // Planned again inside its transaction: a change since is refused there, that tenant unchanged.
-      const tenant = (await tenants.get(name))!;
-      await usingTenant(tenant, () => engine.migrate(tenant)); // a migration may outlast TENANT_IDLE_S
+      await usingLease(tenants, name, (tenant) => engine.migrate(tenant!)); // a migration may outlast TENANT_IDLE_S
       await recordMigrated(tenants, name, engine.schemaFingerprint);
       options.progress(migratedLine(plan));
       options.step?.('migrating', ++migrated, planned.length);

@@ -34,7 +34,10 @@ async function* partsOf(req: Request, node: Readable | undefined): AsyncGenerato
     queue.push(item);
     wake?.();
   };
+  // The part being read: a body that breaks off (the client gone) ends it with the error, as busboy never hears of it.
+  let part: Readable | undefined;
   parser.on('file', (name: string, stream: Readable, filename: string | undefined, _encoding: string, mimeType: string) => {
+    part = stream;
     // Held from the start: busboy emits a cut-short part's error on its stream, which, before its
     // reader listens, would be thrown uncaught and leave the part never ended.
     const failed: { error?: Error } = {};
@@ -49,9 +52,14 @@ async function* partsOf(req: Request, node: Readable | undefined): AsyncGenerato
   parser.on('error', (e: unknown) => push(malformed((e as Error).message ?? String(e))));
   parser.on('finish', () => push(null));
   const source = node ?? webSource(req);
-  const failed = (e: unknown) => push(malformed((e as Error).message));
+  const failed = (e: unknown) => {
+    push(malformed((e as Error).message));
+    part?.destroy(e as Error);
+  };
   source.on('error', failed);
-  source.pipe(parser);
+  // A body already broken off (the client left before it was read) emits nothing more.
+  if (source.destroyed && !source.readableEnded) failed(source.errored ?? new Error('the connection closed'));
+  else source.pipe(parser);
   try {
     for (;;) {
       if (queue.length === 0) await new Promise<void>((done) => (wake = done));

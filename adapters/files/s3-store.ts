@@ -20,7 +20,12 @@ export interface S3StoreOptions {
   readonly prefix?: string;
   /** The client's settings: endpoint, region, credentials, forcePathStyle. */
   readonly client: S3ClientConfig;
+  /** A request to the store that moves no byte for this long fails (default 60 s; the SDK's own default waits forever). */
+  readonly idleTimeoutMs?: number;
 }
+
+const IDLE_TIMEOUT_MS = 60_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * Files in any S3-compatible bucket: `{prefix}{tenant}/{sha256}`. The bytes are streamed to
@@ -29,7 +34,12 @@ export interface S3StoreOptions {
  * so a name always holds whole bytes, and a crash leaves at most a temporary one for the sweep.
  */
 export function s3FileStore(options: S3StoreOptions): FileStore & { readonly client: S3Client } {
-  const client = new S3Client(options.client);
+  // A store that stops answering fails the upload or download holding it, and so lets a shutdown finish.
+  const idle = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
+  const client = new S3Client({
+    requestHandler: { connectionTimeout: Math.min(CONNECT_TIMEOUT_MS, idle), socketTimeout: idle },
+    ...options.client,
+  });
   const Bucket = options.bucket;
   const prefix = options.prefix ?? '';
   const keyOf = (tenant: string, sha256: string) => {

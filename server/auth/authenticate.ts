@@ -1,9 +1,8 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
-import { usingTenant } from '../../engine/tenant-use.ts';
 import type { ProblemItem } from '../../engine/errors.ts';
 import { EngineError } from '../../engine/errors.ts';
 import { CLIENT_DB } from '../tenants/client-db.ts';
-import type { TenantStore } from '../tenants/types.ts';
+import { usingLease, type TenantStore } from '../tenants/types.ts';
 import { userActive } from './accounts.ts';
 import { findKey, touchKey } from './api-keys.ts';
 import { hashKey, keyIdOf, keyMatches } from './keys.ts';
@@ -54,9 +53,8 @@ const NO_HASH = hashKey('mrs_none_none');
 /** Checks the credentials and issues a token for the key, and a refresh token of a new family. */
 export async function authenticate(deps: TokenDeps, c: Credentials): Promise<TokenAnswer> {
   const keyId = keyIdOf(c.api_key);
-  const tenant = await deps.tenants.get(c.client_db);
-  // Counted as work on the tenant, so a cap on open tenants never closes it under this.
-  return tenant ? usingTenant(tenant, () => issue(deps, c, keyId, tenant)) : issue(deps, c, keyId, undefined);
+  // Leased, so a cap on open tenants never closes it under this.
+  return usingLease(deps.tenants, c.client_db, (tenant) => issue(deps, c, keyId, tenant));
 }
 
 async function issue(deps: TokenDeps, c: Credentials, keyId: string | undefined, tenant: TenantDb | undefined): Promise<TokenAnswer> {

@@ -1,4 +1,4 @@
-import { usingTenant } from '../../engine/tenant-use.ts';
+import { usingLease } from '../tenants/types.ts';
 import { EngineError } from '../../engine/errors.ts';
 import { userActive } from './accounts.ts';
 import { findKey } from './api-keys.ts';
@@ -26,12 +26,12 @@ const gone = () => new EngineError('not-found', 'The refresh token is unknown, u
  */
 export async function refresh(deps: TokenDeps, token: string): Promise<TokenAnswer & { tenant: string; user: string }> {
   const clientDb = tenantOfRefreshToken(token);
-  const tenant = clientDb === undefined ? undefined : await deps.tenants.get(clientDb);
-  if (!tenant || clientDb === undefined) throw gone();
+  if (clientDb === undefined) throw gone();
   const now = deps.now();
-  // Counted as work on the tenant, so a cap on open tenants never closes it under this.
-  const issued = await usingTenant(tenant, () =>
-    tenant.db.transaction().execute(async (trx) => {
+  // Leased, so a cap on open tenants never closes it under this.
+  const issued = await usingLease(deps.tenants, clientDb, async (tenant) => {
+    if (!tenant) throw gone();
+    return tenant.db.transaction().execute(async (trx) => {
       const owner = await useRefreshToken(trx, token, now);
       if (!owner) return undefined;
       const t = { ...tenant, db: trx };
@@ -41,8 +41,8 @@ export async function refresh(deps: TokenDeps, token: string): Promise<TokenAnsw
         return undefined;
       }
       return { ...owner, refresh_token: await issueRefreshToken(t, owner, deps.refreshTtlS, now, trx) };
-    }),
-  );
+    });
+  });
   if (!issued) throw gone();
   const access_token = await deps.tokens.sign({ sub: issued.username, client_db: clientDb, key_id: issued.key_id });
   return {

@@ -1,5 +1,5 @@
-import { usingTenant } from '../../engine/tenant-use.ts';
 import type { Caller } from '../../engine/http/caller.ts';
+import { holdFor } from '../tenants/request-leases.ts';
 import type { TenantStore } from '../tenants/types.ts';
 import { bearerToken, unauthorized } from './challenge.ts';
 import type { KeyStateCache } from './key-state.ts';
@@ -32,15 +32,17 @@ export function tokenResolver(deps: ResolverDeps) {
     const token = bearerToken(req);
     if (token === null) {
       const link = await deps.fileLink?.(req);
-      if (link) return linkCaller(deps, link);
+      if (link) return linkCaller(deps, link, req);
       throw unauthorized(false);
     }
     const checked = token ? await deps.tokens.check(token) : undefined;
     if (!checked) throw unauthorized(true);
     const { claims } = checked;
-    const tenant = await deps.tenants.get(claims.client_db);
-    if (!tenant) throw unauthorized(true);
-    const state = await usingTenant(tenant, () => deps.keys.get(tenant, claims.key_id)); // never closed for the cap under this
+    // Held until the answer is made: a cap on open tenants never closes it under the request.
+    const lease = await deps.tenants.lease(claims.client_db);
+    if (!lease) throw unauthorized(true);
+    const tenant = holdFor(req, lease);
+    const state = await deps.keys.get(tenant, claims.key_id);
     if (!state || state.revoked || state.username !== claims.sub) throw unauthorized(true);
     return {
       tenant,
@@ -55,9 +57,10 @@ export function tokenResolver(deps: ResolverDeps) {
 }
 
 /** The caller of a signed file link: its maker's key, live and still its user's, reading only. */
-async function linkCaller(deps: ResolverDeps, link: LinkMaker): Promise<AuthenticatedCaller> {
-  const tenant = await deps.tenants.get(link.clientDb);
-  const state = tenant && (await usingTenant(tenant, () => deps.keys.get(tenant, link.keyId)));
+async function linkCaller(deps: ResolverDeps, link: LinkMaker, req: Request): Promise<AuthenticatedCaller> {
+  const lease = await deps.tenants.lease(link.clientDb);
+  const tenant = lease && holdFor(req, lease);
+  const state = tenant && (await deps.keys.get(tenant, link.keyId));
   if (!tenant || !state || state.revoked || state.username !== link.user)
     throw forbidden('the key that made it is revoked or its user disabled');
   return {

@@ -1,8 +1,7 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
-import { usingTenant } from '../../engine/tenant-use.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { createService, type Service } from '../service.ts';
-import { checkClientDb } from '../tenants/index.ts';
+import { checkClientDb, usingLease } from '../tenants/index.ts';
 import { CommandError, UsageError, type Values } from './args.ts';
 
 export interface OptionSpec {
@@ -77,7 +76,9 @@ export async function withService<T>(fn: (s: Service) => Promise<T>, config: Con
 /** Runs `fn` on an existing tenant; a missing one is a refused action (exit 1). */
 export const withTenant = <T>(clientDb: string, fn: (t: TenantDb, s: Service) => Promise<T>): Promise<T> =>
   withService(async (s) => {
-    const tenant = await s.tenants.get(clientDb);
-    if (!tenant) throw new CommandError(`tenant ${clientDb} does not exist: mrs tenant create ${clientDb}`);
-    return usingTenant(tenant, () => fn(tenant, s)); // a long seed or import is never closed as idle
+    // Leased: a long seed or import is never closed as idle.
+    return usingLease(s.tenants, clientDb, (tenant) => {
+      if (!tenant) throw new CommandError(`tenant ${clientDb} does not exist: mrs tenant create ${clientDb}`);
+      return fn(tenant, s);
+    });
   });

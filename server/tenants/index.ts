@@ -1,11 +1,11 @@
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import type { Config } from '../config.ts';
-import { postgresTenants } from './postgres.ts';
-import { sqliteTenants } from './sqlite.ts';
+import { POSTGRES_OPEN_MAX, postgresTenants } from './postgres.ts';
+import { SQLITE_OPEN_MAX, sqliteTenants } from './sqlite.ts';
 import type { TenantStore } from './types.ts';
 
 export { checkClientDb, CLIENT_DB } from './client-db.ts';
-export { TenantExistsError, type TenantStore } from './types.ts';
+export { TenantExistsError, usingLease, type TenantLease, type TenantStore } from './types.ts';
 
 /** SQLite files under DATA_DIR, or PostgreSQL schemas when DATABASE_URL is set. */
 export function openTenants(
@@ -18,8 +18,8 @@ export function openTenants(
     ? postgresTenants(config.databaseUrl, migrate, {
         preparedStatements: config.pgPreparedStatements,
         idleMs,
-        maxOpen: config.tenantOpenMax ?? 0,
+        maxOpen: config.tenantOpenMax ?? POSTGRES_OPEN_MAX,
         ...(onUnnamed ? { onUnnamed } : {}),
       })
-    : sqliteTenants(config.dataDir, migrate, { idleMs, maxOpen: config.tenantOpenMax ?? 0 });
+    : sqliteTenants(config.dataDir, migrate, { idleMs, maxOpen: config.tenantOpenMax ?? SQLITE_OPEN_MAX });
 }

@@ -76,11 +76,14 @@ export function schemaOf(clientDb: string): string {
   return clientDb.length <= 63 ? clientDb : 'mrs_' + createHash('sha256').update(clientDb).digest('hex').slice(0, 40);
 }
 
+/** TENANT_OPEN_MAX's default: a schema open holds only its compiled statements (BENCHMARKS.md, "Many tenants"). */
+export const POSTGRES_OPEN_MAX = 64;
+
 /** One schema per tenant in one database; every tenant shares the process's pool. */
 export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<void>, options: PostgresOptions = {}): TenantStore {
   const { db, pool } = openPostgres(url, options);
   const { events } = databaseOf(db);
-  const { open, load, stop } = openOnce(
+  const { open, load, acquire, stop } = openOnce(
     async (clientDb) => {
       const schema = schemaOf(clientDb);
       await db.schema.createSchema(schema).ifNotExists().execute().catch(ignoreRace); // processes starting together
@@ -117,6 +120,7 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
     ).rows.length > 0;
   return {
     get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),
+    lease: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? acquire(clientDb) : undefined),
     async create(clientDb) {
       if (open.has(clientDb) || (await whole(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);
       return load(clientDb);

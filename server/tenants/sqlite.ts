@@ -82,6 +82,12 @@ function stampOf(file: string): string {
   return `${of(file)}/${of(`${file}-wal`)}`;
 }
 
+/**
+ * TENANT_OPEN_MAX's default: an open tenant file holds about 0.6 MiB that glibc keeps once freed,
+ * and opening it again costs its next request little (BENCHMARKS.md, "Many tenants").
+ */
+export const SQLITE_OPEN_MAX = 16;
+
 /** One SQLite file per tenant under the data directory. */
 export function sqliteTenants(
   dataDir: string,
@@ -106,7 +112,7 @@ export function sqliteTenants(
     d.exec('create table if not exists tenant_webhooks (client_db text primary key)');
     return (catalogDb = d);
   };
-  const { open, load, stop } = openOnce(
+  const { open, load, acquire, stop } = openOnce(
     async (clientDb) => {
       const file = fileOf(clientDb);
       const t = tenantDb(openSqlite(file, { walAutocheckpoint: BACKSTOP_PAGES }), { key: clientDb });
@@ -131,6 +137,7 @@ export function sqliteTenants(
   );
   return {
     get: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? load(clientDb) : undefined),
+    lease: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? acquire(clientDb) : undefined),
     async create(clientDb) {
       if (open.has(clientDb) || existsSync(fileOf(clientDb))) throw new TenantExistsError(clientDb);
       return load(clientDb);

@@ -5,6 +5,11 @@ import type { WebhookWork } from '../webhooks/store.ts';
 export interface TenantStore {
   /** The tenant's database, opened and migrated once per process; undefined when there is no such tenant. */
   get(clientDb: string): Promise<TenantDb | undefined>;
+  /**
+   * The tenant held open until the lease is released (release it in a `finally`: a cap on open
+   * tenants closes only tenants nobody holds); undefined when there is no such tenant.
+   */
+  lease(clientDb: string): Promise<TenantLease | undefined>;
   /** Creates the tenant (tables migrated). Throws TenantExistsError when it exists. */
   create(clientDb: string): Promise<TenantDb>;
   /** Every tenant that exists. */
@@ -27,6 +32,22 @@ export interface TenantStore {
   /** Whether the database answers. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A tenant held open until `release` (a second call does nothing). */
+export interface TenantLease {
+  readonly tenant: TenantDb;
+  release(): void;
+}
+
+/** Runs `fn` on the tenant (undefined when there is none) holding a lease on it until `fn` settles. */
+export async function usingLease<T>(tenants: TenantStore, clientDb: string, fn: (t: TenantDb | undefined) => Promise<T>): Promise<T> {
+  const lease = await tenants.lease(clientDb);
+  try {
+    return await fn(lease?.tenant);
+  } finally {
+    lease?.release();
+  }
 }
 
 export interface PoolStats {

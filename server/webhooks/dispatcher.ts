@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TenantDb } from '../../engine/dialects/types.ts';
 import { eventJson } from '../../engine/events/event-log.ts';
-import { usingTenant } from '../../engine/tenant-use.ts';
 import type { Logger } from '../logging.ts';
-import type { TenantStore } from '../tenants/types.ts';
+import { usingLease, type TenantStore } from '../tenants/types.ts';
 import { deliver } from './deliver.ts';
 import type { WebhookMetrics } from './metrics.ts';
 import { advanceWebhook, claimWebhook, failWebhook, listWebhooks, releaseWebhook, type Webhook } from './store.ts';
@@ -87,9 +86,8 @@ export function createDispatcher(o: DispatcherOptions): Dispatcher {
 
   /** Opens the tenant, and delivers each of its active webhooks behind the feed and due, side by side. */
   async function deliverTenant(clientDb: string): Promise<void> {
-    const tenant = await o.tenants.get(clientDb);
-    if (!tenant) return;
-    await usingTenant(tenant, async () => {
+    await usingLease(o.tenants, clientDb, async (tenant) => {
+      if (!tenant) return;
       const active = await listWebhooks(tenant, 'active');
       forget(clientDb, new Set(active.map((w) => w.id)));
       const highest = await tenant.events.highest(tenant);

@@ -9,6 +9,7 @@ import { M } from '../support/harness.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from '../support/pg.ts';
 import { startS3 } from '../support/s3.ts';
 import { chaosBase as base, chaosEnv, Fleet, mrs, pause } from '../support/fleet.ts';
+import { Hung } from '../support/hang.ts';
 
 /**
  * Acknowledged uploads survive crashes (SPEC 13, content before metadata): clients upload files
@@ -38,13 +39,15 @@ async function chaos(env: Record<string, string>, processes: number) {
   try {
     const token = await fleet.adminToken();
     const auth = { authorization: `Bearer ${token}` };
-    const made = await fetch(`${fleet.origin()}${M}/work_orders`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify(WORK_ORDER),
-    });
-    const parent = `${M}/work_orders/${((await made.json()) as { id: number }).id}`;
+    const made = await fleet.request(
+      `${M}/work_orders`,
+      { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(WORK_ORDER) },
+      (r) => r.json() as Promise<{ id: number }>,
+    );
+    const parent = `${M}/work_orders/${made.id}`;
     const sent: Sent[] = [];
+    // A kill cuts its uploads at once: one a live process leaves unanswered is a hang, the test's failure.
+    const hung: Error[] = [];
     const send = async (c: number, n: number, size: number) => {
       const bytes = randomBytes(size);
       const filename = `client${c}-${n}.bin`;
@@ -52,15 +55,12 @@ async function chaos(env: Record<string, string>, processes: number) {
       body.append('data', new Blob([bytes]), filename);
       let answer: Sent['answer'];
       try {
-        const r = await fetch(`${fleet.origin()}${parent}/attached_files`, {
-          method: 'POST',
-          headers: auth,
-          body,
-          signal: AbortSignal.timeout(60_000),
+        answer = await fleet.request(`${parent}/attached_files`, { method: 'POST', headers: auth, body }, async (r) => {
+          await r.arrayBuffer();
+          return r.status;
         });
-        answer = r.status;
-        await r.arrayBuffer();
-      } catch {
+      } catch (e) {
+        if (e instanceof Hung) hung.push(e);
         answer = 'cut';
         await pause(50);
       }
@@ -80,19 +80,21 @@ async function chaos(env: Record<string, string>, processes: number) {
     await pause(1000);
     running = false;
     await Promise.all(clients);
+    if (hung.length > 0) throw new Error(hung.map((e) => e.message).join('\n'));
 
-    const get = (path: string) => fetch(`${fleet.origin()}${path}`, { headers: auth });
-    const listed: { id: number; filename: string; sha256: string; size: number }[] = [];
-    const first = await get(`${parent}/attached_files?$deleted=true&$limit=50`);
-    listed.push(...((await first.json()) as typeof listed));
-    const pages = Math.ceil(Number(first.headers.get('x-total')) / 50);
-    for (let page = 2; page <= pages; page++)
-      listed.push(
-        ...((await (await get(`${parent}/attached_files?$cursor=${first.headers.get('x-cursor')}&$page=${page}`)).json()) as typeof listed),
-      );
+    type Listed = { id: number; filename: string; sha256: string; size: number }[];
+    const get = <T>(path: string, read: (r: Response) => Promise<T>) => fleet.request(path, { headers: auth }, read);
+    const first = await get(`${parent}/attached_files?$deleted=true&$limit=50`, async (r) => ({
+      rows: (await r.json()) as Listed,
+      total: Number(r.headers.get('x-total')),
+      cursor: r.headers.get('x-cursor'),
+    }));
+    const listed = [...first.rows];
+    for (let page = 2; page <= Math.ceil(first.total / 50); page++)
+      listed.push(...(await get(`${parent}/attached_files?$cursor=${first.cursor}&$page=${page}`, (r) => r.json() as Promise<Listed>)));
     const downloaded = new Map<string, { sha256: string; size: number }>();
     for (const f of listed) {
-      const content = Buffer.from(await (await get(`${parent}/attached_files/${f.id}/content`)).arrayBuffer());
+      const content = Buffer.from(await get(`${parent}/attached_files/${f.id}/content`, (r) => r.arrayBuffer()));
       downloaded.set(f.filename, { sha256: createHash('sha256').update(content).digest('hex'), size: content.length });
     }
     return { sent, listed, downloaded, named: new Set(listed.map((f) => f.sha256)) };

@@ -86,6 +86,28 @@ describe('the Node body of a multipart request', () => {
   });
 });
 
+describe('a Node body that breaks off (the client gone)', () => {
+  const req = () => new Request('http://x/', { method: 'POST', headers: TYPE, body: new Uint8Array(0) });
+  const readAll = async (body: Readable) => {
+    for await (const part of busboyMultipart(() => body)(req())) if (part.kind === 'file') for await (const _ of part.body);
+  };
+
+  it('mid-file: the file part ends with the error, so its reader stops', { timeout: 10_000 }, async () => {
+    const body = new Readable({ read() {} });
+    body.push(multipart([data(randomBytes(200_000))], false).subarray(0, 100_000));
+    setTimeout(() => body.destroy(new Error('aborted')), 50);
+    await expect(readAll(body)).rejects.toMatchObject({ code: 'invalid-request', detail: expect.stringMatching(/aborted/) });
+  });
+
+  it('before it was read: the reader stops at once', { timeout: 10_000 }, async () => {
+    const body = new Readable({ read() {} });
+    body.on('error', () => {});
+    body.destroy(new Error('aborted'));
+    await new Promise((r) => setImmediate(r));
+    await expect(readAll(body)).rejects.toMatchObject({ code: 'invalid-request', detail: expect.stringMatching(/aborted/) });
+  });
+});
+
 describeEachDatabase(
   'uploads over a real socket, read from the Node body',
   (h) => {

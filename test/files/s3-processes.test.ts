@@ -10,6 +10,7 @@ import { BASE, M } from '../support/harness.ts';
 import { freshPostgresDatabase, TEST_DATABASE_URL } from '../support/pg.ts';
 import { freePort, pgbouncerAvailable, startPgBouncer, type PgBouncer } from '../support/pgbouncer.ts';
 import { startS3 } from '../support/s3.ts';
+import { stderrOf, terminate, within, type Watch } from '../support/hang.ts';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -23,6 +24,7 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('attached files in 
   let bouncer: PgBouncer;
   let s3: Awaited<ReturnType<typeof startS3>>;
   const procs: ChildProcess[] = [];
+  const stderrs: (() => string)[] = [];
   const origins: string[] = [];
   const dirs: string[] = [];
   let env: Record<string, string>;
@@ -56,6 +58,7 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('attached files in 
       }),
     );
     for (const s of started) if (s.status === 'fulfilled') procs.push(s.value);
+    stderrs.push(...procs.map(stderrOf));
     for (const s of started) if (s.status === 'rejected') throw s.reason;
     origins.push(...ports.map((port) => `http://127.0.0.1:${port}`));
     const key = (await runCommand(['bin/mrs.js', 'key', 'create', 'demo.main', 'admin'], { ...env, DATA_DIR: dirs[0]!, PORT: '0' })).trim();
@@ -66,17 +69,26 @@ describe.skipIf(!TEST_DATABASE_URL || !pgbouncerAvailable())('attached files in 
     });
     auth = { authorization: `Bearer ${((await r.json()) as { access_token: string }).access_token}` };
   }, 120_000);
+  // What a hang's failure shows: the database's sessions (direct, not through PgBouncer) and each process's stderr.
+  const watch = (): Watch => ({
+    databaseUrl: db?.url,
+    processes: () => procs.map((p, i) => ({ name: `process ${i} (${origins[i]}, pid ${p.pid})`, stderr: stderrs[i] ?? (() => '') })),
+  });
   afterAll(async () => {
-    for (const p of procs) p.kill('SIGTERM');
-    await Promise.all(procs.map((p) => new Promise((r) => (p.exitCode !== null ? r(null) : p.on('exit', r)))));
+    const stopped = await Promise.allSettled(procs.map((p, i) => terminate(p, `process ${i} (pid ${p.pid})`, watch())));
     await bouncer?.stop();
     await db?.drop();
     await s3?.stop();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    for (const s of stopped) if (s.status === 'rejected') throw s.reason;
   });
 
-  const on = (i: number, path: string, init: RequestInit = {}) =>
-    fetch(`${origins[i]}${path}`, { ...init, headers: { ...auth, ...(init.headers as Record<string, string>) } });
+  /** A request to process `i`, its answer read whole, at most 30 s: past that the failure names it, with the hang report. */
+  const on = (i: number, path: string, init: RequestInit = {}): Promise<Response> =>
+    within(`${init.method ?? 'GET'} ${path} on process ${i} (${origins[i]})`, 30_000, watch(), async (signal) => {
+      const r = await fetch(`${origins[i]}${path}`, { ...init, signal, headers: { ...auth, ...(init.headers as Record<string, string>) } });
+      return new Response(r.status === 204 ? null : await r.arrayBuffer(), { status: r.status, headers: r.headers });
+    });
 
   it('a file uploaded on one process is listed, downloaded whole and by range, changed and deleted on the others', async () => {
     const wo = (await (

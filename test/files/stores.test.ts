@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -92,5 +93,33 @@ describe('disk file store', () => {
     await expect(diskFileStore(root).put('acme', failing(), 100)).rejects.toThrow('went away');
     expect(readdirSync(join(root, 'acme', 'tmp'))).toEqual([]);
     rmSync(root, { recursive: true, force: true });
+  });
+});
+
+describe('S3 file store', () => {
+  it('fails a put, a get and a listing when the store accepts the connection and never answers, instead of waiting forever', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket.on('error', () => {})));
+    const port = await new Promise<number>((r) => silent.listen(0, '127.0.0.1', () => r((silent.address() as { port: number }).port)));
+    const store = s3FileStore({
+      bucket: 'mrs-files',
+      idleTimeoutMs: 300,
+      client: {
+        endpoint: `http://127.0.0.1:${port}`,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'k', secretAccessKey: 's' },
+        maxAttempts: 1,
+      },
+    });
+    try {
+      await expect(store.put('acme', chunksOf(random(1000)), 1_000_000)).rejects.toThrow(/timed out/);
+      await expect(store.get('acme', 'a'.repeat(64))).rejects.toThrow(/timed out/);
+      await expect(listed(store)).rejects.toThrow(/timed out/);
+    } finally {
+      store.client.destroy();
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => silent.close(r));
+    }
   });
 });

@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 /** openOnce over in-memory tenants, noting each release. */
-function tenants(options: { idleMs?: number; maxOpen?: number; holdMs?: number } = { idleMs: IDLE_MS }) {
+function tenants(options: { idleMs?: number; maxOpen?: number } = { idleMs: IDLE_MS }) {
   const released: string[] = [];
   const once = openOnce(
     async (clientDb) => {
@@ -36,7 +36,7 @@ async function until(check: () => boolean, ms = 3000) {
   }
 }
 
-it('an idle tenant with nothing running on it is released', async () => {
+it('an idle tenant nobody holds is released', async () => {
   const o = tenants();
   try {
     await o.load('a.main');
@@ -48,17 +48,14 @@ it('an idle tenant with nothing running on it is released', async () => {
   }
 });
 
-it('a request running longer than the idle time keeps its tenant open, which is released only after it ends', async () => {
+it('a lease held longer than the idle time keeps its tenant open, which is released only after the lease ends', async () => {
   const o = tenants();
   try {
-    const t: TenantDb = await o.load('a.main');
-    let end!: () => void;
-    const request = usingTenant(t, () => new Promise<void>((r) => (end = r)));
-    await sleep(IDLE_MS * 6); // several sweeps pass while it runs
+    const lease = await o.acquire('a.main');
+    await sleep(IDLE_MS * 6); // several sweeps pass while it is held
     expect(o.released).toEqual([]);
-    expect(o.open.has('a.main')).toBe(true);
-    end();
-    await request;
+    lease.release();
+    lease.release(); // a second release changes nothing
     await until(() => o.released.length === 1);
     expect(o.released).toEqual(['a.main']);
   } finally {
@@ -66,44 +63,49 @@ it('a request running longer than the idle time keeps its tenant open, which is 
   }
 });
 
-it('a failed request counts as ended', async () => {
-  const o = tenants();
-  try {
-    const t = await o.load('a.main');
-    await expect(usingTenant(t, async () => Promise.reject(new Error('no')))).rejects.toThrow('no');
-    await until(() => o.released.length === 1);
-  } finally {
-    o.stop();
-  }
+it('a lease whose opening failed holds nothing, and the next one opens the tenant afresh', async () => {
+  let fail = true;
+  const once = openOnce(
+    async (clientDb) => {
+      if (fail) throw new Error('no');
+      const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
+      dbs.push(db);
+      return tenantDb(db, { key: clientDb });
+    },
+    { maxOpen: 1 },
+  );
+  await expect(once.acquire('a.main')).rejects.toThrow('no');
+  fail = false;
+  const a = await once.acquire('a.main');
+  a.release();
+  (await once.acquire('b.main')).release(); // a, held by nobody, makes room
+  expect([...once.open.keys()]).toEqual(['b.main']);
 });
 
-it('over TENANT_OPEN_MAX the least recently used idle tenant is released, never one with a request running or a stream following it', async () => {
-  const o = tenants({ maxOpen: 2, holdMs: 0 });
+it('over TENANT_OPEN_MAX the least recently used tenant nobody holds is released, never one leased, worked on or followed', async () => {
+  const o = tenants({ maxOpen: 2 });
   try {
     const a = await o.load('a.main');
     await o.load('b.main');
     await o.load('a.main'); // b is now the least recently used
     await o.load('c.main');
-    await until(() => o.released.length === 1);
     expect(o.released).toEqual(['b.main']);
     expect([...o.open.keys()].sort()).toEqual(['a.main', 'c.main']);
-    // a runs a request and c is followed: the only idle one to release is the one just opened.
+    // a runs work and c is followed: the only one to release is the one just opened, once let go.
     let end!: () => void;
-    const request = usingTenant(a, () => new Promise<void>((r) => (end = r)));
+    const work = usingTenant(a, () => new Promise<void>((r) => (end = r)));
     const unfollow = feedWatcher(await o.load('c.main')).listen(() => {});
-    await o.load('d.main');
-    await until(() => o.released.length === 2);
-    await sleep(100);
+    const d = await o.acquire('d.main');
+    expect(o.released).toEqual(['b.main']); // three open while d is held
+    d.release();
     expect(o.released).toEqual(['b.main', 'd.main']);
     expect([...o.open.keys()].sort()).toEqual(['a.main', 'c.main']);
     end();
-    await request;
-    await o.load('e.main'); // a, its request ended, is now the least recently used idle one
-    await until(() => o.released.length === 3);
+    await work;
+    (await o.acquire('e.main')).release(); // a, its work ended, is now the least recently used free one
     expect(o.released[2]).toBe('a.main');
     unfollow();
-    await o.load('b.main'); // opened again on its next use; c, no longer followed, goes
-    await until(() => o.released.length === 4);
+    (await o.acquire('b.main')).release(); // opened again on its next use; c, no longer followed, goes
     expect(o.released[3]).toBe('c.main');
     expect([...o.open.keys()].sort()).toEqual(['b.main', 'e.main']);
   } finally {
@@ -111,32 +113,47 @@ it('over TENANT_OPEN_MAX the least recently used idle tenant is released, never 
   }
 });
 
-it('a tenant asked for within holdMs is not released for the cap', async () => {
-  const o = tenants({ maxOpen: 1, holdMs: 200 });
+it('tenants over the cap, all held, are released as their leases end', async () => {
+  const o = tenants({ maxOpen: 1 });
   try {
-    await o.load('a.main');
-    await o.load('b.main');
-    await sleep(50);
+    const a = await o.acquire('a.main');
+    const b = await o.acquire('b.main');
     expect(o.released).toEqual([]);
-    await until(() => o.released.length === 1);
+    a.release();
     expect(o.released).toEqual(['a.main']);
+    b.release();
+    expect([...o.open.keys()]).toEqual(['b.main']);
   } finally {
     o.stop();
   }
 });
 
-it('work on a tenant that ended within holdMs keeps it open for the cap: the next piece may be on its way', async () => {
-  const o = tenants({ maxOpen: 1, holdMs: 150 });
-  try {
-    const a = await o.load('a.main');
-    await sleep(200); // asked for long ago
-    await usingTenant(a, async () => {});
-    await o.load('b.main');
-    await sleep(50);
-    expect(o.released).toEqual([]);
-    await until(() => o.released.length === 1);
-    expect(o.released).toEqual(['a.main']);
-  } finally {
-    o.stop();
-  }
+it('many callers at once on more tenants than the cap: no tenant is released while held, and the cap holds after', async () => {
+  const holding = new Map<string, number>();
+  const underUse: string[] = [];
+  const once = openOnce(
+    async (clientDb) => {
+      const db = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
+      dbs.push(db);
+      return tenantDb(db, { key: clientDb });
+    },
+    { maxOpen: 3, release: async (clientDb) => void ((holding.get(clientDb) ?? 0) > 0 && underUse.push(clientDb)) },
+  );
+  await Promise.all(
+    Array.from({ length: 200 }, async (_, i) => {
+      const clientDb = `t${(i * 7) % 11}.main`;
+      await sleep(i % 13); // arriving over time, while others hold theirs
+      const lease = await once.acquire(clientDb);
+      holding.set(clientDb, (holding.get(clientDb) ?? 0) + 1);
+      try {
+        await sleep(i % 5);
+        await sleep(0);
+      } finally {
+        holding.set(clientDb, holding.get(clientDb)! - 1);
+        lease.release();
+      }
+    }),
+  );
+  expect(underUse).toEqual([]);
+  expect(once.open.size).toBeLessThanOrEqual(3);
 });

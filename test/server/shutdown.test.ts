@@ -1,13 +1,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tenantSegment } from '../../adapters/files/counted.ts';
 import { BASE, DATABASES, M } from '../support/harness.ts';
 import { freshPostgresDatabase } from '../support/pg.ts';
+import { within } from '../support/hang.ts';
+import { serveChild, stopChild } from '../support/serve-child.ts';
 
 const MRS = join(import.meta.dirname, '../..', 'bin', 'mrs.js');
 
@@ -125,3 +128,48 @@ for (const db of DATABASES) {
     });
   });
 }
+
+describe('SIGTERM on mrs serve while a client that left midway had an upload in flight', () => {
+  const cleanups: (() => void)[] = [];
+  afterAll(() => cleanups.reverse().forEach((c) => c()));
+
+  it('ends that upload, keeping nothing of it, and exits 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mrs-shutdown-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent' };
+    delete env.DATABASE_URL;
+    const { origin, child } = await serveChild(env);
+    cleanups.push(() => void (child.exitCode === null && child.kill('SIGKILL')));
+    const key = spawnSync(process.execPath, [MRS, 'key', 'create', 'demo.main', 'admin'], { env, encoding: 'utf8' });
+    const auth = await fetch(`${origin}${BASE}/authenticate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: key.stdout.trim(), client_db: 'demo.main', username: 'admin' }),
+    });
+    const bearer = `Bearer ${((await auth.json()) as { access_token: string }).access_token}`;
+    const made = await fetch(`${origin}${M}/work_orders`, {
+      method: 'POST',
+      headers: { authorization: bearer, 'content-type': 'application/json' },
+      body: JSON.stringify({ department_id: 7, work_order_type_id: 2, work_order_type_group_id: 3 }),
+    });
+    const files = `${M}/work_orders/${((await made.json()) as { id: number }).id}/attached_files`;
+
+    // A third of a file sent, then the connection dropped while the server stores it.
+    const socket = connect(Number(new URL(origin).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.write(
+      `POST ${files} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${bearer}\r\n` +
+        `Content-Type: multipart/form-data; boundary=cut\r\nContent-Length: 900000\r\n\r\n` +
+        `--cut\r\nContent-Disposition: form-data; name="data"; filename="pump.bin"\r\n\r\n${'x'.repeat(300_000)}`,
+    );
+    const tmp = join(dataDir, 'files', tenantSegment('demo.main'), 'tmp');
+    await within('the upload reaching the store', 30_000, {}, async (signal) => {
+      while (!signal.aborted && !(existsSync(tmp) && readdirSync(tmp).length > 0)) await new Promise((r) => setTimeout(r, 20));
+    });
+    socket.destroy();
+
+    await stopChild(child);
+    expect(child.exitCode).toBe(0);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});

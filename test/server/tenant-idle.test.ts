@@ -152,6 +152,21 @@ describeEachDatabase(
       expect((await h().get(`${M}/work_orders`)).status).toBe(200);
       await eventually(async () => (await tenantsOpen(h())) === 2, 'the cap kept after a reopening');
     });
+
+    it('writes at once to more tenants than the cap: every one answers and is kept, and the cap holds once they end', async () => {
+      const callers = await Promise.all(Array.from({ length: 6 }, (_, i) => h().login({ clientDb: `burst.t${i}` })));
+      const made = await Promise.all(
+        callers.flatMap((c) => Array.from({ length: 4 }, () => makeWorkOrder(h().as(c.token)).then((wo) => wo.id as number))),
+      );
+      expect(made).toHaveLength(24);
+      expect(await tenantsOpen(h())).toBeLessThanOrEqual(2);
+      for (const c of callers) {
+        const list = await h().as(c.token).get(`${M}/work_orders?$limit=100`);
+        expect(list.status, list.text).toBe(200);
+        expect(list.body).toHaveLength(4);
+      }
+      expect(await tenantsOpen(h())).toBeLessThanOrEqual(2);
+    });
   },
   { env: { TENANT_IDLE_S: '0', TENANT_OPEN_MAX: '2' } },
 );

@@ -2,6 +2,8 @@ import { createRole, createUser, userExists } from '../../server/auth/accounts.t
 import { createKey } from '../../server/auth/api-keys.ts';
 import type { Grant } from '../../server/auth/permissions.ts';
 import type { Service } from '../../server/service.ts';
+import type { TenantDb } from '../../engine/dialects/types.ts';
+import { usingLease } from '../../server/tenants/types.ts';
 
 /** Set-up helpers for users, roles, keys and tokens in any tenant of a service (no HTTP except /authenticate). */
 
@@ -12,6 +14,12 @@ export async function tenantOf(service: Service, clientDb: string) {
   return (await service.tenants.get(clientDb)) ?? (await service.tenants.create(clientDb));
 }
 
+/** Runs `fn` on the tenant (created when absent) holding a lease, so a cap on open tenants leaves it open meanwhile. */
+async function inTenant<T>(service: Service, clientDb: string, fn: (t: TenantDb) => Promise<T>): Promise<T> {
+  if (!(await service.tenants.get(clientDb))) await service.tenants.create(clientDb).catch(() => {}); // made by a neighbour meanwhile
+  return usingLease(service.tenants, clientDb, (t) => fn(t!));
+}
+
 /** Makes a user (tenant created when absent); an existing user is left as it is. */
 export async function ensureUser(
   service: Service,
@@ -19,17 +27,18 @@ export async function ensureUser(
   username: string,
   roles: readonly string[] = ['admin'],
 ): Promise<void> {
-  const t = await tenantOf(service, clientDb);
-  if (!(await userExists(t, username))) await createUser(t, username, roles);
+  await inTenant(service, clientDb, async (t) => {
+    if (!(await userExists(t, username))) await createUser(t, username, roles);
+  });
 }
 
 export async function makeRole(service: Service, clientDb: string, role: string, grants: readonly Grant[]): Promise<void> {
-  await createRole(await tenantOf(service, clientDb), role, grants);
+  await inTenant(service, clientDb, (t) => createRole(t, role, grants));
 }
 
 /** A new API key of an existing user: `{ keyId, key }`. */
 export async function makeKey(service: Service, clientDb: string, username: string): Promise<{ keyId: string; key: string }> {
-  return createKey(await tenantOf(service, clientDb), username);
+  return inTenant(service, clientDb, (t) => createKey(t, username));
 }
 
 /** POST /authenticate through the app; throws unless it answers 200. */

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { S3StoreOptions } from '../../adapters/files/s3-store.ts';
+import { terminate, within } from './hang.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -26,10 +27,16 @@ export async function startS3(
   const port = await freePort();
   const script = join(import.meta.dirname, 's3rver-process.mjs');
   const child = spawn(process.execPath, [script, String(port), directory, bucket], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((ready, fail) => {
+  const ready = new Promise<void>((ready, fail) => {
     child.once('exit', (code) => fail(new Error(`s3rver exited with ${code}`)));
     child.stdout!.on('data', (d: Buffer) => d.toString().includes('ready') && ready());
   });
+  try {
+    await within(`s3rver ${child.pid} starting on port ${port}`, 30_000, {}, () => ready);
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw e;
+  }
   child.removeAllListeners('exit');
   const endpoint = `http://127.0.0.1:${port}`;
   return {
@@ -45,8 +52,7 @@ export async function startS3(
       },
     },
     async stop() {
-      if (child.exitCode === null) await new Promise((gone) => child.once('exit', gone).kill());
-      rmSync(directory, { recursive: true, force: true });
+      await terminate(child, `s3rver ${child.pid}`, {}, 10_000).finally(() => rmSync(directory, { recursive: true, force: true }));
     },
   };
 }
