@@ -212,6 +212,8 @@ async function chaos(env: Record<string, string>, processes: number, kills: numb
       };
     });
     return { writes: writes.done, events: all.length, cuts, database, results };
+  } catch (e) {
+    throw await fleet.stopAfter(e);
   } finally {
     await fleet.stop();
   }

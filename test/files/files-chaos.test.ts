@@ -98,6 +98,8 @@ async function chaos(env: Record<string, string>, processes: number) {
       downloaded.set(f.filename, { sha256: createHash('sha256').update(content).digest('hex'), size: content.length });
     }
     return { sent, listed, downloaded, named: new Set(listed.map((f) => f.sha256)) };
+  } catch (e) {
+    throw await fleet.stopAfter(e);
   } finally {
     await fleet.stop();
   }

@@ -98,6 +98,13 @@ export class Fleet {
     });
     return ((await auth.json()) as { access_token: string }).access_token;
   }
+  /** Stops the fleet after `failure`, which it returns: a stop that fails too is told after it, not in its place. */
+  async stopAfter(failure: unknown): Promise<unknown> {
+    await this.stop().catch((e: Error) => {
+      if (failure instanceof Error) failure.message += `\nthen, stopping the fleet: ${e.message}`;
+    });
+    return failure;
+  }
   /** SIGTERM to every process at once, each given 30 s to exit: one that does not is killed, and named in the rejection. */
   async stop() {
     const stopped = await Promise.allSettled(

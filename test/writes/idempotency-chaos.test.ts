@@ -263,6 +263,8 @@ async function chaos(env: Record<string, string>, processes: number) {
       if (e.op !== 'create' && !own.some((o) => o.id === e.id)) found.otherEvents.push(`${e.op} of ${e.id}: ${e.record.description}`);
     for (const k of Object.keys(found) as (keyof typeof found)[]) found[k] = few(found[k]);
     return { found, requests: sent.length, records: answered.length, stats };
+  } catch (e) {
+    throw await fleet.stopAfter(e);
   } finally {
     await fleet.stop();
   }
