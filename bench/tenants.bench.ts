@@ -128,10 +128,12 @@ export async function run(): Promise<void> {
             await ensureUser(setup, clientDb, 'admin');
             keys.set(clientDb, (await makeKey(setup, clientDb, 'admin')).key);
           });
+          // None has webhooks, as a first start's look would note (PostgreSQL's at 1,000 outlasted that start, then ran in the measured one).
+          await setup.tenants.webhooks.note('', true);
         } finally {
           await setup.close();
         }
-        // The first start creates demo.main and looks at every tenant's webhooks once; measure the restart after it.
+        // The first start creates demo.main; measure the restart after it.
         await stop((await serve(env)).child);
         const s = await serve(env);
         server = s.child;

@@ -95,24 +95,31 @@ export async function deleteCursor(t: TenantDb, id: string): Promise<void> {
  */
 export const EXPIRED_CURSORS_PER_SWEEP = 256;
 
+/** What a sweep did: the rows it removed, and the live cursors it counted (undefined: it did not count). */
+export interface Swept {
+  readonly removed: number;
+  readonly live: number | undefined;
+}
+
 /**
- * Removes up to `limit` expired cursors, every row of each; then, when a tenant holds more than
- * `maxLive` cursors (a flood of searches within one lifetime), up to `limit` of those nearest
- * their expiry (the least recently used). Returns the rows removed.
+ * Removes up to `limit` expired cursors, every row of each; then, when `maxLive` is finite, counts
+ * the live cursors and, past `maxLive` (a flood of searches within one lifetime), removes up to
+ * `limit` of those nearest their expiry (the least recently used).
  */
-export async function sweepCursors(t: TenantDb, now: number, limit = EXPIRED_CURSORS_PER_SWEEP, maxLive = Infinity): Promise<number> {
+export async function sweepCursors(t: TenantDb, now: number, limit = EXPIRED_CURSORS_PER_SWEEP, maxLive = Infinity): Promise<Swept> {
   const expired = t.db.selectFrom(CURSOR_TABLE).select('id').where('chunk', '=', 0).where('expires_at', '<', now).limit(limit);
   const removed = Number((await t.db.deleteFrom(CURSOR_TABLE).where('id', 'in', expired).executeTakeFirst()).numDeletedRows);
-  if (removed >= limit || !Number.isFinite(maxLive)) return removed;
+  if (removed >= limit || !Number.isFinite(maxLive)) return { removed, live: undefined };
   const { n } = await t.db
     .selectFrom(CURSOR_TABLE)
     .select(sql<number>`count(*)`.as('n'))
     .where('chunk', '=', 0)
     .executeTakeFirstOrThrow();
   const over = Number(n) - maxLive;
-  if (over <= 0) return removed;
+  if (over <= 0) return { removed, live: Number(n) };
   const oldest = t.db.selectFrom(CURSOR_TABLE).select('id').where('chunk', '=', 0).orderBy('expires_at').limit(Math.min(over, limit));
-  return removed + Number((await t.db.deleteFrom(CURSOR_TABLE).where('id', 'in', oldest).executeTakeFirst()).numDeletedRows);
+  const removedOldest = Number((await t.db.deleteFrom(CURSOR_TABLE).where('id', 'in', oldest).executeTakeFirst()).numDeletedRows);
+  return { removed: removed + removedOldest, live: Number(n) - removedOldest };
 }
 
 /** How a database writes a lazy cursor's chunk rows (CursorFill): where a chunk's text goes, and a list of texts as rows. */

@@ -5,6 +5,7 @@ import type { Reserved } from '../query/reserved.ts';
 import type { Filter } from '../query/resolve.ts';
 import type { Resource } from '../registry.ts';
 import type { RecordShape } from '../sql/record-shape.ts';
+import type { Swept } from './cursor-rows.ts';
 import type { MadeIds } from './lazy.ts';
 import type { Strategy } from './strategy.ts';
 
@@ -34,10 +35,10 @@ export interface SnapshotStore {
   touch(t: TenantDb, id: string, expiresAt: number): Promise<void>;
   delete(t: TenantDb, id: string): Promise<void>;
   /**
-   * Removes up to `limit` expired cursors, every row of each, then, past `maxLive` cursors, the
-   * ones nearest their expiry; returns the rows removed.
+   * Removes up to `limit` expired cursors, every row of each, then, with `maxLive` finite, counts
+   * the live ones and past `maxLive` removes those nearest their expiry.
    */
-  sweep(t: TenantDb, now: number, limit?: number, maxLive?: number): Promise<number>;
+  sweep(t: TenantDb, now: number, limit?: number, maxLive?: number): Promise<Swept>;
 }
 
 /** What binds a cursor: only the same collection, parent and user may use it. */

@@ -43,6 +43,13 @@ describeEachDatabase(
         await other.stop(true);
       }
     });
+
+    it('a flood of new searches within a minute is swept every 256 of them: the cursors stay within the cap and one batch', async () => {
+      const tenant = (await h().service.tenants.get('demo.main'))!;
+      const heads = async () => (await tenant.db.selectFrom('mrs_cursors').select('id').where('chunk', '=', 0).execute()).length;
+      for (let i = 0; i < 600; i++) expect((await h().get(`${M}/work_orders?department_id=41`)).status).toBe(200);
+      expect(await heads()).toBeLessThanOrEqual(5 + 256);
+    });
   },
   { env: { CURSOR_MAX_LIVE: '5' }, now: () => clock.t },
 );
