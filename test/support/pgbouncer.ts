@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { terminate } from './hang.ts';
 
 export const PGBOUNCER = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 
@@ -115,14 +116,12 @@ async function startOnFreePort(databaseUrl: string, options: PgBouncerOptions): 
   );
   chmodSync(dir, 0o700);
   const child = spawn(PGBOUNCER, [join(dir, 'pgbouncer.ini')], { ...runAs(dir), stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = new URL(databaseUrl);
   url.hostname = '127.0.0.1';
   url.port = String(port);
   const stop = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM'); // immediate shutdown: clients are done
-    await exited;
-    rmSync(dir, { recursive: true, force: true });
+    // SIGTERM: immediate shutdown, the clients are done; bounded, as every wait of the process tests.
+    await terminate(child, `pgbouncer ${child.pid}`, {}, 10_000).finally(() => rmSync(dir, { recursive: true, force: true }));
   };
   try {
     await acceptsConnections(url.toString(), child, log);
