@@ -51,7 +51,12 @@ export function openSqlite(file: string, options: { walAutocheckpoint?: number }
   // stale, from a sample (a full ANALYZE of a busy server's cursor table took seconds, holding up
   // the tenant's first request).
   database.pragma('analysis_limit = 1000');
-  database.pragma('optimize = 0x10002');
+  try {
+    database.pragma('optimize = 0x10002');
+  } catch (e) {
+    // It writes statistics: a file another process is migrating answers busy, and the next opening gathers them.
+    if (!String((e as { code?: unknown }).code).startsWith('SQLITE_BUSY')) throw e;
+  }
   database.pragma('analysis_limit = 0');
   return new GroupCommitKysely(new GroupCommitSqliteDialect(database));
 }
