@@ -8,6 +8,9 @@ import { CommandError } from './args.ts';
 import { banner } from './banner.ts';
 import { startFailure, type StartStep } from './start-failure.ts';
 
+/** How long a stop may take in all: the connections' 10 s grace (node-server.ts), then 5 s to close the rest. */
+const STOP_MS = 15_000;
+
 /**
  * `mrs serve`. A start that cannot go on closes what it opened and fails with one line naming
  * the setting (SPEC section 8); nothing is printed before it listens, so that line is the only one.
@@ -46,9 +49,15 @@ export async function serve(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping: finishing in-flight requests');
+    // A request that never ends (waiting on a lock another session holds) would otherwise hold the exit forever.
+    const late = setTimeout(() => {
+      logger.error({ signal }, `still stopping ${STOP_MS / 1000} s later: exiting with requests in flight, the databases not closed`);
+      process.exit(1);
+    }, STOP_MS);
     await service!.webhooks.stop();
     await roster!.close().catch(() => {});
     await l.stop();
+    clearTimeout(late);
     logger.info('stopped');
     process.exit(0);
   };

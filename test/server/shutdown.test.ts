@@ -173,3 +173,51 @@ describe('SIGTERM on mrs serve while a client that left midway had an upload in 
     expect(readdirSync(tmp)).toEqual([]);
   });
 });
+
+describe.skipIf(!DATABASES.includes('postgres'))('SIGTERM on mrs serve with a request that never ends [postgres]', () => {
+  const cleanups: (() => Promise<unknown> | void)[] = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it('exits 1 once the stop has had 15 s, saying requests were still in flight, instead of waiting forever', async () => {
+    const db = await freshPostgresDatabase();
+    cleanups.push(db.drop);
+    const dataDir = mkdtempSync(join(tmpdir(), 'mrs-shutdown-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>),
+      DATA_DIR: dataDir,
+      DATABASE_URL: db.url,
+      PORT: '0',
+      LOG_LEVEL: 'error',
+    };
+    const child = spawn(process.execPath, [MRS, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(() => void (child.exitCode === null && child.kill('SIGKILL')));
+    let logged = '';
+    child.stdout!.on('data', (d) => (logged += d));
+    const [, port] = await waitFor(child.stderr!, /mrs serving http:\/\/127\.0\.0\.1:(\d+)\//);
+    const key = spawnSync(process.execPath, [MRS, 'key', 'create', 'demo.main', 'admin'], { env, encoding: 'utf8' });
+    const auth = await fetch(`http://127.0.0.1:${port}${BASE}/authenticate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: key.stdout.trim(), client_db: 'demo.main', username: 'admin' }),
+    });
+    const { access_token } = (await auth.json()) as { access_token: string };
+
+    // Another session holds the table: the list waits on its lock, which nothing here releases until the end.
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    cleanups.push(() => holder.end());
+    await holder.query(`begin; lock table "demo.main".work_orders in access exclusive mode`);
+    void fetch(`http://127.0.0.1:${port}${M}/work_orders`, { headers: { authorization: `Bearer ${access_token}` } }).catch(() => {});
+    await within('the list waiting on the lock', 30_000, { databaseUrl: db.url }, async (signal) => {
+      const waiting = `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+      while (!signal.aborted && (await holder.query(waiting)).rows[0].n === 0) await new Promise((r) => setTimeout(r, 50));
+    });
+
+    child.kill('SIGTERM');
+    expect(await within('mrs serve after SIGTERM', 40_000, {}, () => exited(child))).toBe(1);
+    expect(logged).toMatch(/still stopping 15 s later: exiting with requests in flight/);
+  }, 90_000);
+});
