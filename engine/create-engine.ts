@@ -310,8 +310,14 @@ function rateLimitOf(options: CommonOptions, batchPath: string): { gate: BeforeR
 function withGates(resolve: ResolveCaller, gates: readonly BeforeRequest[]): ResolveCaller {
   if (gates.length === 0) return resolve;
   return async (req) => {
-    let caller = await resolve(req);
-    for (const gate of gates) caller = (await gate(req, caller)) ?? caller;
+    const resolved = await resolve(req);
+    let caller = resolved;
+    try {
+      for (const gate of gates) caller = (await gate(req, caller)) ?? caller;
+    } catch (e) {
+      resolved.release?.(); // refused by a gate: no answer will release it
+      throw e;
+    }
     return caller;
   };
 }

@@ -13,7 +13,6 @@ import { limitByAddress } from './rate-limit/middleware.ts';
 import { REFRESH_PATH } from './auth/route.ts';
 import type { ServiceLimiters } from './rate-limit/service-limiters.ts';
 import { requestRouteLabeler, routeLabeler } from './route-label.ts';
-import { requestLeases } from './tenants/request-leases.ts';
 import type { TenantStore } from './tenants/types.ts';
 
 export interface AppDeps {
@@ -74,7 +73,6 @@ export function createApp(deps: AppDeps): Hono {
     app.use(`${deps.engine.basePath}/authenticate`, byAddress);
     app.use(`${deps.engine.basePath}${REFRESH_PATH}`, byAddress);
   }
-  app.use(requestLeases);
   app.route('/', deps.auth.route);
   app.route('/', deps.engine.app);
   app.notFound((c) => problemResponse(new EngineError('not-found', `Nothing is served at ${new URL(c.req.url).pathname}.`)));

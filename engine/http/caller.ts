@@ -20,6 +20,8 @@ export interface Caller {
   readonly expiresAt?: number | undefined;
   /** Headers for every answer to this caller (e.g. rate-limit state), errors included. */
   readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Lets go of what the host holds for this caller (its tenant open); called once its answer is made. */
+  readonly release?: (() => void) | undefined;
 }
 
 /** Resolves the caller of a request, or throws an EngineError (401, 429, ...). */

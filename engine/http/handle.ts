@@ -297,12 +297,14 @@ export function createMaintenanceHandler(deps: HandlerDeps) {
     const headers = caller.headers ? joinHeaders(hostHeaders, caller.headers) : (hostHeaders ?? {});
     const attempt = () => retryTransientOnce(() => dispatch(req, caller, headers));
     const run = () => usingTenant(caller.tenant, attempt).catch((e) => explainFailure(caller.tenant, deps.registry, e));
-    if (!caller.headers && !hostHeaders) return run();
     try {
       return await run();
     } catch (e) {
-      if (e instanceof EngineError) throw new EngineError(e.code, e.detail, e.errors, joinHeaders(e.headers, headers));
+      if (e instanceof EngineError && (caller.headers || hostHeaders))
+        throw new EngineError(e.code, e.detail, e.errors, joinHeaders(e.headers, headers));
       throw e;
+    } finally {
+      caller.release?.(); // an event stream outliving the answer holds its tenant by following its feed
     }
   };
 }

@@ -1,5 +1,4 @@
 import type { Caller } from '../../engine/http/caller.ts';
-import { holdFor } from '../tenants/request-leases.ts';
 import type { TenantStore } from '../tenants/types.ts';
 import { bearerToken, unauthorized } from './challenge.ts';
 import type { KeyStateCache } from './key-state.ts';
@@ -32,20 +31,21 @@ export function tokenResolver(deps: ResolverDeps) {
     const token = bearerToken(req);
     if (token === null) {
       const link = await deps.fileLink?.(req);
-      if (link) return linkCaller(deps, link, req);
+      if (link) return linkCaller(deps, link);
       throw unauthorized(false);
     }
     const checked = token ? await deps.tokens.check(token) : undefined;
     if (!checked) throw unauthorized(true);
     const { claims } = checked;
-    // Held until the answer is made: a cap on open tenants never closes it under the request.
+    // Held until the answer is made (the caller's `release`): a cap on open tenants never closes it under the request.
     const lease = await deps.tenants.lease(claims.client_db);
     if (!lease) throw unauthorized(true);
-    const tenant = holdFor(req, lease);
-    const state = await deps.keys.get(tenant, claims.key_id);
-    if (!state || state.revoked || state.username !== claims.sub) throw unauthorized(true);
+    const { tenant, release } = lease;
+    const state = await deps.keys.get(tenant, claims.key_id).catch((e) => refused(release, e));
+    if (!state || state.revoked || state.username !== claims.sub) refused(release, unauthorized(true));
     return {
       tenant,
+      release,
       user: claims.sub,
       clientDb: claims.client_db,
       keyId: claims.key_id,
@@ -57,18 +57,26 @@ export function tokenResolver(deps: ResolverDeps) {
 }
 
 /** The caller of a signed file link: its maker's key, live and still its user's, reading only. */
-async function linkCaller(deps: ResolverDeps, link: LinkMaker, req: Request): Promise<AuthenticatedCaller> {
+async function linkCaller(deps: ResolverDeps, link: LinkMaker): Promise<AuthenticatedCaller> {
   const lease = await deps.tenants.lease(link.clientDb);
-  const tenant = lease && holdFor(req, lease);
-  const state = tenant && (await deps.keys.get(tenant, link.keyId));
-  if (!tenant || !state || state.revoked || state.username !== link.user)
-    throw forbidden('the key that made it is revoked or its user disabled');
+  if (!lease) throw forbidden('the key that made it is revoked or its user disabled');
+  const { tenant, release } = lease;
+  const state = await deps.keys.get(tenant, link.keyId).catch((e) => refused(release, e));
+  if (!state || state.revoked || state.username !== link.user)
+    refused(release, forbidden('the key that made it is revoked or its user disabled'));
   return {
     tenant,
+    release,
     user: link.user,
     clientDb: link.clientDb,
     keyId: link.keyId,
     can: (collection, action) => action === 'read' && state.can(collection, action),
     roles: state.roles,
   };
+}
+
+/** A refusal after the tenant was leased: the lease ends with it, since no answer will end it. */
+function refused(release: () => void, e: unknown): never {
+  release();
+  throw e;
 }

@@ -12,6 +12,13 @@ const tenantsOpen = async (h: Harness) => Number(/^mrs_tenants_open (\d+)/m.exec
 describeEachDatabase(
   'tenants released when idle (TENANT_IDLE_S)',
   (h) => {
+    it('a request refused after its tenant was opened (404, 422) lets it go: it is closed when idle', async () => {
+      const other = await h().login({ clientDb: 'refused.main' });
+      expect((await h().as(other.token).get(`${M}/work_orders/999999`)).status).toBe(404);
+      expect((await h().as(other.token).post(`${M}/work_orders`, { no_such_field: 1 })).status).toBe(422);
+      await eventually(async () => (await tenantsOpen(h())) === 0, 'the refused tenant released');
+    });
+
     it('a tenant nobody asked for in TENANT_IDLE_S is closed, and its next request opens it again, its data and feed as they were', async () => {
       const wo = await makeWorkOrder(h());
       const other = await h().login({ clientDb: 'other.main' });
