@@ -147,6 +147,19 @@ describeEachDatabase(
 );
 
 describeEachDatabase(
+  'a request refused by the rate limit',
+  (h) => {
+    it('lets its tenant go: it is closed when idle', async () => {
+      const other = await h().login({ clientDb: 'limited.main' });
+      expect((await h().as(other.token).get(`${M}/work_orders`)).status).toBe(200);
+      expect((await h().as(other.token).get(`${M}/work_orders`)).status).toBe(429);
+      await eventually(async () => (await tenantsOpen(h())) === 0, 'the refused tenant released');
+    });
+  },
+  { env: { TENANT_IDLE_S: '1', RATE_LIMIT_MAX: '1', RATE_LIMIT_WINDOW_S: '3600' } },
+);
+
+describeEachDatabase(
   'at most TENANT_OPEN_MAX tenants open',
   (h) => {
     it('a third tenant asked for closes the least recently used idle one, and every tenant keeps answering', async () => {
