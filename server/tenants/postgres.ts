@@ -118,9 +118,10 @@ export function postgresTenants(url: string, migrate: (t: TenantDb) => Promise<v
       await sql`select 1 from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
         where n.nspname = ${schema} and c.relname = 'mrs_meta'`.execute(db)
     ).rows.length > 0;
+  const known = async (clientDb: string) => open.has(clientDb) || (await exists(schemaOf(clientDb)));
   return {
-    get: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? load(clientDb) : undefined),
-    lease: async (clientDb) => (open.has(clientDb) || (await exists(schemaOf(clientDb))) ? acquire(clientDb) : undefined),
+    get: async (clientDb) => ((await known(clientDb)) ? load(clientDb) : undefined),
+    lease: async (clientDb) => ((await known(clientDb)) ? acquire(clientDb) : undefined),
     async create(clientDb) {
       if (open.has(clientDb) || (await whole(schemaOf(clientDb)))) throw new TenantExistsError(clientDb);
       return load(clientDb);

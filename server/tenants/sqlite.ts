@@ -88,8 +88,8 @@ function stampOf(file: string): string {
 }
 
 /**
- * TENANT_OPEN_MAX's default: an open tenant file holds about 0.6 MiB that glibc keeps once freed,
- * and opening it again costs its next request little (BENCHMARKS.md, "Many tenants").
+ * TENANT_OPEN_MAX's default: the memory an open tenant file holds stays with the process once
+ * freed (glibc keeps it), and opening it again costs its next request little (BENCHMARKS.md, "Many tenants").
  */
 export const SQLITE_OPEN_MAX = 16;
 
@@ -140,11 +140,12 @@ export function sqliteTenants(
       },
     },
   );
+  const known = (clientDb: string) => open.has(clientDb) || existsSync(fileOf(clientDb));
   return {
-    get: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? load(clientDb) : undefined),
-    lease: async (clientDb) => (open.has(clientDb) || existsSync(fileOf(clientDb)) ? acquire(clientDb) : undefined),
+    get: async (clientDb) => (known(clientDb) ? load(clientDb) : undefined),
+    lease: async (clientDb) => (known(clientDb) ? acquire(clientDb) : undefined),
     async create(clientDb) {
-      if (open.has(clientDb) || existsSync(fileOf(clientDb))) throw new TenantExistsError(clientDb);
+      if (known(clientDb)) throw new TenantExistsError(clientDb);
       return load(clientDb);
     },
     list: async () =>

@@ -32,8 +32,8 @@ export async function migrateShared(db: Kysely<any>, schema: string | undefined,
 
 /**
  * The database as the Migrator sees it: its introspection asks only whether its own two tables
- * exist. Kysely's reads every column of every table of the database, which on PostgreSQL at 1,000
- * tenants' schemas held tens of MiB of heap for the process's life.
+ * exist. Kysely's reads every column of every table of the database, which on PostgreSQL grows with
+ * the tenants' schemas and stays in the heap for the process's life (BENCHMARKS.md, "Many tenants").
  */
 function withNarrowIntrospection(db: Kysely<any>, schema: string | undefined, tables: readonly string[]): Kysely<any> {
   const exists = (table: string) =>
