@@ -1,21 +1,24 @@
 /**
- * The HTTP hot paths, with authentication and rate limiting on, 100,000 work
- * orders seeded by `mrs seed`, as ratios to two baselines of the same run: bare Hono (a fixed
- * array) and the database floor (bare Hono + the same prepared SELECT + COUNT); creates and
- * PATCHes also to their write floor (servers/write-floors.ts). SQLite, and PostgreSQL
- * too when TEST_DATABASE_URL is set (floor through pg; BENCH_DATABASES picks). Servers are
- * pinned to CPU 0; autocannon (this process) is the load generator. BENCH_SECONDS sets each
- * run's length. Each case prints its server's CPU per request (and PostgreSQL's), steadier than
- * req/s here. The baselines run before and after the engine's cases; ratios use their mean
- * (the machine drifts).
+ * The HTTP hot paths, with authentication and rate limiting on, 100,000 work orders seeded by
+ * `mrs seed`, as ratios to baselines measured beside them: bare Hono (a fixed array) and the
+ * database floor (bare Hono + the same prepared SELECT + COUNT); creates and PATCHes also to
+ * their write floor (servers/write-floors.ts). SQLite, and PostgreSQL too when TEST_DATABASE_URL
+ * is set (floor through pg; BENCH_DATABASES picks). Servers are pinned to CPU 0; autocannon (this
+ * process) is the load generator. Bare Hono's req/s swings by a third within a run, so a case
+ * runs in BENCH_SLICES slices (default 3), each beside a slice of each of its baselines in
+ * alternating order (support/sliced.ts); its ratio is the median over slices of case / adjacent
+ * baseline, each slice's ratio printed too. BENCH_SECONDS (default 10) is a side's measured time,
+ * split over its slices (whole seconds: autocannon counts by the second); each side warms up
+ * once before, unmeasured (BENCH_WARMUP_SECONDS). Each side prints its server's CPU per request
+ * (and PostgreSQL's), steadier than req/s here. The targets: floors no run may fall under.
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { onEachDatabase } from './support/databases.ts';
+import { onEachDatabase, type BenchDatabase } from './support/databases.ts';
 import { atRandomRecord } from './support/demo.ts';
-import { load, type LoadResult } from './support/load.ts';
-import { cpuMicros, processesCpuMicros, rssMiB, SERVE, startProcess } from './support/processes.ts';
+import { SERVE, startProcess } from './support/processes.ts';
 import { seededDemo } from './support/seeded-demo.ts';
+import { slicer, type LoadOptions, type Side } from './support/sliced.ts';
 import { fmt, table } from './support/stats.ts';
 
 const SEARCH = 'department_id=7&status=open'; // about 500 of 100,000
@@ -23,7 +26,13 @@ const BASE = '/v4_server/external/v1';
 const M = `${BASE}/maintenance`;
 const newWorkOrder = JSON.stringify({ department_id: 3, work_order_type_id: 2, work_order_type_group_id: 1, priority: 2 });
 
-async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
+/** Each database's floors, by ratio name: the least a run may show. */
+const FLOORS: Record<BenchDatabase, Record<string, number>> = {
+  sqlite: { 'new search / floor': 0.8, 'read by id / bare': 0.45, 'create / bare': 0.2, 'PATCH / bare': 0.14 },
+  postgres: { 'new search / floor': 0.65, 'create / write floor': 0.5, 'PATCH / write floor': 0.5 },
+};
+
+async function measureDatabase(kind: BenchDatabase): Promise<void> {
   const port = kind === 'sqlite' ? 18080 : 18180;
   // The baselines read a SQLite file: on PostgreSQL runs it is seeded too, for /bare and /floor.
   const demo = await seededDemo(kind, port, 'seeded');
@@ -57,102 +66,92 @@ async function measureDatabase(kind: 'sqlite' | 'postgres'): Promise<void> {
     const total = Number(first.headers.get('x-total'));
     const cursor = first.headers.get('x-cursor');
 
-    // Each case's server CPU per request (and PostgreSQL's on its runs) beside its req/s: the
-    // steadier of the two on a machine whose speed drifts. Warmed up first, unmeasured, so the
-    // CPU read counts the measured requests only.
-    const results: [string, LoadResult & { cpu: number; pg: number }, number][] = [];
-    const measure = async (label: string, url: string, pid: number, opts: Parameters<typeof load>[1] = {}) => {
-      const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-      if (warmup > 0) await load(url, { ...opts, seconds: warmup, warmupSeconds: 0 });
-      const [cpu0, pg0] = [await cpuMicros(pid), kind === 'postgres' ? await processesCpuMicros('postgres') : 0];
-      const r = await load(url, { ...opts, warmupSeconds: 0 });
-      const [cpu1, pg1] = [await cpuMicros(pid), kind === 'postgres' ? await processesCpuMicros('postgres') : 0];
-      const measured = { ...r, cpu: (cpu1 - cpu0) / r.requests, pg: (pg1 - pg0) / r.requests };
-      results.push([label, measured, await rssMiB(pid)]);
-      return measured;
-    };
-    // The machine's speed drifts during a run: each baseline is measured before and after the
-    // engine's cases, and the ratios use the mean of the two.
-    const bareUrl = `http://127.0.0.1:${port + 1}/bare`;
-    const floorUrl = `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor' : 'floor-pg'}`;
-    const floorLabel = `floor: bare Hono + prepared SELECT + COUNT (${kind === 'sqlite' ? 'better-sqlite3' : 'pg'})`;
-    const bare1 = await measure('bare Hono, fixed array (before)', bareUrl, baseline.pid!);
-    const floor1 = await measure(`${floorLabel} (before)`, floorUrl, baseline.pid!);
-    const search = await measure(`new search (${total} matches, a cursor each)`, `${origin}${M}/work_orders?${SEARCH}`, server.pid!, {
-      headers,
-    });
-    const page = await measure('later page of a cursor', `${origin}${M}/work_orders?$cursor=${cursor}&$page=3`, server.pid!, { headers });
-    const read = await measure('read by id', `${origin}${M}/work_orders/12345`, server.pid!, { headers });
-    const create = await measure('create', `${origin}${M}/work_orders`, server.pid!, {
-      headers: json,
-      requests: [{ method: 'POST', body: newWorkOrder }],
-    });
-    // PATCHes spread over the seeded records: one hot row would measure its lock's waits.
-    const patchOf = {
-      headers: json,
-      requests: [{ method: 'PATCH' as const, body: '{"priority":3}', setupRequest: atRandomRecord(100_000) }],
-    };
-    const patch = await measure('PATCH (a random record each)', `${origin}${M}/work_orders/{id}`, server.pid!, patchOf);
-    const floorWrites = `http://127.0.0.1:${port + 1}/${kind === 'sqlite' ? 'floor' : 'floor-pg'}`;
-    const createFloor = await measure('write floor: create (bare Hono + INSERT + event)', `${floorWrites}-create`, baseline.pid!, {
-      headers: { 'content-type': 'application/json' },
-      requests: [{ method: 'POST', body: newWorkOrder }],
-    });
-    const patchFloor = await measure('write floor: PATCH (bare Hono + UPDATE + event)', `${floorWrites}-patch/{id}`, baseline.pid!, {
-      ...patchOf,
-      headers: { 'content-type': 'application/json' },
-    });
-    const bare2 = await measure('bare Hono, fixed array (after)', bareUrl, baseline.pid!);
-    const floor2 = await measure(`${floorLabel} (after)`, floorUrl, baseline.pid!);
-    const bare = { rps: (bare1.rps + bare2.rps) / 2 };
-    const floor = { rps: (floor1.rps + floor2.rps) / 2 };
+    const slices = Math.max(1, Number(process.env.BENCH_SLICES ?? 3));
+    const seconds = Math.max(1, Math.round(Number(process.env.BENCH_SECONDS ?? 10) / slices));
+    const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
+    const { compare, figures } = slicer({ slices, seconds, warmupSeconds, postgres: kind === 'postgres' });
 
-    console.log(`\n${kind}`);
+    const engine = (name: string, label: string, path: string, opts: LoadOptions = { headers }): Side => ({
+      name,
+      label,
+      url: `${origin}${M}${path}`,
+      pid: server.pid!,
+      opts,
+    });
+    const baselineAt = (name: string, label: string, path: string, opts?: LoadOptions): Side => ({
+      name,
+      label,
+      url: `http://127.0.0.1:${port + 1}/${path}`,
+      pid: baseline.pid!,
+      opts,
+    });
+    const floorPath = kind === 'sqlite' ? 'floor' : 'floor-pg';
+    const bare = baselineAt('bare', 'bare Hono, fixed array', 'bare');
+    const floor = baselineAt(
+      'floor',
+      `floor: bare Hono + prepared SELECT + COUNT (${floorPath === 'floor' ? 'better-sqlite3' : 'pg'})`,
+      floorPath,
+    );
+    const post = { requests: [{ method: 'POST' as const, body: newWorkOrder }] };
+    // PATCHes spread over the seeded records: one hot row would measure its lock's waits.
+    const patch = { requests: [{ method: 'PATCH' as const, body: '{"priority":3}', setupRequest: atRandomRecord(100_000) }] };
+    const writeHeaders = { 'content-type': 'application/json' };
+    const createFloor = baselineAt('write floor', 'write floor: create (bare Hono + INSERT + event)', `${floorPath}-create`, {
+      headers: writeHeaders,
+      ...post,
+    });
+    const patchFloor = baselineAt('write floor', 'write floor: PATCH (bare Hono + UPDATE + event)', `${floorPath}-patch/{id}`, {
+      headers: writeHeaders,
+      ...patch,
+    });
+
+    const comparisons = [
+      ...(await compare(engine('new search', `new search (${total} matches, a cursor each)`, `/work_orders?${SEARCH}`), [floor])),
+      ...(await compare(engine('later page', 'later page of a cursor', `/work_orders?$cursor=${cursor}&$page=3`), [floor])),
+      ...(await compare(engine('read by id', 'read by id', '/work_orders/12345'), [bare])),
+      ...(await compare(engine('create', 'create', '/work_orders', { headers: json, ...post }), [bare, createFloor])),
+      ...(await compare(engine('PATCH', 'PATCH (a random record each)', '/work_orders/{id}', { headers: json, ...patch }), [
+        bare,
+        patchFloor,
+      ])),
+    ];
+
+    const pg = kind === 'postgres';
+    console.log(`\n${kind}: ${slices} slices of ${seconds} s a side, after ${warmupSeconds} s of warm-up a side`);
     console.log(
       table([
-        [
-          'case',
-          'req/s',
-          'p50 ms',
-          'p99 ms',
-          'errors',
-          'RSS MiB',
-          'CPU us/req',
-          ...(kind === 'postgres' ? ['PostgreSQL us/req'] : []),
-          'ratio to bare',
-          'ratio to floor',
-        ],
-        ...results.map(([label, r, rss]) => [
-          label,
+        ['side', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MiB', 'CPU us/req', ...(pg ? ['PostgreSQL us/req'] : [])],
+        ...figures().map((r) => [
+          r.label,
           fmt(r.rps, 0),
           r.p50,
           r.p99,
-          r.non2xx + r.errors,
-          fmt(rss, 0),
+          r.errors,
+          fmt(r.rss, 0),
           fmt(r.cpu, 1),
-          ...(kind === 'postgres' ? [fmt(r.pg, 1)] : []),
-          fmt(r.rps / bare.rps),
-          fmt(r.rps / floor.rps),
+          ...(pg ? [fmt(r.pg, 1)] : []),
         ]),
       ]),
     );
-    console.log(`baselines for the ratios (mean of before and after): bare ${fmt(bare.rps, 0)} req/s, floor ${fmt(floor.rps, 0)} req/s`);
+    console.log('req/s: mean of slices; p50, p99: median of slices; CPU per request over all slices');
     console.log(
-      `writes to their floor: create ${fmt(create.rps / createFloor.rps)}, PATCH ${fmt(patch.rps / patchFloor.rps)} (req/s); ` +
-        `server CPU per request ${fmt(create.cpu / createFloor.cpu)} and ${fmt(patch.cpu / patchFloor.cpu)} times the floor's` +
-        (kind === 'postgres' ? `, PostgreSQL's ${fmt(create.pg / createFloor.pg)} and ${fmt(patch.pg / patchFloor.pg)}` : ''),
+      table([
+        ['ratio of req/s', 'median', 'each slice', 'CPU us/req, case / baseline (same slices)'],
+        ...comparisons.map((c) => [
+          c.name,
+          fmt(c.median),
+          c.ratios.map((r) => fmt(r)).join(' '),
+          `${fmt(c.cpu, 0)} / ${fmt(c.baselineCpu, 0)}`,
+        ]),
+      ]),
     );
-    const targets: [string, number, number][] =
-      kind === 'sqlite'
-        ? [
-            ['new search / floor', search.rps / floor.rps, 0.5],
-            ['cursor page / floor', page.rps / floor.rps, 1.0],
-            ['read by id / bare', read.rps / bare.rps, 0.4],
-            ['create / bare', create.rps / bare.rps, 0.2],
-            ['PATCH / bare', patch.rps / bare.rps, 0.2],
-          ]
-        : [['new search / floor (pg)', search.rps / floor.rps, 0.5]];
-    console.log(table([['target', 'ratio', 'at least', 'met'], ...targets.map(([n, r, t]) => [n, fmt(r), t, r >= t ? 'yes' : 'no'])]));
+    const ratio = (name: string) => comparisons.find((c) => c.name === name)!.median;
+    console.log(
+      table([
+        ['target', 'ratio', 'at least', 'met'],
+        ...Object.entries(FLOORS[kind]).map(([name, least]) => [name, fmt(ratio(name)), least, ratio(name) >= least ? 'yes' : 'no']),
+      ]),
+    );
   } finally {
     for (const stop of stops) stop();
     await new Promise((r) => setTimeout(r, 300));

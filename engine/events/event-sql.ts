@@ -32,7 +32,8 @@ export function sharedChanged(list: readonly string[]): readonly string[] {
   return list;
 }
 
-const changedJson = (changed: readonly string[]) => sharedJson.get(changed) ?? JSON.stringify(changed);
+/** A `changed` list's JSON: made once for a shared list. */
+export const changedJson = (changed: readonly string[]) => sharedJson.get(changed) ?? JSON.stringify(changed);
 
 const valuesOf = (events: readonly NewEvent[]): unknown[] => {
   const values: unknown[] = [];

@@ -25,7 +25,7 @@ function withPathLink(body: unknown, parent: ParentScope | undefined): { body: u
 }
 
 /** Who writes and when, as a plan takes it. */
-const callerOf = (ctx: OperationContext): WriteCaller => ({ ...changeCallerOf(ctx), stamp: now() });
+const callerOf = (ctx: OperationContext): WriteCaller => Object.assign(changeCallerOf(ctx), { stamp: now() });
 
 const planOf = (ctx: OperationContext, resource: Resource, body: unknown, problems: readonly ProblemItem[] = []) =>
   planCreate(resource, body, callerOf(ctx), createdFields(resource), problems);

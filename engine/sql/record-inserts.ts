@@ -3,7 +3,7 @@ import { VERSION_COLUMN } from '../schema/table.ts';
 import { compiledStatement, type Compilable, type ListPlaceholder } from '../compiled-queries.ts';
 import { databaseOf } from '../dialects/index.ts';
 import type { TenantDb } from '../dialects/types.ts';
-import { eventInsertFrom, eventOfWrite, WRITTEN } from '../events/event-sql.ts';
+import { changedJson, eventInsertFrom, eventOfWrite, WRITTEN } from '../events/event-sql.ts';
 import { eventParentSql } from '../events/event-parent.ts';
 import { claimable, keepFrom, unclaimed, type Claim, type KeptAnswer } from '../idempotency/store.ts';
 import type { Resource } from '../registry.ts';
@@ -80,12 +80,12 @@ function shapeOf(t: Pick<TenantDb, 'schema' | 'flavour'>, plans: readonly Insert
   const { shape, where } = tableShapeOf(t, resource, columns, conditions);
   const row: unknown[] = [];
   for (const plan of plans) for (const c of columns) row.push(plan.row[c]);
-  return { shape: { ...shape, rows: plans.length }, values: { row, where } };
+  return { shape: Object.assign(shape, { rows: plans.length }), values: { row, where } };
 }
 
 const eventValues = (plan: InsertPlan): EventValues => ({
   at: plan.event.at,
-  changed: JSON.stringify(plan.event.changed),
+  changed: changedJson(plan.event.changed),
   user: plan.event.user,
 });
 
@@ -106,7 +106,7 @@ export function insertQuery(t: TenantDb, db: Kysely<any>, plans: readonly Insert
  */
 export function insertWithEventsQuery(t: TenantDb, db: Kysely<any>, plans: readonly InsertPlan[]): CompiledQuery<Row> {
   const { shape, values } = shapeOf(t, plans);
-  return insertRowsWithEvents.query(db, shape, { ...values, ...eventValues(plans[0]!) });
+  return insertRowsWithEvents.query(db, shape, Object.assign(values, eventValues(plans[0]!)));
 }
 
 /** Inserted rows in id order: the order their VALUES were given (RETURNING promises none). */
@@ -161,11 +161,11 @@ export function insertClaimedQuery(
 ): CompiledQuery<KeptAnswer> {
   const { shape, values } = shapeOf(t, [plan]);
   const { lock, owner, key, fingerprint, expiresAt } = claim;
-  return insertClaimed.query(db, shape, {
-    ...values,
-    ...eventValues(plan),
-    ...{ lock, owner, key, fingerprint, expiresAt, status: 201, locationPrefix },
-  });
+  return insertClaimed.query(
+    db,
+    shape,
+    Object.assign(values, eventValues(plan), { lock, owner, key, fingerprint, expiresAt, status: 201, locationPrefix }),
+  );
 }
 
 const insertIfKeyFree = compiledStatement<InsertShape, InsertValues & { owner: string; key: string }, Row>(
@@ -185,5 +185,5 @@ export function insertIfKeyFreeQuery(
   key: { readonly owner: string; readonly key: string },
 ): CompiledQuery<Row> {
   const { shape, values } = shapeOf(t, [plan]);
-  return insertIfKeyFree.query(db, shape, { ...values, owner: key.owner, key: key.key });
+  return insertIfKeyFree.query(db, shape, Object.assign(values, { owner: key.owner, key: key.key }));
 }

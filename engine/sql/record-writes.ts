@@ -45,7 +45,11 @@ function shapeOf(t: Pick<TenantDb, 'schema' | 'flavour'>, plan: ChangePlan): { s
  */
 export function updateWithEventQuery(t: TenantDb, db: Kysely<any>, plan: ChangePlan): CompiledQuery<Row> {
   const { shape, values } = shapeOf(t, plan);
-  return updateWithEvent.query(db, { ...shape, op: plan.kind }, { ...values, at: plan.event.at, user: plan.event.user });
+  return updateWithEvent.query(
+    db,
+    Object.assign(shape, { op: plan.kind }),
+    Object.assign(values, { at: plan.event.at, user: plan.event.user }),
+  );
 }
 
 const updateWithEvent = compiledStatement<

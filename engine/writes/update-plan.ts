@@ -83,7 +83,7 @@ function updatePlan(
     kind: 'update',
     resource: ask.resource,
     id: ask.id,
-    row: toRow(ask.resource, caller.flavour, { ...values, updated }),
+    row: toRow(ask.resource, caller.flavour, Object.assign({}, values, { updated })),
     conditions,
     event: { at: caller.at, user: caller.user },
   };
