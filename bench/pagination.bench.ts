@@ -5,7 +5,7 @@
  * - serving page 20,000 of a 1,000,000-record cursor as a ratio to page 2;
  * on SQLite and, with TEST_DATABASE_URL, PostgreSQL. HTTP throughput is in http-list.bench.ts.
  */
-import { cursorsFor } from '../engine/cursor/index.ts';
+import { cursorsFor, searchKeyOf } from '../engine/cursor/index.ts';
 import { list } from '../engine/operations/list.ts';
 import { canonicalize } from '../engine/query/canonical.ts';
 import { valueOf } from '../engine/errors.ts';
@@ -49,14 +49,17 @@ export async function run(): Promise<void> {
             ).n,
           );
         const matches = await count();
+        const search = searchOf(resource, q, undefined);
+        const canonical = canonicalize(q);
         const runs = matches > 100_000 ? 5 : 25;
         // In turns, so the machine's drift during the runs touches both sides of the ratio alike.
         const [countMs, createMs] = await interleavedMedianMs(runs, count, () =>
           // As a search creates it: page 1's records come in the same statement.
           cursors.create({
-            search: searchOf(resource, q, undefined),
+            search,
             query: q,
-            canonical: canonicalize(q),
+            canonical,
+            searchKey: searchKeyOf(search, canonical),
             binding: { collection: resource.name, scope: '', owner: '' },
           }),
         );

@@ -146,6 +146,8 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
       query: ResolvedQuery;
       /** canonicalize(query): stored with the cursor. */
       canonical: CanonicalQuery;
+      /** searchKeyOf(search, canonical). */
+      searchKey: string;
       binding: CursorBinding;
     }): Promise<CursorPage> {
       await sweep();
@@ -159,7 +161,7 @@ export function cursorsFor(tenant: TenantDb, settings: CursorSettings) {
         search: args.search,
         binding: args.binding,
         query: args.canonical,
-        searchKey: searchKeyOf(args.search, args.canonical),
+        searchKey: args.searchKey,
         expiresAt,
         markUntil: Math.ceil(expiresAt + settings.ttlMs), // the mark is kept as an integer
         start: span.start,

@@ -7,8 +7,7 @@ import { read, readJson, requireParent } from '../operations/read.ts';
 import { requireBelongs } from '../operations/belongs.ts';
 import { softDelete } from '../operations/soft-delete.ts';
 import { patch, replace } from '../operations/update.ts';
-import { parseQuery } from '../query/parse.ts';
-import { resolveQuery } from '../query/resolve.ts';
+import { resolveQueryText } from '../query/resolved.ts';
 import type { Registry, Resource } from '../registry.ts';
 import type { FeedSettings } from '../events/retention.ts';
 import type { Written } from '../records.ts';
@@ -245,7 +244,7 @@ const shown = (call: Call, json: string) => signLinkedFiles(json, call.resource,
 
 async function listResponse(call: Call): Promise<Response> {
   if (call.url.hasQuery) forbidLinked(call);
-  const query = resolveQuery(parseQuery(call.url.searchParams), call.resource);
+  const query = resolveQueryText(call.url.query, call.resource);
   if ('error' in query) {
     await failAfterExists(call, query.error, 'parent');
     throw query.error;

@@ -26,6 +26,11 @@ export class RequestTarget {
     return (this.#params ??= new URLSearchParams(this.#query));
   }
 
+  /** The query as sent, without `?` (`''`: none). */
+  get query(): string {
+    return this.#query;
+  }
+
   /** Whether the URL has a query with anything in it (most reads and writes have none). */
   get hasQuery(): boolean {
     return this.#query !== '';

@@ -1,10 +1,10 @@
-import { cursorsFor, type CursorPage, type Cursors } from '../cursor/index.ts';
-import type { CursorBinding } from '../cursor/snapshot-store.ts';
+import { cursorsFor, searchKeyOf, type CursorPage, type Cursors } from '../cursor/index.ts';
+import type { CursorBinding, Search } from '../cursor/snapshot-store.ts';
 import { canonicalize, type CanonicalQuery } from '../query/canonical.ts';
 import type { LazySearch } from '../cursor/lazy.ts';
 import { OPERATOR_RULES, type Operator } from '../query/operators.ts';
 import type { Filter, ResolvedQuery } from '../query/resolve.ts';
-import type { Resource } from '../registry.ts';
+import type { Registry, Resource } from '../registry.ts';
 import { recordsJson } from '../sql/records-json.ts';
 import { searchOf } from '../sql/search-sql.ts';
 import { compileWhere } from '../sql/where.ts';
@@ -56,8 +56,36 @@ function snapshot(
   binding: CursorBinding,
   parent?: ParentScope,
 ): Promise<CursorPage> {
+  const { search, canonical, searchKey } = parent ? searchParts(ctx, resource, query, parent) : topLevelSearchParts(ctx, resource, query);
+  return cursorsOf(ctx).create({ search, query, canonical, searchKey, binding });
+}
+
+interface SearchParts {
+  readonly search: Search;
+  readonly canonical: CanonicalQuery;
+  readonly searchKey: string;
+}
+
+function searchParts(ctx: OperationContext, resource: Resource, query: ResolvedQuery, parent?: ParentScope): SearchParts {
   const search = searchOf(resource, query, shapeOf(ctx.registry, resource, query), parent);
-  return cursorsOf(ctx).create({ search, query, canonical: canonicalize(query), binding });
+  const canonical = canonicalize(query);
+  return { search, canonical, searchKey: searchKeyOf(search, canonical) };
+}
+
+const topLevelParts = new WeakMap<ResolvedQuery, SearchParts & { readonly registry: Registry }>();
+
+/**
+ * A top-level search's parts, made once per query object: a query sent again is the same frozen
+ * object (query/resolved.ts). Frozen too, so the compiled statements find the search by identity.
+ */
+function topLevelSearchParts(ctx: OperationContext, resource: Resource, query: ResolvedQuery) {
+  if (!Object.isFrozen(query)) return searchParts(ctx, resource, query);
+  const known = topLevelParts.get(query);
+  if (known?.registry === ctx.registry) return known;
+  const { search, canonical, searchKey } = searchParts(ctx, resource, query);
+  const parts = { registry: ctx.registry, search: Object.freeze(search), canonical: Object.freeze(canonical), searchKey };
+  topLevelParts.set(query, parts);
+  return parts;
 }
 
 /**
