@@ -14,6 +14,19 @@ export const CURSOR_TABLE = 'mrs_cursors';
 
 const META = ['chunk', 'total', 'width', 'collection', 'scope', 'owner', 'query', 'expires_at', 'change_seq', 'as_of_id'] as const;
 
+const storedTexts = new WeakMap<CanonicalQuery, string>();
+
+/**
+ * A head row's `query`: the canonical query's JSON. Made once for a frozen query: a search sent
+ * again brings the same frozen one (operations/list.ts).
+ */
+export function storedQuery(query: CanonicalQuery): string {
+  if (!Object.isFrozen(query)) return JSON.stringify(query);
+  let text = storedTexts.get(query);
+  if (text === undefined) storedTexts.set(query, (text = JSON.stringify(query)));
+  return text;
+}
+
 /** A head row as the cursor's metadata. */
 const toMeta = (r: Record<string, any>): CursorMeta => ({
   collection: r.collection,

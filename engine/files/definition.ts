@@ -5,6 +5,9 @@ import type { Registry } from '../registry.ts';
 /** The child collection of every collection that declares `files` (SPEC 13): its records are the files' metadata. */
 export const ATTACHED_FILES = 'attached_files';
 
+/** The `$linked` name of a record's attached files. */
+export const FILES_LINKED_NAME = 'Files';
+
 /** The link of a file to its parent record, one per collection that declares files: `{collection}_id`. */
 export const parentFieldOf = (collection: string): string => `${collection}_id`;
 
@@ -34,7 +37,7 @@ export function attachedFiles(definitions: readonly ResourceDefinition[]): Engin
   );
   const definition = defineResource({
     name: ATTACHED_FILES,
-    linkedName: 'Files',
+    linkedName: FILES_LINKED_NAME,
     description: 'A file attached to a record: its metadata; the bytes are at its content path.',
     fields: {
       filename: string({ required: true, filterable: true, maxLength: 255 }),

@@ -16,7 +16,7 @@ import { retryTransientOnce } from '../transient.ts';
 import { usingTenant } from '../tenant-use.ts';
 import { explainFailure } from '../schema/still-serves.ts';
 import { etagOf, lastModifiedOf, noneMatchMatches, notModifiedSince, parseCondition, type Condition } from './conditional.ts';
-import { linkedCollections, resolveShapeParams } from '../query/shape.ts';
+import { linkedCollections, linkedCollectionsOf, resolveShapeParams } from '../query/shape.ts';
 import { expectedVersion } from '../operations/precondition.ts';
 import { parseIdempotencyKey, type Claim, type IdempotencySettings, type KeptAnswer } from '../idempotency/index.ts';
 import { batchRoute } from './batch-route.ts';
@@ -200,7 +200,7 @@ const OPERATIONS: Record<OperationName, (call: Call) => Promise<Response>> = {
         ? condition !== undefined && noneMatchMatches(condition, validators.etag)
         : notModifiedSince(call.req.headers.get('if-modified-since'), found.updated);
     if (notModified) return new Response(null, { status: 304, headers: joinHeaders(call.headers, validators) });
-    return replyJson(call, await shown(call, found.json), 200, validators);
+    return replyJson(call, await shown(call, found.json, shape?.linked), 200, validators);
   },
   create: (call) =>
     writeResponse(
@@ -230,8 +230,8 @@ const collectionPath = (call: Call) => `${call.deps.basePath}${call.resource.pat
 const created = (call: Call, written: Written): KeptAnswer => createdAnswer(written, collectionPath(call));
 
 /** 403 when `$linked` names a collection the caller may not read (before the query's 400s, in SPEC 1's order). */
-function forbidLinked(call: Call): void {
-  for (const linked of linkedCollections(call.url.searchParams, call.resource)) {
+function forbidLinked(call: Call, collections = linkedCollections(call.url.searchParams, call.resource)): void {
+  for (const linked of collections) {
     // A collection under its parents (files) is read with the parent's read, as its routes read it.
     const child = call.deps.registry.get(linked)?.underParents ? call.resource.name : linked;
     if (!call.caller.can(child, 'read'))
@@ -239,18 +239,21 @@ function forbidLinked(call: Call): void {
   }
 }
 
-/** A page's or record's JSON as answered: linked files with their signed links. */
-const shown = (call: Call, json: string) => signLinkedFiles(json, call.resource, collectionPath(call), call.caller, call.deps.files?.links);
+/** A page's or record's JSON as answered, shaped with these `$linked` names: linked files with their signed links. */
+const shown = (call: Call, json: string, linked: readonly string[] | undefined) =>
+  signLinkedFiles(json, call.resource, collectionPath(call), call.caller, call.deps.files?.links, linked);
 
 async function listResponse(call: Call): Promise<Response> {
-  if (call.url.hasQuery) forbidLinked(call);
   const query = resolveQueryText(call.url.query, call.resource);
+  // A resolved query's `$linked` names are checked ones: the query string is not read again for them.
+  if ('value' in query) forbidLinked(call, linkedCollectionsOf(query.value.linked ?? [], call.resource));
+  else if (call.url.hasQuery) forbidLinked(call);
   if ('error' in query) {
     await failAfterExists(call, query.error, 'parent');
     throw query.error;
   }
   const page = await list(call.ctx, call.resource, query.value, call.parent);
-  return replyJson(call, await shown(call, page.json), 200, listHeaders(call.url.pathname, page));
+  return replyJson(call, await shown(call, page.json, page.linked), 200, listHeaders(call.url.pathname, page));
 }
 
 /**

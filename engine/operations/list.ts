@@ -20,6 +20,8 @@ export interface ListPage {
   readonly limit: number;
   /** The change-feed seq the search's snapshot reflects (undefined: a cursor older than that). */
   readonly changeSeq: number | undefined;
+  /** The `$linked` names the records are shown with (a later page: its cursor's). */
+  readonly linked: readonly string[] | undefined;
 }
 
 /** The tenant's cursors under this engine's settings: kept in the tenant's state, one per engine. */
@@ -45,7 +47,15 @@ export async function list(ctx: OperationContext, resource: Resource, query: Res
   // The current values of the page's records, in snapshot order, as the search asked them shown.
   const { records } = page;
   const json = 'json' in records ? records.json : await recordsJson(db, resource, records.ids, shapeOf(ctx.registry, resource, page.query));
-  return { json, cursor: page.cursor, total: page.total, page: query.page, limit: page.limit, changeSeq: page.changeSeq };
+  return {
+    json,
+    cursor: page.cursor,
+    total: page.total,
+    page: query.page,
+    limit: page.limit,
+    changeSeq: page.changeSeq,
+    linked: page.query.linked,
+  };
 }
 
 /** A new search's cursor and its requested page. */

@@ -71,5 +71,9 @@ export function resolveShapeParams(params: URLSearchParams, resource: Resource, 
 
 /** The child collections a request's `$linked` names (known names only; the rest are the query's 400). */
 export function linkedCollections(params: URLSearchParams, resource: Resource): string[] {
-  return params.getAll('$linked').flatMap((v) => listOf(v).flatMap((n) => resource.linked.get(n) ?? []));
+  return linkedCollectionsOf(params.getAll('$linked').flatMap(listOf), resource);
 }
+
+/** The child collections of `$linked` names (known names only). */
+export const linkedCollectionsOf = (names: readonly string[], resource: Resource): string[] =>
+  names.flatMap((n) => resource.linked.get(n) ?? []);

@@ -1,7 +1,7 @@
 import { expressionBuilder, sql } from 'kysely';
 import { compiledStatement } from '../../compiled-queries.ts';
 import { ascendingChunks, ascendingRuns, parseHexIds } from '../../cursor/ascending-ids.ts';
-import { CURSOR_TABLE, cursorFiller, deleteCursor, pageReader, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
+import { CURSOR_TABLE, cursorFiller, deleteCursor, pageReader, storedQuery, sweepCursors, touchCursor } from '../../cursor/cursor-rows.ts';
 import { ASCENDING_DELTAS, idsAt, LAZY, idsPerChunkSql, maxHolesSql, RANGED } from '../../cursor/layout.ts';
 import {
   firstPageJson,
@@ -73,7 +73,7 @@ const headValues = (args: SnapshotArgs): HeadValues => ({
   collection: args.binding.collection,
   scope: args.binding.scope,
   owner: args.binding.owner,
-  query: JSON.stringify(args.query),
+  query: storedQuery(args.query),
   limit: args.query.limit,
   expiresAt: args.expiresAt,
 });

@@ -1,6 +1,6 @@
 import { expressionBuilder, sql } from 'kysely';
 import { compiledStatement } from '../../compiled-queries.ts';
-import { CURSOR_TABLE } from '../../cursor/cursor-rows.ts';
+import { CURSOR_TABLE, storedQuery } from '../../cursor/cursor-rows.ts';
 import { LAZY } from '../../cursor/layout.ts';
 import { lazyMarkOf, raiseLazyMark } from '../../cursor/lazy-mark.ts';
 import { firstPageJson, sqlSetup } from '../../cursor/snapshot-sql.ts';
@@ -64,7 +64,7 @@ export async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Sna
       collection: b.collection,
       scope: b.scope,
       owner: b.owner,
-      query: JSON.stringify(args.query),
+      query: storedQuery(args.query),
       page_size: args.query.limit,
       expires_at: args.expiresAt,
       ids: '',

@@ -1,5 +1,5 @@
 import { compiledStatement } from '../../compiled-queries.ts';
-import { CURSOR_TABLE } from '../../cursor/cursor-rows.ts';
+import { CURSOR_TABLE, storedQuery } from '../../cursor/cursor-rows.ts';
 import { widthFor } from '../../cursor/layout.ts';
 import { searchStatsOf } from '../../cursor/search-stats.ts';
 import { largestIdQuery, type SqlSetup } from '../../cursor/snapshot-sql.ts';
@@ -66,7 +66,7 @@ export async function insertSnapshot(
   chunks: readonly string[],
 ) {
   const b = args.binding;
-  const query = JSON.stringify(args.query);
+  const query = storedQuery(args.query);
   // Values row after row, in CHUNK_COLUMNS order.
   const values = (from: number, to: number) => {
     const out: unknown[] = [];
