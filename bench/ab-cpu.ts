@@ -13,9 +13,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { CASES, type Case } from './support/cpu-cases.ts';
 
-const CASES = ['create', 'patch', 'read', 'search', 'page'] as const;
-type Case = (typeof CASES)[number];
 const [dirA, dirB, caseArg, roundsArg] = process.argv.slice(2);
 if (!dirA || !dirB || !CASES.includes(caseArg as Case)) {
   console.error(`usage: node --import tsx bench/ab-cpu.ts <dirA> <dirB> <${CASES.join('|')}> [rounds=3]`);
