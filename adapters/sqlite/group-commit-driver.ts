@@ -3,12 +3,10 @@ import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult }
 import { Connection, type ConnectionDriver } from './connection.ts';
 import { Lock } from './lock.ts';
 import { run, statementsOf } from './statements.ts';
+import { takeWriteLock } from './write-lock.ts';
 import type { Then } from '../../engine/sql/write-then.ts';
 
 type StatementKind = 'read' | 'write' | 'pragma';
-
-/** How long a write waits for another connection's write lock: SQLite's usual busy timeout. */
-const BUSY_WAIT_MS = 5000;
 
 interface Group {
   readonly waiting: { resolve: () => void; reject: (e: unknown) => void }[];
@@ -76,7 +74,7 @@ export class GroupCommitDriver implements Driver, ConnectionDriver {
   constructor(writer: Database) {
     this.#writer = writer;
     this.#write = statementsOf(writer);
-    // Waiting for another connection's write lock is #begin's, without blocking the event loop.
+    // Waiting for another connection's write lock is takeWriteLock's (write-lock.ts).
     writer.pragma('busy_timeout = 0');
   }
 
@@ -295,28 +293,10 @@ export class GroupCommitDriver implements Driver, ConnectionDriver {
   async #join(): Promise<void> {
     if (this.#group && !this.#writer.inTransaction) this.#fail(this.#group, new Error('SQLite rolled the group transaction back'));
     if (this.#group) return;
-    await this.#begin();
+    await takeWriteLock(() => this.#write('begin immediate').run());
     const group: Group = { waiting: [] };
     this.#group = group;
     setImmediate(() => void this.#flush(group));
-  }
-
-  /**
-   * Takes the file's write lock. Another connection (another process, or another service in
-   * this one) may hold it for its own group: wait for it without blocking the event loop, which
-   * SQLite's busy timeout would do (and, in one process, would keep the holder from committing).
-   */
-  async #begin(): Promise<void> {
-    const deadline = Date.now() + BUSY_WAIT_MS;
-    for (let wait = 1; ; wait = Math.min(2 * wait, 50)) {
-      try {
-        this.#write('begin immediate').run();
-        return;
-      } catch (e) {
-        if ((e as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw e;
-      }
-      await new Promise((r) => setTimeout(r, wait));
-    }
   }
 
   /** A write that has gone into the open group (or a read that saw it): settles when the group commits or fails. */
