@@ -19,6 +19,7 @@ import { orderBySql } from '../order-by.ts';
 import { tableRef } from '../table-ref.ts';
 import type { TenantDb } from '../types.ts';
 import { chunkIds } from './chunk-ids.ts';
+import { writeCursorHead } from './cursor-heads.ts';
 import { numberedHighest, numbering, numberingLost, NUMBERING_TRIES } from './event-log.ts';
 
 /**
@@ -311,36 +312,33 @@ async function packedSnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot
 }
 
 /**
- * A lazy cursor (engine/cursor/lazy.ts) in one statement: it numbers the feed, reads the search's
- * COUNT, the table's largest id and page 1 in the same snapshot of the database, and writes the
- * head row; nothing when its numbering lost (LOST).
+ * A lazy cursor (engine/cursor/lazy.ts): one statement numbers the feed and reads the search's
+ * COUNT, the table's largest id and page 1 in the same snapshot of the database (change_seq null
+ * when its numbering lost); its head row is written after it (cursor-heads.ts).
  */
-const lazyStatement = compiledStatement<SearchShape, HeadValues, Record<string, unknown>>(
+const lazyStatement = compiledStatement<SearchShape, object, Record<string, unknown>>(
   'snapshot lazy',
-  (db, shape, p) => {
+  (db, shape) => {
     const { search } = shape;
     const t = sqlSetup(db, shape.schema);
     const { where, page } = searchParts(t, shape);
     const table = tableRef(t, search.resource.name);
     return sql<Record<string, unknown>>`with
-    ${numbering(t)},
-    r as materialized (select (select count(*) from ${table} where ${where(expressionBuilder())}) as total,
-      (select max(id) from ${table}) as largest, ${numberedHighest} as change_seq),
-    ins as (insert into ${tableRef(t, CURSOR_TABLE)} (id, chunk, total, width, collection, scope, owner, query, page_size, expires_at, ids, change_seq, as_of_id)
-      select ${p.id}, 0, r.total, ${sql.lit(LAZY)}, ${p.collection}, ${p.scope}, ${p.owner}, ${p.query}, cast(${p.limit} as integer),
-        cast(${p.expiresAt} as bigint), '{}', r.change_seq, coalesce(r.largest, 0)
-      from r where r.change_seq is not null
-      returning total, change_seq)
-    select ins.total as ${sql.id(TOTAL)}, ins.change_seq as ${sql.id(CHANGE_SEQ)}, ${page} as json
-    from (select 1) as one left join ins on true`;
+    ${numbering(t)}
+    select (select count(*) from ${table} where ${where(expressionBuilder())}) as ${sql.id(TOTAL)},
+      (select max(id) from ${table}) as largest, ${numberedHighest} as ${sql.id(CHANGE_SEQ)}, ${page} as json`;
   },
   SEARCHES_KEPT,
 );
 
 async function lazySnapshot(t: TenantDb, args: SnapshotArgs): Promise<Snapshot | typeof LOST | undefined> {
   if (args.start !== 0) return undefined; // its statement answers page 1
-  const result = await lazyStatement.run(t.db, shapeOf(t, args, true), headValues(args));
-  const row = result.rows[0] as { [TOTAL]: unknown; [CHANGE_SEQ]: unknown; json: string };
-  if (row[TOTAL] === null || row[TOTAL] === undefined) return LOST;
-  return { total: Number(row[TOTAL]), records: { json: row.json }, changeSeq: Number(row[CHANGE_SEQ]) };
+  const row = (await lazyStatement.run(t.db, shapeOf(t, args, true), {})).rows[0] as Record<string, unknown>;
+  if (row[CHANGE_SEQ] === null || row[CHANGE_SEQ] === undefined) return LOST;
+  const [total, changeSeq] = [Number(row[TOTAL]), Number(row[CHANGE_SEQ])];
+  const { id, collection, scope, owner, query, limit, expiresAt } = headValues(args);
+  const largest = Number(row.largest ?? 0);
+  const head = { id, total, width: LAZY, collection, scope, owner, query, page_size: limit, expires_at: expiresAt };
+  await writeCursorHead(t, { ...head, change_seq: changeSeq, as_of_id: largest });
+  return { total, records: { json: row.json as string }, changeSeq };
 }
