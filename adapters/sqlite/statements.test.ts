@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { run, statementsOf } from './statements.ts';
 
 const TABLES = `create table t (id integer primary key autoincrement, "a b" text, n integer default 7, at text not null,
-    deleted integer default 0 not null, v integer default 1 not null, "w?" text);
-  create table u (id integer, k text);
+    deleted integer default 0 not null, v integer default 1 not null);
   create index t_n on t (n); create unique index t_at on t (at);
   create table "q""t" (id integer primary key, s text default 'x')`;
 
@@ -22,8 +21,8 @@ function twins() {
   };
 }
 
-describe('statements: a one-row INSERT or UPDATE by id ... RETURNING * run as the write and a SELECT of its row', () => {
-  it('answers the rows RETURNING * does, defaults, ids and versions included, and leaves other statements as they are', () => {
+describe('statements: a one-row INSERT ... RETURNING * run as the INSERT and a SELECT of its row', () => {
+  it('answers the rows RETURNING * does, defaults and ids included, and leaves other statements as they are', () => {
     const db = twins();
     const cases: [string, unknown[]][] = [
       ['insert into "t" ("a b", "at") values (?, ?) returning *', ['x', '1']],
@@ -37,19 +36,7 @@ describe('statements: a one-row INSERT or UPDATE by id ... RETURNING * run as th
       ['insert into "q""t" default values returning *', []],
       ['insert into "t" ("at") values (?) returning "id"', ['8']],
       ['update "t" set n = ? where id = ? returning *', [3, 1]],
-      ['update "t" set "n" = ?, "v" = "v" + 1 where "id" = ? returning *', [4, 1]],
-      ['update "t" set "n" = ? where "id" = ? and "deleted" = ? and "v" = ? returning *', [5, 1, 0, 2]],
-      ['update "t" set "n" = ? where "id" = ? and "deleted" = ? and "v" = ? returning *', [6, 1, 0, 2]],
-      ['update "t" set "n" = ? where "id" = ? returning *', [7, 999]],
-      ['update "t" set "w?" = ?, "a b" = ? where "id" = ? returning *', ['w', 'ab', 2]],
-      ['update "t" set "n" = ? where "id" = ? or "id" = ? returning *', [8, 2, 3]],
-      ['update "t" set "n" = ? where "id" = ? and n in (select n from "t" where "id" = ?) returning *', [9, 3, 3]],
-      ['update "t" set "id" = ? where "id" = ? returning *', [60, 3]],
-      ['update "q""t" set "s" = ? where "id" = ? returning *', ['z', 1]],
-      ['insert into "u" ("id", "k") values (?, ?), (?, ?)', [1, 'a', 1, 'b']],
-      ['update "u" set "k" = ? where "id" = ? and "k" = ? returning *', ['c', 1, 'a']],
       ['select * from "t" order by id', []],
-      ['select * from "u" order by k', []],
     ];
     for (const [sql, parameters] of cases) {
       const { ours, plain } = db.both(sql, parameters);
