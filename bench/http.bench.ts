@@ -2,7 +2,9 @@
  * The HTTP hot paths, with authentication and rate limiting on, 100,000 work orders seeded by
  * `mrs seed`, as ratios to baselines measured beside them: bare Hono (a fixed array) and the
  * database floor (bare Hono + the same prepared SELECT + COUNT); creates and PATCHes also to
- * their write floor (servers/write-floors.ts). SQLite, and PostgreSQL too when TEST_DATABASE_URL
+ * their write floor (servers/write-floors.ts); on PostgreSQL the new search also to the cursor
+ * floor (the floor and a cursor's head row INSERTed: a server-side cursor's bound by design).
+ * SQLite, and PostgreSQL too when TEST_DATABASE_URL
  * is set (floor through pg; BENCH_DATABASES picks). Servers are pinned to CPU 0; autocannon (this
  * process) is the load generator. Bare Hono's req/s swings by a third within a run, so a case
  * runs in BENCH_SLICES slices (default 3), each beside a slice of each of its baselines in
@@ -92,6 +94,7 @@ async function measureDatabase(kind: BenchDatabase): Promise<void> {
       `floor: bare Hono + prepared SELECT + COUNT (${floorPath === 'floor' ? 'better-sqlite3' : 'pg'})`,
       floorPath,
     );
+    const cursorFloor = baselineAt('cursor floor', 'cursor floor: the floor + a cursor head INSERT (pg)', 'floor-pg-cursor');
     const post = { requests: [{ method: 'POST' as const, body: newWorkOrder }] };
     // PATCHes spread over the seeded records: one hot row would measure its lock's waits.
     const patch = { requests: [{ method: 'PATCH' as const, body: '{"priority":3}', setupRequest: atRandomRecord(100_000) }] };
@@ -106,7 +109,10 @@ async function measureDatabase(kind: BenchDatabase): Promise<void> {
     });
 
     const comparisons = [
-      ...(await compare(engine('new search', `new search (${total} matches, a cursor each)`, `/work_orders?${SEARCH}`), [floor])),
+      ...(await compare(
+        engine('new search', `new search (${total} matches, a cursor each)`, `/work_orders?${SEARCH}`),
+        kind === 'sqlite' ? [floor] : [floor, cursorFloor],
+      )),
       ...(await compare(engine('later page', 'later page of a cursor', `/work_orders?$cursor=${cursor}&$page=3`), [floor])),
       ...(await compare(engine('read by id', 'read by id', '/work_orders/12345'), [bare])),
       ...(await compare(engine('create', 'create', '/work_orders', { headers: json, ...post }), [bare, createFloor])),

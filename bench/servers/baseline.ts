@@ -5,6 +5,9 @@
  *                benchmark's search with better-sqlite3 (the "database floor");
  *   /floor-pg    the same two queries through pg (named prepared statements), when
  *                BASELINE_PG_URL and BASELINE_PG_SCHEMA are set;
+ *   /floor-pg-cursor
+ *                /floor-pg and a cursor's head row inserted beside its two queries: the least
+ *                a server-side cursor adds (a search's bound by design);
  *   /floor-events, /floor-pg-events
  *                the change feed's floor: a prepared SELECT of 100 events after ?after= (demo
  *                tenant's mrs_events), answered as JSON;
@@ -22,6 +25,7 @@ import { serve } from '@hono/node-server';
 import Database from 'better-sqlite3';
 import { Hono } from 'hono';
 import pg from 'pg';
+import { randomUUID } from 'node:crypto';
 import { postgresWriteFloors, sqliteWriteFloors } from './write-floors.ts';
 
 const port = Number(process.argv[2]);
@@ -49,6 +53,21 @@ if (process.env.BASELINE_PG_URL) {
       pool.query({ name: 'count', text: `select count(*) as n from ${table} where ${pgWhere}` }),
     ]);
     return c.json(rows.rows, 200, { 'x-total': String(total.rows[0].n) });
+  });
+  // A server-side cursor's least cost: the same answer, and its head row written (unlogged, as the engine's).
+  await pool.query('create unlogged table if not exists public.floor_cursors (id text primary key, query text, expires_at bigint)');
+  app.get('/floor-pg-cursor', async (c) => {
+    const id = randomUUID();
+    const [rows, total] = await Promise.all([
+      pool.query({ name: 'page', text: `select * from ${table} where ${pgWhere} order by id limit 10` }),
+      pool.query({ name: 'count', text: `select count(*) as n from ${table} where ${pgWhere}` }),
+      pool.query({
+        name: 'head',
+        text: 'insert into public.floor_cursors values ($1, $2, $3)',
+        values: [id, pgWhere, Date.now() + 600_000],
+      }),
+    ]);
+    return c.json(rows.rows, 200, { 'x-total': String(total.rows[0].n), 'x-cursor': id });
   });
 }
 // The feed's table exists from the engine's migrations on (an older file has none: no route).
