@@ -69,18 +69,12 @@ export function writeCursorHead(t: TenantDb, head: CursorHead): Promise<void> {
   });
 }
 
-const insertNow = async (t: TenantDb, heads: readonly CursorHead[]) => {
-  await insertHeads.run(t.db, { schema: t.schema }, { heads: JSON.stringify(heads) });
-};
-
 function flush(t: TenantDb, queue: Queue): void {
   const batch = queue.waiting;
   queue.waiting = [];
   queue.inFlight = true;
-  insertNow(
-    t,
-    batch.map((w) => w.head),
-  )
+  insertHeads
+    .run(t.db, { schema: t.schema }, { heads: JSON.stringify(batch.map((w) => w.head)) })
     .then(
       () => batch.forEach((w) => w.resolve()),
       (e: unknown) => batch.forEach((w) => w.reject(e)),
